@@ -1,0 +1,58 @@
+"""Creating the QApplication and the wired-up main window."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from PyQt6.QtCore import QTimer
+from PyQt6.QtWidgets import QApplication
+
+from app import __version__
+from app.core.factory import BackendFactory, local_factory, scripted_factory
+from app.ui.main_window import MainWindow
+
+
+def use_offscreen_without_display() -> None:
+    """Qt's xcb plugin aborts with no display: fall back to offscreen."""
+    if (
+        sys.platform.startswith("linux")
+        and not os.environ.get("QT_QPA_PLATFORM")
+        and not os.environ.get("DISPLAY")
+        and not os.environ.get("WAYLAND_DISPLAY")
+    ):
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+
+
+def make_application(argv: list[str] | None = None) -> QApplication:
+    app = QApplication.instance()
+    if app is None:
+        app = QApplication(argv if argv is not None else sys.argv[:1])
+    app.setApplicationName("Rill")
+    app.setApplicationVersion(__version__)
+    app.setOrganizationName("Rill")
+    return app  # type: ignore[return-value]
+
+
+def backend_from_args(args: argparse.Namespace) -> tuple[BackendFactory, str]:
+    if args.backend == "scripted":
+        return scripted_factory(rate=args.rate, text_file=args.text_file)
+    return local_factory(args.model)
+
+
+def create_window(factory: BackendFactory, description: str) -> MainWindow:
+    """The main window with its model loading in the background."""
+    window = MainWindow()
+    window.model_open_requested.connect(
+        lambda path: window.chat.load_model(*local_factory(path))
+    )
+    window.chat.load_model(factory, description)
+    QTimer.singleShot(0, _warm_up_renderer)
+    return window
+
+
+def _warm_up_renderer() -> None:
+    from app.core import render
+
+    render.warm_up()

@@ -1,0 +1,196 @@
+"""``rill doctor``: one prompt through the real window, measured, as JSON.
+
+It presses Enter the way a user does (the prompt box's submit signal), watches
+a 5 ms GUI-thread heartbeat from send to the end of the final render, and
+prints one JSON object on stdout. Exit status 0 when the reply came through.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import replace
+from typing import Any
+
+from PyQt6.QtCore import QObject, Qt, QTimer
+
+from app.core.backend import FinishReason, ModelInfo
+from app.core.metrics import percentile, summarize_ms
+from app.core.scripted import SAMPLE_MARKDOWN
+from app.ui.chat import ReplyStats
+from app.ui.main_window import MainWindow
+
+HEARTBEAT_MS = 5
+
+
+class Heartbeat(QObject):
+    """A 5 ms GUI-thread timer; its lateness is the UI's lag."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.lags_s: list[float] = []
+        self._last = 0.0
+        self._timer = QTimer(self)
+        self._timer.setTimerType(Qt.TimerType.PreciseTimer)
+        self._timer.setInterval(HEARTBEAT_MS)
+        self._timer.timeout.connect(self._on_timeout)
+
+    def start(self) -> None:
+        self.lags_s.clear()
+        self._last = time.perf_counter()
+        self._timer.start()
+
+    def stop(self) -> None:
+        self._timer.stop()
+
+    def _on_timeout(self) -> None:
+        now = time.perf_counter()
+        self.lags_s.append(max(0.0, now - self._last - HEARTBEAT_MS / 1000))
+        self._last = now
+
+
+def fill_history(window: MainWindow, chars: int) -> int:
+    """Show about ``chars`` characters of earlier conversation, rendered as a
+    user would see it (display only: the model is not sent this history)."""
+    transcript = window.transcript
+    shown = 0
+    turn = 0
+    while shown < chars:
+        question = f"Earlier question {turn}: how does streaming stay smooth?"
+        transcript.add_user_message(question)
+        transcript.add_rendered_reply(SAMPLE_MARKDOWN)
+        shown += len(question) + len(SAMPLE_MARKDOWN)
+        turn += 1
+    # Lay the whole document out now, not during the measured reply.
+    transcript.document().documentLayout().documentSize()
+    transcript.verticalScrollBar().setValue(transcript.verticalScrollBar().maximum())
+    return shown
+
+
+class DoctorRun(QObject):
+    def __init__(self, window: MainWindow, args: argparse.Namespace) -> None:
+        super().__init__(window)
+        self.window = window
+        self.args = args
+        self.heartbeat = Heartbeat(self)
+        self.result: dict[str, Any] = {"ok": False, "error": ""}
+        self.exit_code = 1
+        self._stats: ReplyStats | None = None
+        self._history_chars = 0
+        self._info: ModelInfo | None = None
+        chat = window.chat
+        chat.model_ready.connect(self._on_model_ready)
+        chat.model_failed.connect(self._on_model_failed)
+        chat.reply_finished.connect(self._on_reply_finished)
+        self._deadline = QTimer(self)
+        self._deadline.setSingleShot(True)
+        self._deadline.timeout.connect(self._on_timeout)
+        self._deadline.start(int(args.timeout_s * 1000))
+
+    def _on_model_ready(self, info: ModelInfo) -> None:
+        self._info = info
+        chat = self.window.chat
+        if self.args.seed is not None or self.args.max_tokens is not None:
+            chat.params = replace(
+                chat.params,
+                seed=self.args.seed if self.args.seed is not None else chat.params.seed,
+                max_tokens=self.args.max_tokens or chat.params.max_tokens,
+            )
+        if self.args.history_chars > 0:
+            self._history_chars = fill_history(self.window, self.args.history_chars)
+        QTimer.singleShot(50, self._send)
+
+    def _on_model_failed(self, message: str) -> None:
+        self._finish({"error": f"model failed to load: {message}", "finish_reason": "error"})
+
+    def _send(self) -> None:
+        self.heartbeat.start()
+        self.window.prompt.setPlainText(self.args.prompt)
+        self.window.prompt.submit_requested.emit()  # exactly what Enter does
+        if self.args.stop_after_ms is not None:
+            QTimer.singleShot(int(self.args.stop_after_ms), self.window.stop_button.click)
+
+    def _on_reply_finished(self, stats: ReplyStats) -> None:
+        self._stats = stats
+        self.heartbeat.stop()
+        if stats.stop_pressed_at is not None and stats.worker_exit_at is None:
+            self._wait_for_worker()
+        else:
+            self._report()
+
+    def _wait_for_worker(self) -> None:
+        """Poll (on the GUI event loop) until the stopped worker reported its exit."""
+        assert self._stats is not None
+        if self._stats.worker_exit_at is None:
+            QTimer.singleShot(2, self._wait_for_worker)
+            return
+        self._report()
+
+    def _report(self) -> None:
+        s = self._stats
+        assert s is not None
+        span = s.span
+        reply_text = self.window.transcript.span_text(span) if span else ""
+        links = self.window.transcript.span_links(span) if span else []
+        gen_s = (s.last_token_at - s.first_token_at) if (s.last_token_at and s.first_token_at) else 0.0
+        tps = (s.tokens_shown - 1) / gen_s if gen_s > 0 and s.tokens_shown > 1 else 0.0
+        reason = s.finish_reason.value if s.finish_reason else "error"
+        complete = s.finish_reason == FinishReason.CANCELLED or s.tokens_shown == s.tokens_produced
+        ok = reason != "error" and s.seq_errors == 0 and complete
+        out: dict[str, Any] = {
+            "ok": ok,
+            "error": s.error or ("" if complete else f"{s.tokens_produced - s.tokens_shown} tokens never shown"),
+            "finish_reason": reason,
+            "reply_text": reply_text,
+            "reply_links": links,
+            "tokens": s.tokens_shown,
+            "tokens_produced": s.tokens_produced,
+            "ttft_ms": round((s.first_token_at - s.sent_at) * 1000, 2) if s.first_token_at else None,
+            "tokens_per_s": round(tps, 2),
+            "ui_lag_ms": summarize_ms(self.heartbeat.lags_s),
+            "heartbeats": len(self.heartbeat.lags_s),
+            "token_to_screen_ms": {
+                "p50": round(percentile(s.token_to_screen_s, 50) * 1000, 2),
+                "p95": round(percentile(s.token_to_screen_s, 95) * 1000, 2),
+            },
+            "buffer_max_depth": self.window.chat.service.buffer.max_depth_chars,
+            "ticks": s.ticks,
+            "render_passes": s.render_passes,
+            "render_pass_max_ms": round(max(s.render_pass_s, default=0.0) * 1000, 2),
+            "seq_errors": s.seq_errors,
+            "stop_to_idle_ms": None,
+            "worker_exit_ms": None,
+            "history_chars": self._history_chars,
+            "backend": self.args.backend,
+            "model": self._info.name if self._info else "",
+            "n_threads": self._info.n_threads if self._info else 0,
+        }
+        if s.stop_pressed_at is not None:
+            out["stop_to_idle_ms"] = round(((s.idle_at or s.stop_pressed_at) - s.stop_pressed_at) * 1000, 3)
+            if s.worker_exit_at is not None:
+                out["worker_exit_ms"] = round(max(0.0, s.worker_exit_at - s.stop_pressed_at) * 1000, 2)
+        self.exit_code = 0 if ok else 1
+        self._finish(out)
+
+    def _on_timeout(self) -> None:
+        self._finish({"error": f"timed out after {self.args.timeout_s:g} s", "finish_reason": "error"})
+
+    def _finish(self, data: dict[str, Any]) -> None:
+        self._deadline.stop()
+        self.result.update(data)
+        self.window.close()
+
+
+def run_doctor(args: argparse.Namespace) -> int:
+    from app.application import backend_from_args, create_window, make_application
+
+    app = make_application()
+    window = create_window(*backend_from_args(args))
+    run = DoctorRun(window, args)
+    window.show()
+    app.exec()
+    sys.stdout.write(json.dumps(run.result, ensure_ascii=False) + "\n")
+    sys.stdout.flush()
+    return run.exit_code

