@@ -48,11 +48,18 @@ def create_window(factory: BackendFactory, description: str) -> MainWindow:
         lambda path: window.chat.load_model(*local_factory(path))
     )
     window.chat.load_model(factory, description)
-    QTimer.singleShot(0, _warm_up_renderer)
+    QTimer.singleShot(0, lambda: warm_up(window))
     return window
 
 
-def _warm_up_renderer() -> None:
+def warm_up(window: MainWindow) -> None:
+    """Pay one-time costs (Markdown instance, lexers, fonts) at start-up idle.
+    Runs once per window; later calls return at once."""
+    if window.property("rill_warmed_up"):
+        return
+    window.setProperty("rill_warmed_up", True)
     from app.core import render
+    from app.core.scripted import SAMPLE_MARKDOWN
 
     render.warm_up()
+    window.transcript.warm_up(SAMPLE_MARKDOWN)

@@ -20,6 +20,7 @@ from app.core.backend import FinishReason, ModelInfo
 from app.core.metrics import percentile, summarize_ms
 from app.core.scripted import SAMPLE_MARKDOWN
 from app.ui.chat import ReplyStats
+from app.application import warm_up
 from app.ui.main_window import MainWindow
 
 HEARTBEAT_MS = 5
@@ -91,6 +92,7 @@ class DoctorRun(QObject):
 
     def _on_model_ready(self, info: ModelInfo) -> None:
         self._info = info
+        warm_up(self.window)  # start-up work must not land inside the measurement
         chat = self.window.chat
         if self.args.seed is not None or self.args.max_tokens is not None:
             chat.params = replace(
@@ -114,16 +116,19 @@ class DoctorRun(QObject):
 
     def _on_reply_finished(self, stats: ReplyStats) -> None:
         self._stats = stats
+        # Let the heartbeat fire a few more times so the lateness the final
+        # render caused is counted, then stop it.
+        QTimer.singleShot(4 * HEARTBEAT_MS, self._on_settled)
+
+    def _on_settled(self) -> None:
         self.heartbeat.stop()
-        if stats.stop_pressed_at is not None and stats.worker_exit_at is None:
-            self._wait_for_worker()
-        else:
-            self._report()
+        self._wait_for_worker()
 
     def _wait_for_worker(self) -> None:
         """Poll (on the GUI event loop) until the stopped worker reported its exit."""
-        assert self._stats is not None
-        if self._stats.worker_exit_at is None:
+        s = self._stats
+        assert s is not None
+        if s.stop_pressed_at is not None and s.worker_exit_at is None:
             QTimer.singleShot(2, self._wait_for_worker)
             return
         self._report()

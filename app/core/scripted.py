@@ -47,6 +47,35 @@ def fibonacci(n: int) -> list[int]:
 2. Watch the reply stream in; scroll, select and copy while it does.
 3. Press *Stop* (or `Esc`) at any moment.
 
+- Nested points stay readable:
+  - the producer never waits for the screen unless the buffer is full;
+  - the screen never waits for the producer.
+- Long paragraphs wrap as the window is resized.
+
+## Why it matters
+
+A chat window that freezes while the model writes feels broken even when the
+model is fast. The tokens are there, in the log, but the button does not
+click and the scroll bar does not move; then the text lands in one lump. The
+fix is not a faster model: it is a consumer that does a small, bounded amount
+of work per frame, and leaves the expensive formatting for later, when a block
+of text is complete and will not change again.
+
+## More code
+
+```bash
+# Run the pipeline check without a display
+QT_QPA_PLATFORM=offscreen rill doctor --backend scripted --rate 1000
+```
+
+```javascript
+const stream = async (reply) => {
+  for await (const chunk of reply) {
+    view.append(chunk.text);   // O(1): plain text at the end
+  }
+};
+```
+
 ## 多语言
 
 你好，世界！流式输出不会卡住窗口。Emoji too: 😀 🚀 👩‍💻 ✅

@@ -91,7 +91,10 @@ class ChatController(QObject):
         self._producer_done: GenerationResult | None = None
         self._expected_seq = 0
         self._stopped: dict[int, ReplyStats] = {}   # waiting for their worker to exit
-        self._finalize_pending: list[tuple[ReplyStats, str]] = []
+        self._finalize_queue: list[tuple[ReplyStats, str, str]] = []
+        self._finalize_timer = QTimer(self)
+        self._finalize_timer.setSingleShot(True)
+        self._finalize_timer.timeout.connect(self._on_finalize_step)
         self._tick = QTimer(self)
         self._tick.setInterval(TICK_MS)
         self._tick.setTimerType(Qt.TimerType.PreciseTimer)
@@ -151,8 +154,9 @@ class ChatController(QObject):
         messages = self.conversation.prompt()
         self.conversation.start_reply()
         self.transcript.begin_reply()
+        sent_at = time.monotonic()
         rid = self.service.submit(messages, self.params)
-        self._current = ReplyStats(request_id=rid, sent_at=time.monotonic())
+        self._current = ReplyStats(request_id=rid, sent_at=sent_at)
         self._producer_done = None
         self._expected_seq = 0
         self._tick.start()
@@ -177,8 +181,7 @@ class ChatController(QObject):
         stats.idle_at = time.monotonic()
         self.reply_stopped.emit(stats.request_id)
         # The partial reply's final render is deferred: it is not on Stop's path.
-        self._finalize_pending.append((stats, "⏹ Stopped"))
-        QTimer.singleShot(0, self._on_deferred_finalize)
+        self._queue_finalize(stats, "⏹ Stopped", "info")
 
     def new_chat(self) -> None:
         self.stop()
@@ -270,6 +273,7 @@ class ChatController(QObject):
         self._on_tick()  # finish now if everything is on screen already
 
     def _finish_current(self) -> None:
+        """Everything the worker produced is on screen: the reply has ended."""
         stats, result = self._current, self._producer_done
         assert stats is not None and result is not None
         self._tick.stop()
@@ -289,28 +293,43 @@ class ChatController(QObject):
             note = "✂ Reply cut at the token limit"
         else:
             msg.status = MessageStatus.COMPLETE
-        t0 = time.perf_counter()
-        stats.span = self.transcript.finalize_reply(note, kind)
-        stats.render_passes += 1
-        stats.render_pass_s.append(time.perf_counter() - t0)
-        stats.ended_at = time.monotonic()
         self._set_state(ChatState.IDLE)
-        self.reply_finished.emit(stats)
+        self._queue_finalize(stats, note, kind)
 
-    def _on_deferred_finalize(self) -> None:
-        self._flush_deferred_finalize()
+    # -- final render -------------------------------------------------------------
+
+    def _queue_finalize(self, stats: ReplyStats, note: str, kind: str) -> None:
+        self._finalize_queue.append((stats, note, kind))
+        self._finalize_timer.start(0)
+
+    def _on_finalize_step(self) -> None:
+        """One time-boxed slice of the final render; re-armed while work remains."""
+        if not self._finalize_queue:
+            return
+        stats, note, kind = self._finalize_queue[0]
+        t0 = time.perf_counter()
+        self.transcript.commit_completed_blocks(RENDER_BUDGET_S, final=True)
+        stats.render_pass_s.append(time.perf_counter() - t0)
+        stats.render_passes += 1
+        if self.transcript.pending_chars:
+            self._finalize_timer.start(0)
+            return
+        self._close_reply(*self._finalize_queue.pop(0))
 
     def _flush_deferred_finalize(self) -> None:
-        while self._finalize_pending:
-            stats, note = self._finalize_pending.pop(0)
-            if not self.transcript.streaming:
-                continue
-            t0 = time.perf_counter()
-            stats.span = self.transcript.finalize_reply(note)
-            stats.render_passes += 1
-            stats.render_pass_s.append(time.perf_counter() - t0)
-            stats.ended_at = time.monotonic()
-            self.reply_finished.emit(stats)
+        """Finish any pending final render now (a new message is about to start)."""
+        self._finalize_timer.stop()
+        while self._finalize_queue:
+            self._close_reply(*self._finalize_queue.pop(0))
+
+    def _close_reply(self, stats: ReplyStats, note: str, kind: str) -> None:
+        if not self.transcript.streaming:
+            return
+        t0 = time.perf_counter()
+        stats.span = self.transcript.finalize_reply(note, kind)
+        stats.render_pass_s.append(time.perf_counter() - t0)
+        stats.ended_at = time.monotonic()
+        self.reply_finished.emit(stats)
 
     def shutdown(self) -> bool:
         self.stop()

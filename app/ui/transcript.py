@@ -20,14 +20,36 @@ from PyQt6.QtGui import (
     QTextBlockFormat,
     QTextCharFormat,
     QTextCursor,
+    QTextDocument,
 )
 from PyQt6.QtWidgets import QTextBrowser, QWidget
 
 from app.core import render
 
 ALLOWED_LINK_SCHEMES = ("http", "https")
-# Streaming tail: a commit renders at most about this many characters at once.
-_COMMIT_SLICE_CHARS = 4000
+_USER_COLOR = "#1f6feb"
+_REPLY_COLOR = "#8250df"
+# A commit renders about this many characters at a time: python-markdown with
+# Pygments costs roughly 5-8 ms per KB here, and inserting a table costs Qt
+# ~11 ms in a 1 M-character transcript (linear in the tables above it), so a
+# slice holds one or two blocks and a pass stays within budget.
+_COMMIT_SLICE_CHARS = 320
+
+
+def _next_cut(pending: str, final: bool) -> int:
+    """Where the next slice of complete blocks ends in ``pending`` (0: none yet).
+
+    Prefers a slice of about _COMMIT_SLICE_CHARS; a single longer block is
+    taken whole. With ``final`` the end of the text is a valid cut too.
+    """
+    limit = _COMMIT_SLICE_CHARS
+    while True:
+        if final and len(pending) <= limit:
+            return len(pending)
+        cut = render.find_cut(pending[:limit], 0)
+        if cut or limit >= len(pending):
+            return cut
+        limit *= 2
 
 
 def utf16_len(text: str) -> int:
@@ -131,7 +153,7 @@ class TranscriptView(QTextBrowser):
 
     def add_user_message(self, text: str) -> MessageSpan:
         stick = self._at_bottom()
-        self._insert_header("You", "#1f6feb")
+        self._insert_header("You", _USER_COLOR)
         cursor = self._end()
         self._new_block(cursor)
         start = cursor.position()
@@ -160,13 +182,20 @@ class TranscriptView(QTextBrowser):
 
     def add_rendered_reply(self, text: str, label: str = "Rill") -> MessageSpan:
         """A finished reply from earlier (history), rendered in one go."""
-        self.begin_reply(label)
-        self._reply.pending.append(text)  # type: ignore[union-attr]
-        return self.finalize_reply("")
+        stick = self._at_bottom()
+        self._insert_header(label, _REPLY_COLOR)
+        cursor = self._end()
+        self._new_block(cursor)
+        start = cursor.position()
+        cursor.insertHtml(render.render_markdown(text))
+        span = MessageSpan(start, self._end().position())
+        if stick:
+            self._scroll_to_bottom()
+        return span
 
     def begin_reply(self, label: str = "Rill") -> None:
         stick = self._at_bottom()
-        self._insert_header(label, "#8250df")
+        self._insert_header(label, _REPLY_COLOR)
         cursor = self._end()
         self._new_block(cursor)
         self._reply = _Reply(body_start=cursor.position())
@@ -189,11 +218,13 @@ class TranscriptView(QTextBrowser):
         if stick:
             self._scroll_to_bottom()
 
-    def commit_completed_blocks(self, budget_s: float = 0.006) -> int:
+    def commit_completed_blocks(self, budget_s: float = 0.006, final: bool = False) -> int:
         """Render the reply's newly completed Markdown blocks in place.
 
-        Works on the plain tail only, a slice at a time, until ``budget_s`` is
-        spent. Returns how many characters of raw text were committed.
+        Works on the plain tail only, a slice of blocks at a time, until
+        ``budget_s`` is spent (at least one slice). With ``final`` the stream
+        has ended, so the whole tail counts as complete. Returns how many
+        characters of raw text were committed.
         """
         reply = self._reply
         if reply is None or not reply.pending:
@@ -202,22 +233,26 @@ class TranscriptView(QTextBrowser):
         pending = "".join(reply.pending)
         done = 0
         stick = self._at_bottom()
-        while True:
-            cut = render.find_cut(pending[:_COMMIT_SLICE_CHARS], 0)
-            if cut == 0 and len(pending) > _COMMIT_SLICE_CHARS:
-                cut = render.find_cut(pending, 0)  # one block longer than a slice
+        while pending:
+            cut = _next_cut(pending, final)
             if cut == 0:
                 break
             block, pending = pending[:cut], pending[cut:]
             self._splice_block(reply, block, render.render_markdown(block))
             reply.committed.append(block)
             done += cut
-            if time.perf_counter() >= deadline:
+            # Stop early rather than overrun: the next slice may cost as much.
+            if time.perf_counter() >= deadline - budget_s / 2:
                 break
         reply.pending = [pending] if pending else []
         if stick:
             self._scroll_to_bottom()
         return done
+
+    @property
+    def pending_chars(self) -> int:
+        """Characters of the streaming reply still shown as plain text."""
+        return sum(map(len, self._reply.pending)) if self._reply else 0
 
     def _splice_block(self, reply: _Reply, block: str, html: str) -> None:
         """Replace ``block`` (the start of the plain tail) by its HTML."""
@@ -229,31 +264,40 @@ class TranscriptView(QTextBrowser):
         cur.setPosition(tail_start)
         cur.setPosition(tail_start + block_len, QTextCursor.MoveMode.KeepAnchor)
         cur.removeSelectedText()
-        # The rest of the tail now starts at tail_start; give the HTML a block
-        # of its own in front of it.
-        cur.insertBlock(self._plain_block, self._plain_fmt)
-        cur.setPosition(tail_start)
-        cur.insertHtml(html)
+        if block_len < reply.tail_doc_len:
+            # The rest of the tail now starts at tail_start: give the HTML a
+            # block of its own in front of it.
+            cur.insertBlock(self._plain_block, self._plain_fmt)
+            cur.setPosition(tail_start)
+        if html:
+            cur.insertHtml(html)
         cur.endEditBlock()
         reply.tail_doc_len -= block_len
 
     def finalize_reply(self, note: str, note_kind: str = "info") -> MessageSpan:
-        """Render the whole reply once and close it; ``note`` marks how it ended."""
+        """Close the streaming reply: render what is left, mark how it ended.
+
+        Normally the tail was committed already, slice by slice
+        (``commit_completed_blocks(final=True)``); whatever is left is rendered
+        here. Markdown whose meaning crosses blocks (reference links defined
+        later) gets one full render of the message.
+        """
         reply = self._reply
         if reply is None:
             raise RuntimeError("no reply is streaming")
         stick = self._at_bottom()
-        cur = QTextCursor(self.document())
-        cur.beginEditBlock()
-        cur.setPosition(reply.body_start)
-        cur.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
-        cur.removeSelectedText()
-        cur.setBlockFormat(self._plain_block)
-        cur.setCharFormat(self._plain_fmt)
+        self.commit_completed_blocks(budget_s=float("inf"), final=True)
         text = reply.text()
-        if text.strip():
+        if render.needs_full_render(text) and len(reply.committed) > 1:
+            cur = QTextCursor(self.document())
+            cur.beginEditBlock()
+            cur.setPosition(reply.body_start)
+            cur.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
+            cur.removeSelectedText()
+            cur.setBlockFormat(self._plain_block)
+            cur.setCharFormat(self._plain_fmt)
             cur.insertHtml(render.render_markdown(text))
-        cur.endEditBlock()
+            cur.endEditBlock()
         span = MessageSpan(reply.body_start, self._end().position())
         self._reply = None
         self.last_span = span
@@ -262,6 +306,18 @@ class TranscriptView(QTextBrowser):
         if stick:
             self._scroll_to_bottom()
         return span
+
+    def warm_up(self, sample_markdown: str) -> None:
+        """Lay out a throw-away document with the transcript's fonts, so the
+        first reply does not pay for font loading and glyph fallback (CJK,
+        emoji, monospace: tens of ms, once). Call at start-up idle."""
+        doc = QTextDocument()
+        doc.setDefaultFont(self.document().defaultFont())
+        doc.setTextWidth(max(200, self.viewport().width()))
+        cur = QTextCursor(doc)
+        cur.insertHtml(render.render_markdown(sample_markdown))
+        cur.insertText(sample_markdown)
+        doc.documentLayout().documentSize()
 
     # -- reading back -----------------------------------------------------------
 
