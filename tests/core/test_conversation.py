@@ -1,0 +1,59 @@
+from app.core.conversation import Conversation, MessageStatus
+from app.core.metrics import percentile, summarize_ms
+from app.core.scripted import SAMPLE_MARKDOWN, ScriptedBackend, tokenize_text
+
+
+def test_prompt_has_system_turns_and_keeps_stopped_replies() -> None:
+    conv = Conversation(system_prompt="be brief")
+    conv.add_user("hi")
+    reply = conv.start_reply()
+    reply.content = "hel"
+    reply.status = MessageStatus.STOPPED
+    conv.add_user("again")
+    failed = conv.start_reply()
+    failed.status = MessageStatus.ERROR
+    conv.add_user("third")
+    prompt = conv.prompt()
+    assert [(m.role, m.content) for m in prompt] == [
+        ("system", "be brief"),
+        ("user", "hi"),
+        ("assistant", "hel"),
+        ("user", "again"),
+        ("user", "third"),
+    ]
+
+
+def test_streaming_reply_is_not_part_of_its_own_prompt() -> None:
+    conv = Conversation()
+    conv.add_user("q")
+    conv.start_reply()
+    assert conv.prompt()[-1].role == "user"
+
+
+def test_tokenize_text_round_trips_the_sample() -> None:
+    tokens = tokenize_text(SAMPLE_MARKDOWN)
+    assert b"".join(tokens).decode() == SAMPLE_MARKDOWN
+    assert 100 < len(tokens) < len(SAMPLE_MARKDOWN) / 2
+
+
+def test_scripted_backend_streams_the_whole_script() -> None:
+    import threading
+
+    from app.core.backend import GenerationRequest
+
+    backend = ScriptedBackend.from_text("hello 你好 world", rate=0)
+    gen = backend.generate(GenerationRequest(1, ()), threading.Event())
+    pieces = []
+    try:
+        while True:
+            pieces.append(next(gen))
+    except StopIteration as stop:
+        assert stop.value.value == "stop"
+    assert "".join(pieces) == "hello 你好 world"
+
+
+def test_percentiles() -> None:
+    assert percentile([], 50) == 0.0
+    assert percentile([1, 2, 3, 4], 50) == 2
+    assert percentile(list(range(1, 101)), 99) == 99
+    assert summarize_ms([0.001, 0.002]) == {"p50": 1.0, "p99": 2.0, "max": 2.0}

@@ -1,0 +1,87 @@
+"""The command line as a user runs it: `rill doctor` and closing mid-reply."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+KEYS = {
+    "ok", "error", "finish_reason", "reply_text", "reply_links", "tokens", "ttft_ms",
+    "tokens_per_s", "ui_lag_ms", "token_to_screen_ms", "buffer_max_depth", "ticks",
+    "render_passes", "stop_to_idle_ms", "worker_exit_ms",
+}
+
+
+def run_rill(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "app", *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout
+    )
+
+
+def test_doctor_scripted_prints_the_json() -> None:
+    proc = run_rill("doctor", "--backend", "scripted", "--rate", "2000")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert KEYS <= out.keys()
+    assert out["ok"] is True and out["finish_reason"] == "stop"
+    assert "Streaming, without the freeze" in out["reply_text"]
+    assert out["reply_links"] == ["https://doc.qt.io/"]
+    assert out["tokens"] == out["tokens_produced"] > 100
+    assert set(out["ui_lag_ms"]) == {"p50", "p99", "max"}
+    assert out["ticks"] > 1 and out["render_passes"] >= 1
+    assert out["stop_to_idle_ms"] is None and out["worker_exit_ms"] is None
+
+
+def test_doctor_stop_after_ms(tmp_path: Path) -> None:
+    script = tmp_path / "long.txt"
+    script.write_text("word " * 5000, encoding="utf-8")
+    proc = run_rill("doctor", "--backend", "scripted", "--rate", "300", "--text-file", str(script),
+                    "--stop-after-ms", "300")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["finish_reason"] == "cancelled"
+    assert 0 < out["tokens"] < 5000
+    assert out["reply_text"].startswith("word word")
+    assert out["stop_to_idle_ms"] is not None and out["stop_to_idle_ms"] >= 0
+    assert out["worker_exit_ms"] is not None and out["worker_exit_ms"] >= 0
+
+
+def test_doctor_reports_a_missing_model(tmp_path: Path) -> None:
+    proc = run_rill("doctor", "--model", str(tmp_path / "missing.gguf"))
+    assert proc.returncode == 1
+    out = json.loads(proc.stdout)
+    assert out["ok"] is False and "not found" in out["error"].lower()
+
+
+def test_closing_mid_generation_exits_cleanly() -> None:
+    code = textwrap.dedent(
+        """
+        import sys
+        from PyQt6.QtCore import QTimer
+        from app.application import create_window, make_application
+        from app.core.factory import scripted_factory
+        app = make_application()
+        window = create_window(*scripted_factory(rate=300, n_tokens=100000))
+        def send(info):
+            window.prompt.setPlainText("go")
+            window.prompt.submit_requested.emit()
+        def on_tick():
+            if window.chat.conversation.messages and window.chat.conversation.messages[-1].content:
+                print("closing while", window.chat.state.value, flush=True)
+                window.close()
+            else:
+                QTimer.singleShot(10, on_tick)
+        window.chat.model_ready.connect(send)
+        window.chat.reply_started.connect(lambda rid: QTimer.singleShot(10, on_tick))
+        window.show()
+        sys.exit(app.exec())
+        """
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "closing while generating" in proc.stdout
+    assert "Destroyed while thread" not in proc.stderr
