@@ -28,6 +28,7 @@ TICK_BUDGET_S = 0.008    # time budget of one tick's drain
 TICK_MAX_CHARS = 16384   # at most this much text per drain call
 RENDER_INTERVAL_MS = 120 # spacing of deferred Markdown passes while streaming
 RENDER_BUDGET_S = 0.006  # time budget of one deferred pass
+RENDER_YIELD_CHARS = 4096  # a pass waits while more than this is waiting to be shown
 
 
 class ChatState(str, enum.Enum):
@@ -246,8 +247,8 @@ class ChatController(QObject):
         stats = self._current
         if stats is None:
             return
-        if len(self.service.buffer) > 0 and self._producer_done is None:
-            # Text is waiting to be shown: the tick comes first; try again later.
+        if self.service.buffer.depth_chars > RENDER_YIELD_CHARS and self._producer_done is None:
+            # The display is falling behind: showing text comes first.
             self._render()
             return
         t0 = time.perf_counter()

@@ -28,6 +28,7 @@ from app.core import render
 
 ALLOWED_LINK_SCHEMES = ("http", "https")
 _USER_COLOR = "#1f6feb"
+_LEAD_PARAGRAPH = "<p>\u200b</p>"
 _REPLY_COLOR = "#8250df"
 # A commit renders about this many characters at a time: python-markdown with
 # Pygments costs roughly 5-8 ms per KB here, and inserting a table costs Qt
@@ -125,6 +126,23 @@ class TranscriptView(QTextBrowser):
         sb = self.verticalScrollBar()
         sb.setValue(sb.maximum())
 
+    def _selection_touching(self, position: int) -> tuple[int, int] | None:
+        """The user's selection (anchor, position) if it ends at ``position``:
+        text inserted there would stretch it. None otherwise."""
+        tc = self.textCursor()
+        if not tc.hasSelection() or max(tc.anchor(), tc.position()) < position:
+            return None
+        return tc.anchor(), tc.position()
+
+    def _restore_selection(self, selection: tuple[int, int]) -> None:
+        tc = QTextCursor(self.document())
+        tc.setPosition(selection[0])
+        tc.setPosition(selection[1], QTextCursor.MoveMode.KeepAnchor)
+        sb = self.verticalScrollBar()
+        value = sb.value()
+        self.setTextCursor(tc)  # may scroll to the cursor: put the view back
+        sb.setValue(value)
+
     def _end(self) -> QTextCursor:
         self._cursor.movePosition(QTextCursor.MoveOperation.End)
         return self._cursor
@@ -137,9 +155,35 @@ class TranscriptView(QTextBrowser):
             cursor.setBlockFormat(self._plain_block)
             cursor.setCharFormat(self._plain_fmt)
 
+    def _insert_html(self, cursor: QTextCursor, html: str) -> None:
+        """Insert rendered HTML at ``cursor``, which is at the start of an empty block.
+
+        QTextCursor.insertHtml merges the fragment's first block into the
+        current one, which loses that block's own format (a code block's
+        background, a list's structure). So a throw-away first paragraph goes
+        in front and is removed afterwards, together with its block (except
+        before a table).
+        """
+        if not html:
+            return
+        if html.lstrip().startswith("<table"):
+            # A table is a frame of its own and never merges; removing across
+            # its boundary would break it. The empty block stays as a gap.
+            cursor.insertHtml(html)
+            return
+        start = cursor.position()
+        cursor.insertHtml(_LEAD_PARAGRAPH + html)
+        fix = QTextCursor(self.document())
+        fix.setPosition(start)
+        fix.movePosition(QTextCursor.MoveOperation.NextBlock, QTextCursor.MoveMode.KeepAnchor)
+        fix.removeSelectedText()
+
     def _insert_header(self, label: str, color: str) -> None:
         cursor = self._end()
+        pinned = self._selection_touching(cursor.position())
         self._new_block(cursor)
+        if pinned is not None:
+            self._restore_selection(pinned)
         fmt = QTextBlockFormat(self._plain_block)
         fmt.setTopMargin(14)
         fmt.setBottomMargin(2)
@@ -157,7 +201,7 @@ class TranscriptView(QTextBrowser):
         cursor = self._end()
         self._new_block(cursor)
         start = cursor.position()
-        cursor.insertHtml(render.render_user_text(text))
+        self._insert_html(cursor, render.render_user_text(text))
         span = MessageSpan(start, self._end().position())
         if stick:
             self._scroll_to_bottom()
@@ -187,7 +231,7 @@ class TranscriptView(QTextBrowser):
         cursor = self._end()
         self._new_block(cursor)
         start = cursor.position()
-        cursor.insertHtml(render.render_markdown(text))
+        self._insert_html(cursor, render.render_markdown(text))
         span = MessageSpan(start, self._end().position())
         if stick:
             self._scroll_to_bottom()
@@ -212,7 +256,11 @@ class TranscriptView(QTextBrowser):
         if reply is None or not text:
             return
         stick = self._at_bottom()
-        self._end().insertText(text, self._plain_fmt)
+        end = self._end()
+        pinned = self._selection_touching(end.position())
+        end.insertText(text, self._plain_fmt)
+        if pinned is not None:
+            self._restore_selection(pinned)
         reply.pending.append(text)
         reply.tail_doc_len += utf16_len(text)
         if stick:
@@ -269,8 +317,7 @@ class TranscriptView(QTextBrowser):
             # block of its own in front of it.
             cur.insertBlock(self._plain_block, self._plain_fmt)
             cur.setPosition(tail_start)
-        if html:
-            cur.insertHtml(html)
+        self._insert_html(cur, html)
         cur.endEditBlock()
         reply.tail_doc_len -= block_len
 
@@ -296,7 +343,7 @@ class TranscriptView(QTextBrowser):
             cur.removeSelectedText()
             cur.setBlockFormat(self._plain_block)
             cur.setCharFormat(self._plain_fmt)
-            cur.insertHtml(render.render_markdown(text))
+            self._insert_html(cur, render.render_markdown(text))
             cur.endEditBlock()
         span = MessageSpan(reply.body_start, self._end().position())
         self._reply = None

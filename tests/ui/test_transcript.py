@@ -1,0 +1,91 @@
+"""The transcript's streaming append and in-place rendering, without a window."""
+
+from __future__ import annotations
+
+from PyQt6.QtGui import QTextBlockFormat, QTextCursor
+
+from app.core.scripted import SAMPLE_MARKDOWN
+from app.ui.transcript import TranscriptView, utf16_len
+
+
+def stream(view: TranscriptView, text: str, piece: int = 37, final: bool = True) -> None:
+    view.begin_reply()
+    for i in range(0, len(text), piece):
+        view.append_reply_text(text[i : i + piece])
+        view.commit_completed_blocks(budget_s=0.05)
+
+
+def code_block_backgrounds(view: TranscriptView, needle: str) -> list[bool]:
+    cursor = view.document().find(needle)
+    assert not cursor.isNull(), needle
+    block = cursor.block()
+    return [block.blockFormat().hasProperty(QTextBlockFormat.Property.BackgroundBrush)]
+
+
+def test_utf16_len_counts_astral_characters_twice() -> None:
+    assert utf16_len("a你😀") == 4
+
+
+def test_streamed_reply_renders_blocks_in_place_while_streaming(qtbot) -> None:  # type: ignore[no-untyped-def]
+    view = TranscriptView()
+    qtbot.addWidget(view)
+    stream(view, SAMPLE_MARKDOWN)
+    assert view.streaming
+    text = view.toPlainText()
+    # Completed blocks are rich text already; the unfinished last one is plain.
+    assert "# Streaming" not in text and "Streaming, without the freeze" in text
+    assert "```python" not in text
+    assert text.rstrip().endswith("See [the Qt docs](https://doc.qt.io/) for more.")
+    span = view.finalize_reply("")
+    final = view.span_text(span)
+    assert "See the Qt docs for more." in final
+    assert view.span_links(span) == ["https://doc.qt.io/"]
+
+
+def test_spliced_blocks_keep_their_own_formats(qtbot) -> None:  # type: ignore[no-untyped-def]
+    view = TranscriptView()
+    qtbot.addWidget(view)
+    stream(view, SAMPLE_MARKDOWN)
+    view.finalize_reply("")
+    # The first line of a code block keeps the block's background (it must
+    # not merge into the plain block it was inserted at).
+    assert code_block_backgrounds(view, "def fibonacci") == [True]
+    assert code_block_backgrounds(view, "return out[:n]") == [True]
+    # The table keeps its shape.
+    cursor = view.document().find("Produce")
+    table = cursor.currentTable()
+    assert table is not None and (table.rows(), table.columns()) == (4, 3)
+    # A list starts right after its heading, with no empty block between.
+    heading = view.document().find("A list").block()
+    assert heading.next().textList() is not None
+
+
+def test_emoji_before_a_cut_does_not_shift_the_splice(qtbot) -> None:  # type: ignore[no-untyped-def]
+    view = TranscriptView()
+    qtbot.addWidget(view)
+    text = "😀😀 first **bold**\n\n👩‍💻 second *it*\n\nthird 你好"
+    stream(view, text, piece=3)
+    assert view.toPlainText().endswith("😀😀 first bold\n👩‍💻 second it\nthird 你好")
+    span = view.finalize_reply("")
+    assert view.span_text(span) == "😀😀 first bold\n👩‍💻 second it\nthird 你好"
+
+
+def test_reference_links_defined_later_get_a_full_render(qtbot) -> None:  # type: ignore[no-untyped-def]
+    view = TranscriptView()
+    qtbot.addWidget(view)
+    stream(view, "See [the docs][d].\n\nMore text.\n\n[d]: https://example.com/docs\n")
+    span = view.finalize_reply("")
+    assert view.span_links(span) == ["https://example.com/docs"]
+    assert "[d]" not in view.span_text(span)
+
+
+def test_appending_keeps_the_users_selection(qtbot) -> None:  # type: ignore[no-untyped-def]
+    view = TranscriptView()
+    qtbot.addWidget(view)
+    view.add_user_message("pick this")
+    view.setTextCursor(view.document().find("pick this"))
+    view.begin_reply()
+    for _ in range(50):
+        view.append_reply_text("more words ")
+    assert view.textCursor().selectedText() == "pick this"
+    assert isinstance(view.textCursor(), QTextCursor)
