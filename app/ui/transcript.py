@@ -37,6 +37,14 @@ _REPLY_COLOR = "#8250df"
 _COMMIT_SLICE_CHARS = 320
 
 
+# The streaming tail breaks paragraphs longer than this for display (QTextLayout
+# re-lays the whole paragraph on every append: ~30 ms at 100 KB).
+_PARAGRAPH_LIMIT = 2000
+# Blocks longer than this stay plain text: rendering one would block the GUI
+# thread for tens of milliseconds (about 1.3 ms per KB).
+_RENDER_LIMIT = 8000
+
+
 def _next_cut(pending: str, final: bool) -> int:
     """Where the next slice of complete blocks ends in ``pending`` (0: none yet).
 
@@ -72,6 +80,15 @@ class _Reply:
     committed: list[str] = field(default_factory=list)  # raw text already shown as HTML
     pending: list[str] = field(default_factory=list)    # raw text shown as the plain tail
     tail_doc_len: int = 0                                # the tail's length in the document
+    committed_len: int = 0                               # len("".join(committed))
+    total_len: int = 0                                   # len(text())
+    # Raw offsets where a display-only block break was put into an overlong
+    # paragraph of the tail (it sits just before the character at the offset).
+    breaks: list[int] = field(default_factory=list)
+
+    def doc_len(self, start: int, end: int, raw: str) -> int:
+        """Document length of raw text [start, end) of the tail, breaks included."""
+        return utf16_len(raw) + sum(1 for b in self.breaks if start < b < end)
 
     def text(self) -> str:
         return "".join(self.committed) + "".join(self.pending)
@@ -251,17 +268,35 @@ class TranscriptView(QTextBrowser):
         return self._reply is not None
 
     def append_reply_text(self, text: str) -> None:
-        """Append streamed text at the end of the reply: O(len(text))."""
+        """Append streamed text at the end of the reply: O(len(text)).
+
+        Layout cost grows with the length of the paragraph being edited, so a
+        tail paragraph longer than _PARAGRAPH_LIMIT gets a display-only block
+        break at the next space (the final render shows the paragraph whole).
+        """
         reply = self._reply
         if reply is None or not text:
             return
         stick = self._at_bottom()
         end = self._end()
         pinned = self._selection_touching(end.position())
-        end.insertText(text, self._plain_fmt)
+        split = -1
+        if end.block().length() > _PARAGRAPH_LIMIT:
+            newline, space = text.find("\n"), text.find(" ")
+            if space >= 0 and (newline < 0 or space < newline):
+                split = space + 1
+        if split > 0:
+            end.insertText(text[:split], self._plain_fmt)
+            end.insertBlock(self._plain_block, self._plain_fmt)
+            end.insertText(text[split:], self._plain_fmt)
+            reply.breaks.append(reply.total_len + split)
+            reply.tail_doc_len += 1
+        else:
+            end.insertText(text, self._plain_fmt)
         if pinned is not None:
             self._restore_selection(pinned)
         reply.pending.append(text)
+        reply.total_len += len(text)
         reply.tail_doc_len += utf16_len(text)
         if stick:
             self._scroll_to_bottom()
@@ -286,8 +321,14 @@ class TranscriptView(QTextBrowser):
             if cut == 0:
                 break
             block, pending = pending[:cut], pending[cut:]
-            self._splice_block(reply, block, render.render_markdown(block))
+            if len(block) > _RENDER_LIMIT:
+                # Pathologically long block: rendering it would stall the
+                # GUI, so it stays as the plain text already on screen.
+                self._keep_plain(reply, block)
+            else:
+                self._splice_block(reply, block, render.render_markdown(block))
             reply.committed.append(block)
+            reply.committed_len += len(block)
             done += cut
             # Stop early rather than overrun: the next slice may cost as much.
             if time.perf_counter() >= deadline - budget_s / 2:
@@ -302,11 +343,23 @@ class TranscriptView(QTextBrowser):
         """Characters of the streaming reply still shown as plain text."""
         return sum(map(len, self._reply.pending)) if self._reply else 0
 
+    def _block_doc_len(self, reply: _Reply, block: str) -> int:
+        """The document length of ``block`` at the start of the tail; forgets
+        the display-only breaks inside it."""
+        start, end = reply.committed_len, reply.committed_len + len(block)
+        length = reply.doc_len(start, end, block)
+        if reply.breaks:
+            reply.breaks = [b for b in reply.breaks if b >= end]
+        return length
+
+    def _keep_plain(self, reply: _Reply, block: str) -> None:
+        reply.tail_doc_len -= self._block_doc_len(reply, block)
+
     def _splice_block(self, reply: _Reply, block: str, html: str) -> None:
         """Replace ``block`` (the start of the plain tail) by its HTML."""
         doc_end = self.document().characterCount() - 1
         tail_start = doc_end - reply.tail_doc_len
-        block_len = utf16_len(block)
+        block_len = self._block_doc_len(reply, block)
         cur = QTextCursor(self.document())
         cur.beginEditBlock()
         cur.setPosition(tail_start)
@@ -335,7 +388,7 @@ class TranscriptView(QTextBrowser):
         stick = self._at_bottom()
         self.commit_completed_blocks(budget_s=float("inf"), final=True)
         text = reply.text()
-        if render.needs_full_render(text) and len(reply.committed) > 1:
+        if len(reply.committed) > 1 and len(text) <= _RENDER_LIMIT and render.needs_full_render(text):
             cur = QTextCursor(self.document())
             cur.beginEditBlock()
             cur.setPosition(reply.body_start)

@@ -89,3 +89,44 @@ def test_appending_keeps_the_users_selection(qtbot) -> None:  # type: ignore[no-
         view.append_reply_text("more words ")
     assert view.textCursor().selectedText() == "pick this"
     assert isinstance(view.textCursor(), QTextCursor)
+
+
+def longest_block(view: TranscriptView) -> int:
+    block, longest = view.document().begin(), 0
+    while block.isValid():
+        longest = max(longest, block.length())
+        block = block.next()
+    return longest
+
+
+def test_overlong_paragraph_is_broken_for_display_and_rendered_whole(qtbot) -> None:  # type: ignore[no-untyped-def]
+    view = TranscriptView()
+    qtbot.addWidget(view)
+    para = " ".join(f"w{i}" for i in range(1500))  # ~7,800 chars, one paragraph
+    text = para + "\n\n**bold** after\n\nlast"
+    view.begin_reply()
+    pieces = [text[i : i + 23] for i in range(0, len(text), 23)]
+    for piece in pieces[: len(para) // 23]:
+        view.append_reply_text(piece)
+    # While streaming, no paragraph of the tail grows far past the limit.
+    assert longest_block(view) < 2100
+    for piece in pieces[len(para) // 23 :]:
+        view.append_reply_text(piece)
+        view.commit_completed_blocks(budget_s=1.0)
+    span = view.finalize_reply("")
+    shown = view.span_text(span)
+    # The splice accounted for the display-only breaks: the paragraph is one
+    # block again, and the following blocks rendered in their place.
+    assert shown == para + "\nbold after\nlast"
+
+
+def test_pathologically_long_paragraph_stays_plain(qtbot) -> None:  # type: ignore[no-untyped-def]
+    view = TranscriptView()
+    qtbot.addWidget(view)
+    para = " ".join(f"**w{i}**" for i in range(3000))  # ~25 K chars, over the render limit
+    view.begin_reply()
+    for i in range(0, len(para), 40):
+        view.append_reply_text(para[i : i + 40])
+    assert longest_block(view) < 2100
+    span = view.finalize_reply("")
+    assert view.span_text(span).replace("\n", "") == para
