@@ -176,6 +176,14 @@ class DoctorRun(QObject):
             out["stop_to_idle_ms"] = round(((s.idle_at or s.stop_pressed_at) - s.stop_pressed_at) * 1000, 3)
             if s.worker_exit_at is not None:
                 out["worker_exit_ms"] = round(max(0.0, s.worker_exit_at - s.stop_pressed_at) * 1000, 2)
+        if s.first_token_at and s.producer_done_at and s.first_shown_at and s.last_shown_at:
+            produce_s = max(1e-6, s.producer_done_at - s.first_token_at)
+            display_s = max(1e-6, s.last_shown_at - s.first_shown_at)
+            out["produce_tok_s"] = round(s.tokens_produced / produce_s, 1)
+            out["display_tok_s"] = round(s.tokens_shown / display_s, 1)
+            out["display_ratio"] = round((s.tokens_shown / display_s) / (s.tokens_produced / produce_s), 3)
+        out["backlog_end"] = s.backlog_at_producer_done
+        out["producer_blocked_ms"] = round(self.window.chat.service.buffer.blocked_s * 1000, 1)
         self.exit_code = 0 if ok else 1
         self._finish(out)
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import math
+from collections import deque
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -20,3 +22,45 @@ def summarize_ms(values_s: Sequence[float], qs: Sequence[float] = (50, 99)) -> d
     out = {f"p{q:g}": round(percentile(values_s, q) * 1000, 2) for q in qs}
     out["max"] = round(max(values_s, default=0.0) * 1000, 2)
     return out
+
+
+class RateMeter:
+    """Rate of a growing counter over a sliding time window (O(1) amortised)."""
+
+    def __init__(self, window_s: float = 1.0) -> None:
+        self.window_s = window_s
+        self._samples: deque[tuple[float, int]] = deque()
+
+    def sample(self, now: float, count: int) -> float:
+        """Record ``count`` at ``now``; returns the rate per second over the window."""
+        self._samples.append((now, count))
+        while len(self._samples) > 2 and now - self._samples[1][0] >= self.window_s:
+            self._samples.popleft()
+        t0, c0 = self._samples[0]
+        return (count - c0) / (now - t0) if now > t0 else 0.0
+
+    def reset(self) -> None:
+        self._samples.clear()
+
+
+@dataclass(frozen=True)
+class HealthSnapshot:
+    """What the stream-health view shows (all numbers from counters the pipeline keeps anyway)."""
+
+    generating: bool
+    produced_tok_s: float
+    displayed_tok_s: float
+    ttft_ms: float | None
+    buffer_chars: int
+    buffer_max_chars: int
+    gui_lag_ms: float           # worst heartbeat lateness over the last second
+    render_ms: float | None     # duration of the last render pass
+    tokens_shown: int
+    producer_blocked_ms: float
+
+    def status_line(self) -> str:
+        ttft = f"{self.ttft_ms:.0f} ms" if self.ttft_ms is not None else "…"
+        return (
+            f"{self.produced_tok_s:.0f} tok/s made · {self.displayed_tok_s:.0f} shown · "
+            f"TTFT {ttft} · buffer {self.buffer_chars} · lag {self.gui_lag_ms:.0f} ms"
+        )

@@ -46,6 +46,7 @@ class ChunkBuffer:
         self._cond = threading.Condition()
         self.max_depth_chars = 0   # high-water mark, for stream health / doctor
         self.blocked_s = 0.0       # total time the producer spent waiting for room
+        self.tokens_put = 0        # tokens ever accepted (read by stream health)
 
     def put(self, chunk: Chunk, cancel: threading.Event) -> bool:
         """Append ``chunk``, waiting while the buffer is full.
@@ -64,6 +65,7 @@ class ChunkBuffer:
                 self.blocked_s += time.monotonic() - t0
             self._chunks.append(chunk)
             self._chars += size
+            self.tokens_put += chunk.n_tokens
             if self._chars > self.max_depth_chars:
                 self.max_depth_chars = self._chars
             return True

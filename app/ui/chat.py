@@ -46,7 +46,10 @@ class ReplyStats:
     sent_at: float
     first_token_at: float | None = None
     first_shown_at: float | None = None
-    last_token_at: float | None = None
+    last_token_at: float | None = None       # production time of the last token shown
+    last_shown_at: float | None = None
+    producer_done_at: float | None = None    # the worker's last token / exit
+    backlog_at_producer_done: int = 0        # tokens produced but not yet shown then
     ended_at: float | None = None           # final render done
     stop_pressed_at: float | None = None
     idle_at: float | None = None             # UI idle after Stop
@@ -89,6 +92,7 @@ class ChatController(QObject):
         self.model_info: ModelInfo | None = None
         self.state = ChatState.NO_MODEL
         self._current: ReplyStats | None = None    # the reply streaming now
+        self.last_stats: ReplyStats | None = None  # the last reply that ended
         self._producer_done: GenerationResult | None = None
         self._expected_seq = 0
         self._stopped: dict[int, ReplyStats] = {}   # waiting for their worker to exit
@@ -111,6 +115,11 @@ class ChatController(QObject):
         s.chunks_ready.connect(self._on_chunks_ready)
         s.generation_finished.connect(self._on_generation_finished)
         self._tick.timeout.connect(self._on_tick)
+
+    @property
+    def current_stats(self) -> ReplyStats | None:
+        """The streaming reply's stats (None when idle). Read-only use."""
+        return self._current
 
     # -- model ----------------------------------------------------------------
 
@@ -233,6 +242,7 @@ class ChatController(QObject):
             now = time.monotonic()
             if stats.first_shown_at is None:
                 stats.first_shown_at = now
+            stats.last_shown_at = now
             stats.tokens_shown += len(latencies_from)
             stats.chars_shown += len(text)
             stats.last_token_at = latencies_from[-1]
@@ -269,6 +279,8 @@ class ChatController(QObject):
             return  # stale
         self._producer_done = result
         self._current.tokens_produced = result.tokens
+        self._current.producer_done_at = result.ended_at
+        self._current.backlog_at_producer_done = result.tokens - self._current.tokens_shown
         if not self._tick.isActive():
             self._tick.start()
         self._on_tick()  # finish now if everything is on screen already
@@ -330,6 +342,7 @@ class ChatController(QObject):
         stats.span = self.transcript.finalize_reply(note, kind)
         stats.render_pass_s.append(time.perf_counter() - t0)
         stats.ended_at = time.monotonic()
+        self.last_stats = stats
         self.reply_finished.emit(stats)
 
     def shutdown(self) -> bool:
