@@ -14,6 +14,14 @@ from app.ui.inference import LIVE_THREADS  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
+def isolated_user_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A developer's own settings (last model...) must not change what tests load."""
+    base = tmp_path_factory.mktemp("xdg")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(base / "config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(base / "data"))
+
+
+@pytest.fixture(autouse=True)
 def no_leaked_threads() -> Iterator[None]:
     """Fail a test that leaves an inference QThread running after teardown.
 
