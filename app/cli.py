@@ -31,6 +31,8 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.add_argument("--timeout-s", type=float, default=600.0)
     doctor.add_argument("--seed", type=int, default=None)
     doctor.add_argument("--max-tokens", type=int, default=None)
+    doctor.add_argument("--ignore-eos", action="store_true",
+                        help="keep generating past the end-of-generation token (benchmarks)")
     return parser
 
 

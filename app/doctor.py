@@ -94,12 +94,12 @@ class DoctorRun(QObject):
         self._info = info
         warm_up(self.window)  # start-up work must not land inside the measurement
         chat = self.window.chat
-        if self.args.seed is not None or self.args.max_tokens is not None:
-            chat.params = replace(
-                chat.params,
-                seed=self.args.seed if self.args.seed is not None else chat.params.seed,
-                max_tokens=self.args.max_tokens or chat.params.max_tokens,
-            )
+        chat.params = replace(
+            chat.params,
+            seed=self.args.seed if self.args.seed is not None else chat.params.seed,
+            max_tokens=self.args.max_tokens or chat.params.max_tokens,
+            ignore_eos=self.args.ignore_eos,
+        )
         if self.args.history_chars > 0:
             self._history_chars = fill_history(self.window, self.args.history_chars)
         QTimer.singleShot(50, self._send)

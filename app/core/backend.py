@@ -39,6 +39,7 @@ class SamplingParams:
     repeat_penalty: float = 1.1
     max_tokens: int = 1024
     seed: int | None = None
+    ignore_eos: bool = False  # benchmarks: generate exactly max_tokens tokens
 
 
 @dataclass(frozen=True)
