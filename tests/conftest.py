@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import sys
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+sys.setswitchinterval(0.001)  # as app.application.make_application does
 
 from collections.abc import Callable, Iterator  # noqa: E402
 

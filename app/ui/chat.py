@@ -78,6 +78,8 @@ class ChatController(QObject):
     model_failed = pyqtSignal(str)
     #: A reply started streaming; arg: request id.
     reply_started = pyqtSignal(int)
+    #: The model finished reading the prompt and produced its first token; arg: request id.
+    prompt_processed = pyqtSignal(int)
     #: A reply reached its final render; arg: ReplyStats.
     reply_finished = pyqtSignal(object)
     #: Stop took effect in the UI (idle now); arg: request id.
@@ -204,6 +206,7 @@ class ChatController(QObject):
     def _on_first_token_produced(self, rid: int, at: float) -> None:
         if self._current is not None and rid == self._current.request_id:
             self._current.first_token_at = at
+            self.prompt_processed.emit(rid)
 
     def _on_chunks_ready(self, rid: int, seq: int) -> None:
         if self._current is not None and rid == self._current.request_id and not self._tick.isActive():

@@ -184,6 +184,8 @@ class MainWindow(QMainWindow):
         self.quit_action.triggered.connect(self.close)
         self.about_action.triggered.connect(self._on_about_triggered)
         self.chat.state_changed.connect(self._on_state_changed)
+        self.chat.reply_started.connect(self._on_reply_started)
+        self.chat.prompt_processed.connect(self._on_prompt_processed)
         self.chat.model_ready.connect(self._on_model_ready)
         self.chat.model_failed.connect(self._on_model_failed)
         self.health_monitor.updated.connect(self._on_health_updated)
@@ -207,6 +209,13 @@ class MainWindow(QMainWindow):
         self.state_label.setText(text)
         if state == ChatState.LOADING:
             self.model_label.setText("Loading model…")
+
+    def _on_reply_started(self, request_id: int) -> None:
+        # No token yet means the model is still evaluating the prompt.
+        self.state_label.setText("Reading the prompt…  (Esc to stop)")
+
+    def _on_prompt_processed(self, request_id: int) -> None:
+        self.state_label.setText("Generating…  (Esc to stop)")
 
     def _on_health_updated(self, snapshot: HealthSnapshot) -> None:
         self.health_label.setText(snapshot.status_line() if snapshot.generating else "")

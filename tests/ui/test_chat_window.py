@@ -272,3 +272,22 @@ def test_real_default_model_short_reply(qtbot, make_window) -> None:  # type: ig
     assert stats.tokens_shown == stats.tokens_produced > 0
     assert window.transcript.span_text(stats.span).strip()
     assert "\ufffd" not in window.chat.conversation.messages[-1].content
+
+
+def test_status_says_reading_the_prompt_until_the_first_token(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+    window = make_window(scripted(rate=500, prefill_s=30.0))
+    with qtbot.waitSignal(window.chat.reply_started, timeout=5000):
+        send_with_enter(qtbot, window, "a long prompt")
+    assert "Reading the prompt" in window.state_label.text()
+    # Stop works during prompt evaluation too.
+    with qtbot.waitSignal(window.chat.reply_finished, timeout=5000):
+        window.stop_button.click()
+    assert window.chat.state == ChatState.IDLE
+
+
+def test_status_switches_to_generating_at_the_first_token(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+    window = make_window(scripted(rate=200, n_tokens=100000, prefill_s=0.2))
+    with qtbot.waitSignal(window.chat.prompt_processed, timeout=5000):
+        send_with_enter(qtbot, window, "go")
+    assert "Generating" in window.state_label.text()
+    window.chat.stop()
