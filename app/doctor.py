@@ -157,8 +157,8 @@ class DoctorRun(QObject):
             "ui_lag_ms": summarize_ms(self.heartbeat.lags_s),
             "heartbeats": len(self.heartbeat.lags_s),
             "token_to_screen_ms": {
-                "p50": round(percentile(s.token_to_screen_s, 50) * 1000, 2),
-                "p95": round(percentile(s.token_to_screen_s, 95) * 1000, 2),
+                "p50": round(percentile(s.token_to_screen_s.values, 50) * 1000, 2),
+                "p95": round(percentile(s.token_to_screen_s.values, 95) * 1000, 2),
             },
             "buffer_max_depth": self.window.chat.service.buffer.max_depth_chars,
             "ticks": s.ticks,

@@ -21,12 +21,33 @@ class MessageStatus(str, enum.Enum):
     ERROR = "error"
 
 
-@dataclass
 class Message:
-    role: str  # "user" | "assistant"
-    content: str = ""
-    status: MessageStatus = MessageStatus.COMPLETE
-    error: str = ""
+    """One turn. A streaming reply grows by ``append`` in O(len(text)); the
+    parts are joined only when ``content`` is read."""
+
+    def __init__(
+        self, role: str, content: str = "", status: MessageStatus = MessageStatus.COMPLETE, error: str = ""
+    ) -> None:
+        self.role = role  # "user" | "assistant"
+        self.status = status
+        self.error = error
+        self._parts: list[str] = [content] if content else []
+
+    def append(self, text: str) -> None:
+        self._parts.append(text)
+
+    @property
+    def content(self) -> str:
+        if len(self._parts) > 1:
+            self._parts[:] = ["".join(self._parts)]
+        return self._parts[0] if self._parts else ""
+
+    @content.setter
+    def content(self, text: str) -> None:
+        self._parts = [text] if text else []
+
+    def __repr__(self) -> str:
+        return f"Message({self.role!r}, {self.content[:40]!r}…, {self.status.value})"
 
 
 @dataclass

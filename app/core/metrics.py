@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import random
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -64,3 +65,27 @@ class HealthSnapshot:
             f"{self.produced_tok_s:.0f} tok/s made · {self.displayed_tok_s:.0f} shown · "
             f"TTFT {ttft} · buffer {self.buffer_chars} · lag {self.gui_lag_ms:.0f} ms"
         )
+
+
+class Reservoir:
+    """A fixed-size uniform sample of a stream of values (Vitter's algorithm R):
+    percentiles of a million token latencies in constant memory."""
+
+    def __init__(self, size: int = 20000, seed: int = 1) -> None:
+        self.size = size
+        self.count = 0
+        self.values: list[float] = []
+        self._random = random.Random(seed)
+
+    def add(self, value: float) -> None:
+        self.count += 1
+        if len(self.values) < self.size:
+            self.values.append(value)
+        else:
+            j = self._random.randrange(self.count)
+            if j < self.size:
+                self.values[j] = value
+
+    def extend(self, values: Sequence[float]) -> None:
+        for value in values:
+            self.add(value)

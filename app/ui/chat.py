@@ -17,6 +17,7 @@ from PyQt6.QtCore import QObject, Qt, QTimer, pyqtSignal
 
 from app.core.backend import FinishReason, ModelInfo, SamplingParams
 from app.core.conversation import Conversation, MessageStatus
+from app.core.metrics import Reservoir
 from app.ui.inference import BackendFactory, GenerationResult, InferenceService
 from app.ui.throttle import Throttle
 from app.ui.transcript import MessageSpan, TranscriptView
@@ -29,6 +30,11 @@ TICK_MAX_CHARS = 16384   # at most this much text per drain call
 RENDER_INTERVAL_MS = 120 # spacing of deferred Markdown passes while streaming
 RENDER_BUDGET_S = 0.006  # time budget of one deferred pass
 RENDER_YIELD_CHARS = 4096  # a pass waits while more than this is waiting to be shown
+
+
+# Model output may contain control characters: keep tab and newline, drop the
+# rest (a carriage return included, so "\r\n" split across chunks is one line break).
+_CONTROL_CHARS = dict.fromkeys([*range(0, 9), *range(11, 32), 0x7F])
 
 
 class ChatState(str, enum.Enum):
@@ -62,7 +68,7 @@ class ReplyStats:
     ticks: int = 0
     render_passes: int = 0
     render_pass_s: list[float] = field(default_factory=list)
-    token_to_screen_s: list[float] = field(default_factory=list)
+    token_to_screen_s: Reservoir = field(default_factory=Reservoir)  # seconds, sampled
     seq_errors: int = 0
     span: MessageSpan | None = None
 
@@ -238,10 +244,9 @@ class ChatController(QObject):
             if time.perf_counter() >= deadline:
                 break
         if parts:
-            text = "".join(parts)
-            text = text.replace("\r\n", "\n").replace("\r", "\n")
+            text = "".join(parts).translate(_CONTROL_CHARS)
             self.transcript.append_reply_text(text)
-            self.conversation.messages[-1].content += text
+            self.conversation.messages[-1].append(text)
             now = time.monotonic()
             if stats.first_shown_at is None:
                 stats.first_shown_at = now
@@ -249,7 +254,7 @@ class ChatController(QObject):
             stats.tokens_shown += len(latencies_from)
             stats.chars_shown += len(text)
             stats.last_token_at = latencies_from[-1]
-            stats.token_to_screen_s.extend(now - t for t in latencies_from)
+            stats.token_to_screen_s.extend([now - t for t in latencies_from])
             if "\n" in text:
                 self._render()
         if self._producer_done is not None and len(buffer) == 0:

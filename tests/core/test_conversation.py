@@ -57,3 +57,26 @@ def test_percentiles() -> None:
     assert percentile([1, 2, 3, 4], 50) == 2
     assert percentile(list(range(1, 101)), 99) == 99
     assert summarize_ms([0.001, 0.002]) == {"p50": 1.0, "p99": 2.0, "max": 2.0}
+
+
+def test_message_appends_lazily() -> None:
+    from app.core.conversation import Message
+
+    msg = Message("assistant")
+    for piece in ["a", "b", "c"]:
+        msg.append(piece)
+    assert msg.content == "abc"
+    msg.append("d")
+    assert msg.content == "abcd"
+    msg.content = ""
+    assert msg.content == ""
+
+
+def test_reservoir_is_bounded_and_uniform() -> None:
+    from app.core.metrics import Reservoir
+
+    r = Reservoir(size=1000)
+    r.extend([float(i) for i in range(100000)])
+    assert len(r.values) == 1000 and r.count == 100000
+    # A uniform sample of 0..99999 has its median near 50000.
+    assert 40000 < percentile(r.values, 50) < 60000

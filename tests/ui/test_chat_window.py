@@ -291,3 +291,13 @@ def test_status_switches_to_generating_at_the_first_token(qtbot, make_window) ->
         send_with_enter(qtbot, window, "go")
     assert "Generating" in window.state_label.text()
     window.chat.stop()
+
+
+def test_control_characters_are_dropped_and_crlf_is_one_line_break(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+    tokens = [b"one\r", b"\ntwo\x00\x1b[31m", b"red\x07\tend"]
+    window = make_window(scripted(tokens=tokens, rate=100))
+    with qtbot.waitSignal(window.chat.reply_finished, timeout=10000) as blocker:
+        send_with_enter(qtbot, window, "controls")
+    assert window.chat.conversation.messages[-1].content == "one\ntwo[31mred\tend"
+    # Rendered as Markdown: one paragraph (a soft line break shows as a space).
+    assert window.transcript.span_text(blocker.args[0].span) == "one two[31mred end"
