@@ -60,10 +60,11 @@ class HealthSnapshot:
     producer_blocked_ms: float
 
     def status_line(self) -> str:
+        """Compact, for the status bar: shown/made tok/s, TTFT, buffer, GUI lag."""
         ttft = f"{self.ttft_ms:.0f} ms" if self.ttft_ms is not None else "…"
         return (
-            f"{self.produced_tok_s:.0f} tok/s made · {self.displayed_tok_s:.0f} shown · "
-            f"TTFT {ttft} · buffer {self.buffer_chars} · lag {self.gui_lag_ms:.0f} ms"
+            f"{self.displayed_tok_s:.0f}/{self.produced_tok_s:.0f} tok/s · TTFT {ttft} · "
+            f"buf {self.buffer_chars} · lag {self.gui_lag_ms:.0f} ms"
         )
 
 

@@ -172,23 +172,29 @@ class TranscriptView(QTextBrowser):
             cursor.setBlockFormat(self._plain_block)
             cursor.setCharFormat(self._plain_fmt)
 
-    def _insert_html(self, cursor: QTextCursor, html: str) -> None:
+    def _insert_html(self, cursor: QTextCursor, html: str, floor: int) -> None:
         """Insert rendered HTML at ``cursor``, which is at the start of an empty block.
 
         QTextCursor.insertHtml merges the fragment's first block into the
         current one, which loses that block's own format (a code block's
         background, a list's structure). So a throw-away first paragraph goes
-        in front and is removed afterwards, together with its block (except
-        before a table).
+        in front and is removed afterwards, together with its block. A table
+        never merges (it is a frame); the empty block left in front of it is
+        folded into the block before, unless that is at or before ``floor``
+        (the message's header) or is itself part of a frame.
         """
         if not html:
             return
-        if html.lstrip().startswith("<table"):
-            # A table is a frame of its own and never merges; removing across
-            # its boundary would break it. The empty block stays as a gap.
-            cursor.insertHtml(html)
-            return
         start = cursor.position()
+        if html.lstrip().startswith("<table"):
+            cursor.insertHtml(html)
+            if start - 1 > floor:
+                before = QTextCursor(self.document())
+                before.setPosition(start - 1)
+                if before.currentTable() is None and before.currentFrame() == self.document().rootFrame():
+                    before.setPosition(start, QTextCursor.MoveMode.KeepAnchor)
+                    before.removeSelectedText()
+            return
         cursor.insertHtml(_LEAD_PARAGRAPH + html)
         fix = QTextCursor(self.document())
         fix.setPosition(start)
@@ -218,7 +224,7 @@ class TranscriptView(QTextBrowser):
         cursor = self._end()
         self._new_block(cursor)
         start = cursor.position()
-        self._insert_html(cursor, render.render_user_text(text))
+        self._insert_html(cursor, render.render_user_text(text), start)
         span = MessageSpan(start, self._end().position())
         if stick:
             self._scroll_to_bottom()
@@ -248,7 +254,7 @@ class TranscriptView(QTextBrowser):
         cursor = self._end()
         self._new_block(cursor)
         start = cursor.position()
-        self._insert_html(cursor, render.render_markdown(text))
+        self._insert_html(cursor, render.render_markdown(text), start)
         span = MessageSpan(start, self._end().position())
         if stick:
             self._scroll_to_bottom()
@@ -365,12 +371,13 @@ class TranscriptView(QTextBrowser):
         cur.setPosition(tail_start)
         cur.setPosition(tail_start + block_len, QTextCursor.MoveMode.KeepAnchor)
         cur.removeSelectedText()
-        if block_len < reply.tail_doc_len:
+        if html.strip() and block_len < reply.tail_doc_len:
             # The rest of the tail now starts at tail_start: give the HTML a
-            # block of its own in front of it.
+            # block of its own in front of it. (Blank lines render as nothing
+            # and get no block.)
             cur.insertBlock(self._plain_block, self._plain_fmt)
             cur.setPosition(tail_start)
-        self._insert_html(cur, html)
+        self._insert_html(cur, html, reply.body_start)
         cur.endEditBlock()
         reply.tail_doc_len -= block_len
 
@@ -396,7 +403,7 @@ class TranscriptView(QTextBrowser):
             cur.removeSelectedText()
             cur.setBlockFormat(self._plain_block)
             cur.setCharFormat(self._plain_fmt)
-            self._insert_html(cur, render.render_markdown(text))
+            self._insert_html(cur, render.render_markdown(text), reply.body_start)
             cur.endEditBlock()
         span = MessageSpan(reply.body_start, self._end().position())
         self._reply = None

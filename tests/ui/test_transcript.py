@@ -130,3 +130,27 @@ def test_pathologically_long_paragraph_stays_plain(qtbot) -> None:  # type: igno
     assert longest_block(view) < 2100
     span = view.finalize_reply("")
     assert view.span_text(span).replace("\n", "") == para
+
+
+import pytest  # noqa: E402
+
+TEXTS = [
+    "\nHello world.\nSecond line.",
+    "\n\nHello\n\nWorld\n",
+    "  Indented start",
+    "# Title\n\n- a\n- b\n\n```\ncode\n```\n\n| x | y |\n|---|---|\n| 1 | 2 |\n\nend",
+    SAMPLE_MARKDOWN,
+]
+
+
+@pytest.mark.parametrize("piece", [1, 7, 100])
+@pytest.mark.parametrize("text", TEXTS)
+def test_streamed_reply_shows_what_a_one_shot_render_shows(qtbot, text: str, piece: int) -> None:  # type: ignore[no-untyped-def]
+    streamed = TranscriptView()
+    qtbot.addWidget(streamed)
+    stream(streamed, text, piece=piece)
+    got = streamed.span_text(streamed.finalize_reply(""))
+    whole = TranscriptView()
+    qtbot.addWidget(whole)
+    want = whole.span_text(whole.add_rendered_reply(text))
+    assert got == want
