@@ -3,8 +3,13 @@
 Streaming text is appended as plain text at the end through a private
 QTextCursor (O(1) per append, the user's selection untouched). Completed
 Markdown blocks of the reply are later spliced in as HTML, only by document
-range; the whole reply is rendered once when it ends. Nothing ever calls
-setHtml/setPlainText on the transcript.
+range, a slice at a time; when the reply ends the rest is rendered the same
+way, and a reply whose Markdown crosses blocks (reference links) gets one full
+render. Nothing ever calls setHtml/setPlainText on the transcript.
+
+Invariant while a reply streams: it is the last thing in the document, and its
+plain tail (``_Reply.tail_doc_len`` positions) ends the document and starts at
+a block boundary.
 """
 
 from __future__ import annotations
@@ -28,8 +33,8 @@ from app.core import render
 
 ALLOWED_LINK_SCHEMES = ("http", "https")
 _USER_COLOR = "#1f6feb"
-_LEAD_PARAGRAPH = "<p>\u200b</p>"
 _REPLY_COLOR = "#8250df"
+_LEAD_PARAGRAPH = "<p>\u200b</p>"  # see _insert_html
 # A commit renders about this many characters at a time: python-markdown with
 # Pygments costs roughly 5-8 ms per KB here, and inserting a table costs Qt
 # ~11 ms in a 1 M-character transcript (linear in the tables above it), so a
