@@ -6,6 +6,7 @@ shared and noisy.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -100,13 +101,12 @@ def test_seeded_run_is_deterministic(backend: LlamaBackend) -> None:
 
 def test_cancel_mid_generation_stops_within_two_tokens(backend: LlamaBackend) -> None:
     cancel = threading.Event()
+    five_received = threading.Event()
     received = [0]
     at_set: list[int] = []
 
     def canceller() -> None:
-        deadline = time.monotonic() + 30
-        while received[0] < 5 and time.monotonic() < deadline:
-            time.sleep(0.001)
+        five_received.wait(30)
         at_set.append(received[0])
         cancel.set()
 
@@ -119,6 +119,8 @@ def test_cancel_mid_generation_stops_within_two_tokens(backend: LlamaBackend) ->
         while True:
             next(gen)
             received[0] += 1
+            if received[0] == 5:
+                five_received.set()
     except StopIteration as stop:
         finish = stop.value
     t.join()
@@ -127,20 +129,27 @@ def test_cancel_mid_generation_stops_within_two_tokens(backend: LlamaBackend) ->
 
 
 def test_cancel_during_prompt_evaluation(
-    backend: LlamaBackend, caplog: pytest.LogCaptureFixture
+    backend: LlamaBackend, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # A ~1,500-token prompt sharing nothing with earlier requests but the
     # system turn, cancelled from another thread shortly after its evaluation
     # started (the abort callback is only installed around prompt evaluation).
     req = request(ChatMessage("user", long_text(1450, "Bravo.")), max_tokens=1, seed=1)
     cancel = threading.Event()
+    evaluating = threading.Event()
     set_at: list[float] = []
+    abortable = backend._abortable
+
+    @contextlib.contextmanager
+    def announcing_abortable(event: threading.Event) -> Iterator[None]:
+        with abortable(event):
+            evaluating.set()  # the abort callback is in place: evaluation begins
+            yield
+
+    monkeypatch.setattr(backend, "_abortable", announcing_abortable)
 
     def canceller() -> None:
-        deadline = time.perf_counter() + 30
-        while backend._abort_cb is None and time.perf_counter() < deadline:
-            time.sleep(0.001)
-        time.sleep(0.2)
+        evaluating.wait(30)
         set_at.append(time.perf_counter())
         cancel.set()
 
