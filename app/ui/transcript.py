@@ -224,12 +224,20 @@ class TranscriptView(QTextBrowser):
     # -- messages -------------------------------------------------------------
 
     def add_user_message(self, text: str) -> MessageSpan:
+        """The user's message, as typed (no Markdown)."""
+        return self._add_message("You", _USER_COLOR, render.render_user_text(text))
+
+    def add_rendered_reply(self, text: str, label: str = "Rill") -> MessageSpan:
+        """A finished reply from earlier (history), rendered in one go."""
+        return self._add_message(label, _REPLY_COLOR, render.render_markdown(text))
+
+    def _add_message(self, label: str, color: str, html: str) -> MessageSpan:
         stick = self._at_bottom()
-        self._insert_header("You", _USER_COLOR)
+        self._insert_header(label, color)
         cursor = self._end()
         self._new_block(cursor)
         start = cursor.position()
-        self._insert_html(cursor, render.render_user_text(text), start)
+        self._insert_html(cursor, html, start)
         span = MessageSpan(start, self._end().position())
         if stick:
             self._scroll_to_bottom()
@@ -251,19 +259,6 @@ class TranscriptView(QTextBrowser):
         cursor.insertText(text, char)
         if stick:
             self._scroll_to_bottom()
-
-    def add_rendered_reply(self, text: str, label: str = "Rill") -> MessageSpan:
-        """A finished reply from earlier (history), rendered in one go."""
-        stick = self._at_bottom()
-        self._insert_header(label, _REPLY_COLOR)
-        cursor = self._end()
-        self._new_block(cursor)
-        start = cursor.position()
-        self._insert_html(cursor, render.render_markdown(text), start)
-        span = MessageSpan(start, self._end().position())
-        if stick:
-            self._scroll_to_bottom()
-        return span
 
     def begin_reply(self, label: str = "Rill") -> None:
         stick = self._at_bottom()
