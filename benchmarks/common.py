@@ -1,0 +1,195 @@
+"""Helpers shared by the benchmark suites (no Qt here: the orchestrator
+process never creates a QApplication; every measurement runs in a child).
+
+* ``run_json``: run ``python -m ...`` in a child process and parse the last
+  JSON line it prints on stdout.
+* ``rss_mb``: this process's resident set size, from /proc.
+* ``spread``: median and min-max over repetitions.
+* ``stream_text``: a Markdown-ish text of a given number of scripted tokens.
+* ``machine_info``: cores, CPU model, load, versions.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+PYTHON = sys.executable
+
+
+class ChildFailed(RuntimeError):
+    """A measurement child exited without printing a JSON result."""
+
+
+@dataclass(frozen=True)
+class ChildResult:
+    data: dict[str, Any]
+    returncode: int
+    wall_s: float
+
+
+def child_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.setdefault("QT_QPA_PLATFORM", "offscreen")
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
+    env.setdefault("PYTHONHASHSEED", "0")
+    return env
+
+
+def run_json(args: Sequence[str], timeout_s: float = 900.0) -> ChildResult:
+    """Run ``python <args>`` from the repository root; return its last JSON line.
+
+    A child that exits non-zero but still printed JSON is a measurement (the
+    doctor exits 1 when a reply did not come through completely, which is a
+    result, not a crash); one that printed nothing raises ChildFailed.
+    """
+    t0 = time.monotonic()
+    try:
+        proc = subprocess.run(
+            [PYTHON, *args], cwd=ROOT, env=child_env(), capture_output=True,
+            text=True, timeout=timeout_s,
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise ChildFailed(f"{' '.join(args)}: timed out after {timeout_s:g} s") from exc
+    wall = time.monotonic() - t0
+    for line in reversed(proc.stdout.splitlines()):
+        line = line.strip()
+        if line.startswith("{"):
+            try:
+                return ChildResult(json.loads(line), proc.returncode, wall)
+            except json.JSONDecodeError:
+                break
+    tail = "\n".join(proc.stderr.strip().splitlines()[-15:])
+    raise ChildFailed(f"{' '.join(args)}: exit {proc.returncode}, no JSON result\n{tail}")
+
+
+def rss_mb() -> float:
+    """Resident set size of this process in MB (VmRSS from /proc/self/status)."""
+    with open("/proc/self/status", encoding="ascii") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024.0
+    return 0.0
+
+
+def spread(values: Iterable[float | int | None]) -> dict[str, float | None]:
+    """{median, min, max, n} of the non-None values (None fields when there are none)."""
+    vals = [float(v) for v in values if v is not None and not (isinstance(v, float) and math.isnan(v))]
+    if not vals:
+        return {"median": None, "min": None, "max": None, "n": 0}
+    return {
+        "median": round(statistics.median(vals), 3),
+        "min": round(min(vals), 3),
+        "max": round(max(vals), 3),
+        "n": len(vals),
+    }
+
+
+def ratio(a: float | None, b: float | None) -> float | None:
+    if a is None or b is None or b == 0:
+        return None
+    return round(a / b, 3)
+
+
+def stream_text(n_tokens: int) -> str:
+    """About ``n_tokens`` scripted tokens of Markdown (paragraphs, a table,
+    code, lists, CJK and emoji): the built-in sample, cycled and cut at a
+    token boundary."""
+    from app.core.scripted import SAMPLE_MARKDOWN, tokenize_text
+
+    sample = SAMPLE_MARKDOWN + "\n"
+    per_copy = len(tokenize_text(sample))
+    text = sample * (n_tokens // per_copy + 2)
+    tokens = tokenize_text(text)[:n_tokens]
+    return b"".join(tokens).decode("utf-8")
+
+
+def write_stream_text(folder: Path, n_tokens: int) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"stream-{n_tokens}.md"
+    if not path.exists():
+        path.write_text(stream_text(n_tokens), encoding="utf-8")
+    return path
+
+
+def load_average() -> tuple[float, float, float]:
+    try:
+        return os.getloadavg()
+    except OSError:
+        return (0.0, 0.0, 0.0)
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.lower().startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _version(module: str) -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version(module)
+    except metadata.PackageNotFoundError:
+        return ""
+
+
+def _git(*args: str) -> str:
+    try:
+        out = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=10)
+        return out.stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+def machine_info() -> dict[str, Any]:
+    mem_total = 0.0
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemTotal:"):
+                    mem_total = int(line.split()[1]) / 1024 / 1024
+    except OSError:
+        pass
+    from app import __version__ as rill_version
+
+    return {
+        "cores": os.cpu_count(),
+        "cpu_model": _cpu_model(),
+        "memory_gb": round(mem_total, 1),
+        "os": platform.platform(),
+        "python": platform.python_version(),
+        "versions": {
+            "rill": rill_version,
+            "PyQt6": _version("PyQt6"),
+            "Qt": _version("PyQt6-Qt6"),
+            "llama_cpp_python": _version("llama_cpp_python"),
+            "markdown": _version("Markdown"),
+            "pygments": _version("Pygments"),
+            "matplotlib": _version("matplotlib"),
+        },
+        "git_commit": _git("rev-parse", "--short", "HEAD"),
+        "git_dirty_files": len([ln for ln in _git("status", "--porcelain").splitlines() if ln.strip()]),
+        "qt_platform": os.environ.get("QT_QPA_PLATFORM", "offscreen"),
+    }
+
+
+def log(msg: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+

@@ -1,0 +1,482 @@
+"""report.md (tables), PNG plots and the goal check, from results.json.
+
+    python -m benchmarks.report bench-out/results.json   # re-render only
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+RENDERER_COLORS = {"rill": "#8250df", "naive_append": "#d4a72c", "naive_rerender": "#cf222e"}
+RENDERERS = ("rill", "naive_append", "naive_rerender")
+
+
+# --------------------------------------------------------------------- goals
+
+
+def _ui_row(results: dict[str, Any], renderer: str, rate: int, history: int) -> dict[str, Any] | None:
+    for r in results.get("ui_lag") or []:
+        if (r["renderer"], r["rate"], r["history_chars"]) == (renderer, rate, history):
+            return r
+    return None
+
+
+def _goal(name: str, target: str, measured: Any, met: bool | None) -> dict[str, Any]:
+    return {"goal": name, "target": target, "measured": measured, "met": met}
+
+
+def goals(results: dict[str, Any]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    row = _ui_row(results, "rill", 5000, 1_000_000)
+    if row:
+        out.append(_goal("UI lag p99 at 5,000 tok/s, 1 M-char history", "<= 4 ms",
+                         f"{row['p99']} ms (runs {_mm(row, 'p99')})", _le(row["p99"], 4)))
+        out.append(_goal("UI lag max at 5,000 tok/s, 1 M-char history", "<= 16 ms",
+                         f"{row['max']} ms (runs {_mm(row, 'max')})", _le(row["max"], 16)))
+    rill_rows = [r for r in results.get("ui_lag") or [] if r["renderer"] == "rill"]
+    if rill_rows:
+        worst = min(rill_rows, key=lambda r: r["display_ratio"] or 0)
+        all_shown = all(r.get("ok_runs") == r.get("reps") for r in rill_rows)
+        out.append(_goal(
+            "Display keeps up to 50,000 tok/s", "display_ratio >= 0.95 at every rate, every token shown",
+            f"lowest display_ratio {worst['display_ratio']} ({worst['rate']} tok/s, "
+            f"history {worst['history_chars']}); every token shown: {'yes' if all_shown else 'no'}",
+            bool(worst["display_ratio"] and worst["display_ratio"] >= 0.95 and all_shown)))
+    tp = results.get("throughput") or {}
+    if tp.get("ratio_vs_raw") is not None:
+        n = tp.get("long_length")
+        out.append(_goal(f"Throughput vs raw generate() loop ({n}-token reply)", ">= 0.98x",
+                         f"{tp['ratio_vs_raw']}x ({tp['rill_tok_s']} vs {tp['raw_loop_tok_s']} tok/s)",
+                         tp["ratio_vs_raw"] >= 0.98))
+    if tp.get("ratio_vs_chat_completion") is not None:
+        n = tp.get("long_length")
+        out.append(_goal(f"Throughput vs streaming create_chat_completion ({n}-token reply)", ">= 1.2x",
+                         f"{tp['ratio_vs_chat_completion']}x ({tp['rill_tok_s']} vs "
+                         f"{tp['chat_completion_tok_s']} tok/s)", tp["ratio_vs_chat_completion"] >= 1.2))
+    st = results.get("stop") or {}
+    if st.get("idle_ms_max") is not None:
+        out.append(_goal("Stop -> UI idle", "<= 16 ms",
+                         f"max {st['idle_ms_max']} ms (whole click() max {st.get('click_ms_max')} ms)",
+                         _le(st["idle_ms_max"], 16) and _le(st.get("click_ms_max"), 16)))
+    if st.get("worker_ms_max") is not None and st.get("token_ms_p50") is not None:
+        limit = round(st["token_ms_p50"] + 20, 1)
+        out.append(_goal("Stop -> worker exit during generation", f"<= one token + 20 ms ({limit} ms)",
+                         f"p50 {st['worker_ms_p50']} ms, max {st['worker_ms_max']} ms; "
+                         f"{st.get('worker_over_token_plus_20ms')} run(s) over own token + 20 ms",
+                         st["worker_ms_max"] <= limit))
+    if st.get("prefill_worker_ms_max") is not None:
+        out.append(_goal("Stop -> worker exit during prompt evaluation", "<= 100 ms",
+                         f"p50 {st['prefill_worker_ms_p50']} ms, max {st['prefill_worker_ms_max']} ms",
+                         st["prefill_worker_ms_max"] <= 100))
+    mem = results.get("memory") or {}
+    if mem.get("stalled_rss_growth_mb") is not None:
+        out.append(_goal("RSS growth, stalled GUI", "<= 10 MB", f"{mem['stalled_rss_growth_mb']} MB",
+                         mem["stalled_rss_growth_mb"] <= 10))
+    if mem.get("cycles_rss_growth_mb") is not None:
+        out.append(_goal("RSS growth, send/stop/clear cycles", "<= 10 MB",
+                         f"{mem['cycles_rss_growth_mb']} MB over {mem.get('cycles', {}).get('cycles')} cycles",
+                         mem["cycles_rss_growth_mb"] <= 10))
+    return out
+
+
+def _le(v: float | None, limit: float) -> bool:
+    return v is not None and v <= limit
+
+
+def _mm(row: dict[str, Any], key: str) -> str:
+    lo, hi = (row.get("spread") or {}).get(key, [None, None])
+    return f"{_f(lo)}-{_f(hi)}"
+
+
+def _f(v: Any, nd: int = 2) -> str:
+    if v is None:
+        return "–"
+    if isinstance(v, float):
+        if abs(v) >= 1000:
+            return f"{v:,.0f}"
+        return f"{v:.{nd}f}".rstrip("0").rstrip(".") if nd else f"{v:.0f}"
+    if isinstance(v, int):
+        return f"{v:,}"
+    return str(v)
+
+
+# --------------------------------------------------------------------- plots
+
+
+def _plt() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    plt.rcParams.update({"figure.dpi": 110, "font.size": 9, "axes.grid": True, "grid.alpha": 0.3})
+    return plt
+
+
+def plot_ui(results: dict[str, Any], out: Path) -> list[str]:
+    rows = results.get("ui_lag") or []
+    if not rows:
+        return []
+    plt = _plt()
+    rates = sorted({r["rate"] for r in rows})
+    histories = sorted({r["history_chars"] for r in rows})
+    files = []
+    specs = [
+        ("ui_lag.png", "GUI heartbeat lag (5 ms timer lateness): p99 bars, max markers", "p99", "max", "ms", True),
+        ("token_to_screen.png", "Token-to-screen latency: p95 bars, p50 markers", "t2s_p95", "t2s_p50", "ms", True),
+        ("display_ratio.png", "Display rate / achieved production rate (bars); shown per s / requested rate (markers)",
+         "display_ratio", "shown_vs_target", "ratio", False),
+    ]
+    for fname, title, key, key2, unit, logy in specs:
+        fig, axes = plt.subplots(1, len(histories), figsize=(5.2 * len(histories), 3.6), sharey=True)
+        axes = axes if len(histories) > 1 else [axes]
+        width = 0.26
+        for ax, hist in zip(axes, histories):
+            for j, renderer in enumerate(RENDERERS):
+                xs, ys, lo, hi, ys2 = [], [], [], [], []
+                for i, rate in enumerate(rates):
+                    r = _ui_row(results, renderer, rate, hist)
+                    if r is None or r.get(key) is None:
+                        continue
+                    xs.append(i + (j - 1) * width)
+                    ys.append(max(r[key], 0.01) if logy else r[key])
+                    sp = (r.get("spread") or {}).get(key, [r[key], r[key]])
+                    lo.append(max(0.0, ys[-1] - (sp[0] if sp[0] is not None else ys[-1])))
+                    hi.append(max(0.0, (sp[1] if sp[1] is not None else ys[-1]) - ys[-1]))
+                    if key2 == "shown_vs_target":
+                        ys2.append((r.get("display_tok_s") or 0) / rate)
+                    else:
+                        ys2.append(r.get(key2) if key2 else None)
+                ax.bar(xs, ys, width, color=RENDERER_COLORS[renderer], label=renderer,
+                       yerr=[lo, hi], capsize=2, error_kw={"elinewidth": 0.8})
+                if key2:
+                    ax.scatter(xs, [max(v or 0.0, 0.01 if logy else 0.0) for v in ys2], marker="_", s=120,
+                               color="black", zorder=3)
+            ax.set_xticks(range(len(rates)), [f"{r:,}" for r in rates])
+            ax.set_xlabel("producer rate (tok/s)")
+            ax.set_title(f"history {hist:,} chars")
+            if logy:
+                ax.set_yscale("log")
+            if key == "p99":
+                ax.axhline(4, color="grey", ls="--", lw=0.8)
+                ax.axhline(16, color="grey", ls=":", lw=0.8)
+            if key == "display_ratio":
+                ax.axhline(0.95, color="grey", ls="--", lw=0.8)
+                ax.set_ylim(0, 1.2)
+        axes[0].set_ylabel(unit)
+        handles, labels = axes[0].get_legend_handles_labels()
+        fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8, frameon=False)
+        fig.suptitle(title)
+        fig.tight_layout(rect=(0, 0.07, 1, 1))
+        fig.savefig(out / fname)
+        plt.close(fig)
+        files.append(fname)
+    return files
+
+
+def plot_throughput(results: dict[str, Any], out: Path) -> list[str]:
+    tp = results.get("throughput") or {}
+    by = tp.get("by_length") or {}
+    if not by:
+        return []
+    plt = _plt()
+    paths = [("rill_tok_s", "rill (window)", "rill"), ("raw_loop_tok_s", "raw generate() loop", "raw"),
+             ("chat_completion_tok_s", "create_chat_completion(stream)", "chat"),
+             ("backend_only_tok_s", "Rill backend, no window", "backend")]
+    colors = ["#8250df", "#57606a", "#cf222e", "#b392f0"]
+    fig, ax = plt.subplots(figsize=(6.5, 4.0))
+    lengths = sorted(by, key=int)
+    width = 0.2
+    for j, (key, label, sp_key) in enumerate(paths):
+        xs, ys, lo, hi = [], [], [], []
+        for i, n in enumerate(lengths):
+            v = by[n].get(key)
+            if v is None:
+                continue
+            sp = (by[n].get("spread") or {}).get(sp_key, [v, v])
+            xs.append(i + (j - 1.5) * width)
+            ys.append(v)
+            lo.append(max(0.0, v - (sp[0] or v)))
+            hi.append(max(0.0, (sp[1] or v) - v))
+        ax.bar(xs, ys, width, label=label, color=colors[j], yerr=[lo, hi], capsize=2)
+    ax.set_xticks(range(len(lengths)), [f"{int(n):,}-token reply" for n in lengths])
+    ax.set_ylabel("decode tokens/s")
+    ax.set_title(f"Throughput, SmolLM2-135M, {tp.get('n_threads')} thread(s)")
+    fig.legend(*ax.get_legend_handles_labels(), loc="lower center", ncol=2, fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0.12, 1, 1))
+    fig.savefig(out / "throughput.png")
+    plt.close(fig)
+    return ["throughput.png"]
+
+
+def plot_stop(results: dict[str, Any], out: Path) -> list[str]:
+    st = results.get("stop") or {}
+    rows = st.get("rows") or []
+    if not rows:
+        return []
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(6.5, 3.4))
+    groups = [
+        ("stop -> UI idle", [r["idle_ms"] for r in rows if r.get("idle_ms") is not None]),
+        ("stop -> worker exit\n(generating)",
+         [r["worker_ms"] for r in rows if r["kind"] == "generation" and r.get("stopped") and not r.get("during_prefill")]),
+        ("stop -> worker exit\n(prompt evaluation)",
+         [r["worker_ms"] for r in rows if r["kind"] == "prefill" and r.get("stopped") and r.get("during_prefill")]),
+    ]
+    import random
+
+    rnd = random.Random(0)
+    for i, (_label, vals) in enumerate(groups):
+        ax.scatter([i + rnd.uniform(-0.15, 0.15) for _ in vals], vals, s=10, alpha=0.6, color="#8250df")
+        if vals:
+            ax.hlines(sorted(vals)[len(vals) // 2], i - 0.25, i + 0.25, color="black")
+    ax.set_xticks(range(len(groups)), [g[0] for g in groups])
+    ax.set_ylabel("ms")
+    if st.get("token_ms_p50"):
+        ax.axhline(st["token_ms_p50"] + 20, color="grey", ls="--", lw=0.8, label="one token + 20 ms")
+    ax.axhline(16, color="grey", ls=":", lw=0.8, label="16 ms")
+    ax.axhline(100, color="grey", ls="-.", lw=0.8, label="100 ms")
+    ax.set_yscale("symlog", linthresh=1)
+    ax.legend(fontsize=7, loc="upper left")
+    ax.set_title(f"Stop latency, real model ({len(rows)} runs, lines: medians)")
+    fig.tight_layout()
+    fig.savefig(out / "stop.png")
+    plt.close(fig)
+    return ["stop.png"]
+
+
+def plot_memory(results: dict[str, Any], out: Path) -> list[str]:
+    mem = results.get("memory") or {}
+    stalled, cycles = mem.get("stalled") or {}, mem.get("cycles") or {}
+    if not stalled.get("timeline") and not cycles.get("rss_mb"):
+        return []
+    plt = _plt()
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.4))
+    tl = stalled.get("timeline") or []
+    if tl:
+        t = [p[0] for p in tl]
+        a1.plot(t, [p[1] for p in tl], color="#8250df", label="RSS (MB)")
+        a1.set_xlabel("seconds into the stall")
+        a1.set_ylabel("RSS (MB)")
+        lo = min(p[1] for p in tl)
+        a1.set_ylim(lo - 2, lo + 12)
+        b = a1.twinx()
+        b.plot(t, [p[2] / 1024 for p in tl], color="#57606a", ls="--", label="buffer (K chars)")
+        b.set_ylabel("buffer depth (K chars)")
+        b.grid(False)
+        a1.set_title(f"GUI stalled {stalled.get('stall_s')} s, producer asked for "
+                     f"{stalled.get('tokens_requested', 0):,} tokens", fontsize=8)
+    rss = cycles.get("rss_mb") or []
+    if rss:
+        a2.plot(range(1, len(rss) + 1), rss, color="#8250df", marker=".", ms=3)
+        a2.set_xlabel("send / stop / new chat cycle")
+        a2.set_ylabel("RSS (MB)")
+        a2.set_title(f"{len(rss)} cycles, real model: {cycles.get('slope_kb_per_cycle')} KB/cycle", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out / "memory.png")
+    plt.close(fig)
+    return ["memory.png"]
+
+
+def plot_tick(results: dict[str, Any], out: Path) -> list[str]:
+    rows = results.get("tick_cost") or []
+    if not rows:
+        return []
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(6.5, 3.6))
+    xs = [r["history_chars"] for r in rows]
+    ax.plot(xs, [r["tick_ms_p50"] for r in rows], marker="o", color="#8250df", label="append p50")
+    ax.plot(xs, [r["tick_ms_p99"] for r in rows], marker="o", ls="--", color="#8250df", label="append p99")
+    ax.plot(xs, [r["render_pass_ms_p50"] for r in rows], marker="s", color="#57606a", label="Markdown pass p50")
+    ax.plot(xs, [r["render_pass_ms_p99"] for r in rows], marker="s", ls="--", color="#57606a",
+            label="Markdown pass p99")
+    ax.set_xscale("log")
+    ax.set_xlabel("history in the transcript (characters)")
+    ax.set_ylabel("ms per call")
+    ax.set_title(f"Per-tick cost vs transcript length (~{rows[0].get('tick_chars')} chars per tick)")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out / "tick_cost.png")
+    plt.close(fig)
+    return ["tick_cost.png"]
+
+
+def plots(results: dict[str, Any], out: Path) -> list[str]:
+    files: list[str] = []
+    for fn in (plot_ui, plot_throughput, plot_stop, plot_memory, plot_tick):
+        try:
+            files += fn(results, out)
+        except Exception as exc:  # a plot must not lose the results
+            print(f"plot {fn.__name__} failed: {exc}", file=sys.stderr)
+    return files
+
+
+# -------------------------------------------------------------------- tables
+
+
+def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    lines += ["| " + " | ".join(_f(c) if not isinstance(c, str) else c for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def markdown(results: dict[str, Any], images: Sequence[str] = ()) -> str:
+    m = results.get("machine") or {}
+    parts = [f"# Rill benchmark report ({results.get('mode', '?')} run)", ""]
+    parts.append(
+        f"{m.get('cores')} cores, {m.get('cpu_model')}, {m.get('memory_gb')} GB; Python {m.get('python')}, "
+        f"PyQt6 {m.get('versions', {}).get('PyQt6')} (Qt {m.get('versions', {}).get('Qt')}), "
+        f"llama-cpp-python {m.get('versions', {}).get('llama_cpp_python')}; Rill {m.get('versions', {}).get('rill')} "
+        f"at {m.get('git_commit')} (+{m.get('git_dirty_files')} changed files); QT_QPA_PLATFORM={m.get('qt_platform')}. "
+        f"Load average before: {results.get('load_before')}, after: {results.get('load_after')}. "
+        f"Started {results.get('started')}, took {_f(results.get('timing', {}).get('total_s'), 0)} s."
+    )
+    parts.append("")
+    g = results.get("goals") or goals(results)
+    if g:
+        parts += ["## Goals", "", _table(["goal", "target", "measured", "met"],
+                                         [[x["goal"], x["target"], x["measured"],
+                                           "yes" if x["met"] else "**no**"] for x in g]), ""]
+    rows = results.get("ui_lag") or []
+    if rows:
+        cfg = results.get("ui_lag_config") or {}
+        parts += ["## UI responsiveness (scripted producer)", "",
+                  f"Medians over {cfg.get('reps')} repetition(s), min-max in brackets; each stream lasts "
+                  f"~{cfg.get('stream_s')} s at its rate; naive runs are cut {cfg.get('naive_cap_s')} s after the "
+                  "producer finished (capped). Lag: lateness of a 5 ms GUI PreciseTimer (ms). t2s: token "
+                  "produced -> appended to the document (ms). display: tokens shown per s / produced per s. "
+                  "backlog: tokens produced but not shown when the producer finished. produced/s: the rate "
+                  "the producer achieved (a naive GUI thread flooded with per-token signals starves its "
+                  "producer of the GIL); shown/s: tokens appended per second. Capped naive runs: t2s "
+                  "counts unshown tokens with their wait so far (a lower bound).", ""]
+        for hist in sorted({r["history_chars"] for r in rows}):
+            parts += [f"### History {hist:,} characters", ""]
+            table = []
+            for r in sorted((r for r in rows if r["history_chars"] == hist),
+                            key=lambda r: (r["rate"], RENDERERS.index(r["renderer"]))):
+                note = f" ({r['capped_runs']} capped)" if r.get("capped_runs") else ""
+                table.append([f"{r['rate']:,}", r["renderer"] + note, _f(r["p50"]),
+                              f"{_f(r['p99'])} [{_mm(r, 'p99')}]", f"{_f(r['max'])} [{_mm(r, 'max')}]",
+                              _f(r["t2s_p50"]), _f(r["t2s_p95"]), _f(r["display_ratio"], 3),
+                              _f(r["backlog_end"], 0), _f(r.get("produce_tok_s"), 0),
+                              _f(r.get("display_tok_s"), 0)])
+            parts += [_table(["tok/s", "renderer", "lag p50", "lag p99", "lag max", "t2s p50", "t2s p95",
+                              "display", "backlog", "produced/s", "shown/s"], table), ""]
+        rat = results.get("ui_lag_ratios") or []
+        if rat:
+            parts += ["### Rill / naive", "",
+                      "Below 1 means Rill is better for lag and latency; above 1 for display ratio and shown/s "
+                      "(tokens appended per second: where a naive renderer starved its own producer its display "
+                      "ratio looks fine while it shows a fraction of the requested rate).", ""]
+            parts += [_table(["vs", "tok/s", "history", "lag p99", "lag max", "t2s p95", "display ratio",
+                              "shown/s"],
+                             [[x["vs"], f"{x['rate']:,}", f"{x['history_chars']:,}", _f(x["p99_ratio"], 3),
+                               _f(x["max_ratio"], 3), _f(x["t2s_p95_ratio"], 4), _f(x["display_ratio_ratio"], 2),
+                               _f(x.get("display_tok_s_ratio"), 2)]
+                              for x in sorted(rat, key=lambda x: (x["vs"], x["history_chars"], x["rate"]))]), ""]
+    ls = results.get("lag_sources") or []
+    if ls:
+        parts += ["## Where Rill's GUI-thread time goes (diagnostic)", "",
+                  "Each late heartbeat (> 2 ms) blamed on the unit of GUI work that overlapped it most "
+                  "(`python -m benchmarks.lag_sources`).", ""]
+        for d in ls:
+            parts += [f"### {d['rate']:,} tok/s, history {d['history_chars']:,} (lag {d.get('ui_lag_ms')})", ""]
+            parts += [_table(["source", "calls", "ms p50", "ms p99", "ms max", "late beats", "lateness ms"],
+                             [[k, v.get("calls", "–"), v.get("ms_p50", "–"), v.get("ms_p99", "–"),
+                               v.get("ms_max", "–"), v["late_beats"], v["late_ms"]]
+                              for k, v in d["sources"].items()]), ""]
+    tp = results.get("throughput") or {}
+    if tp.get("by_length"):
+        parts += ["## Throughput, real model", "",
+                  f"{tp.get('metric')}. Prompt: \"{tp.get('prompt')}\" (after Rill's system prompt), seed "
+                  f"{tp.get('seed')}, {tp.get('n_threads')} thread(s). The doctor's `--ignore-eos`: "
+                  f"{'used' if tp.get('doctor_ignore_eos') else 'not available; the raw loop ran for exactly the tokens Rill produced'}.",
+                  ""]
+        table = []
+        for n, d in sorted(tp["by_length"].items(), key=lambda kv: int(kv[0])):
+            sp = d.get("spread") or {}
+            table.append([f"{int(n):,}", f"{_f(d['rill_tok_s'])} [{_f(sp.get('rill', [None])[0])}-{_f(sp.get('rill', [None, None])[1])}]",
+                          f"{_f(d['raw_loop_tok_s'])} [{_f(sp.get('raw', [None])[0])}-{_f(sp.get('raw', [None, None])[1])}]",
+                          f"{_f(d['chat_completion_tok_s'])} [{_f(sp.get('chat', [None])[0])}-{_f(sp.get('chat', [None, None])[1])}]",
+                          _f(d.get("backend_only_tok_s")), _f(d["ratio_vs_raw"], 3), _f(d["ratio_vs_chat_completion"], 3),
+                          f"{_f(d.get('rill_tokens'), 0)} / {_f(d.get('raw_tokens'), 0)} / {_f(d.get('chat_tokens'), 0)}",
+                          d.get("reps")])
+        parts += [_table(["reply", "rill tok/s", "raw loop", "chat completion", "backend only", "rill/raw",
+                          "rill/chat", "tokens rill/raw/chat", "reps"], table), ""]
+    st = results.get("stop") or {}
+    if st.get("runs"):
+        parts += ["## Stop, real model", "",
+                  _table(["measure", "p50", "p95", "max", "runs"], [
+                      ["stop -> UI idle (ms)", _f(st.get("idle_ms_p50"), 3), "", _f(st.get("idle_ms_max"), 3), st["runs"]],
+                      ["whole Stop click() on the GUI thread (ms)", _f(st.get("click_ms_p50"), 3), "",
+                       _f(st.get("click_ms_max"), 3), st["runs"]],
+                      ["stop -> worker exit, generating (ms)", _f(st.get("worker_ms_p50")), _f(st.get("worker_ms_p95")),
+                       _f(st.get("worker_ms_max")), st.get("generation_runs")],
+                      ["time per token then (ms)", _f(st.get("token_ms_p50")), "", _f(st.get("token_ms_max")), ""],
+                      ["stop -> worker exit, prompt evaluation (ms)", _f(st.get("prefill_worker_ms_p50")),
+                       _f(st.get("prefill_worker_ms_p95")), _f(st.get("prefill_worker_ms_max")), st.get("prefill_runs")],
+                  ]), "",
+                  f"Prompt evaluation runs: ~{_f(st.get('prefill_prompt_tokens'), 0)}-token prompt; "
+                  f"{st.get('prefill_runs_missed', 0)} run(s) where the first token came before Stop were left out. "
+                  f"{st.get('worker_over_token_plus_20ms', 0)} generation run(s) exceeded their own token time + 20 ms.", ""]
+    mem = results.get("memory") or {}
+    if mem:
+        s, c = mem.get("stalled") or {}, mem.get("cycles") or {}
+        parts += ["## Memory", ""]
+        if s:
+            parts += [f"Stalled GUI: a {s.get('rate', 0):,.0f} tok/s producer asked for {s.get('tokens_requested', 0):,} "
+                      f"tokens while the GUI thread was blocked for {s.get('stall_s')} s: RSS {s.get('rss_start_mb')} -> "
+                      f"max {s.get('rss_max_mb')} MB (**+{s.get('stalled_rss_growth_mb')} MB**); the producer made "
+                      f"{_f(s.get('tokens_produced_during_stall'))} tokens then waited "
+                      f"{_f(s.get('producer_blocked_ms'), 0)} ms ({_f((s.get('producer_blocked_share') or 0) * 100, 0)}% "
+                      f"of the stall); buffer high-water {_f(s.get('buffer_max_depth_chars'))} of "
+                      f"{_f(s.get('buffer_capacity_chars'))} characters.", ""]
+        if c:
+            parts += [f"Send / Stop / New Chat, real model, {c.get('cycles')} cycles: RSS after cycle 1 "
+                      f"{(c.get('rss_mb') or [None])[0]} MB -> after the last {(c.get('rss_mb') or [None])[-1]} MB "
+                      f"(**+{c.get('cycles_rss_growth_mb')} MB**, {c.get('slope_kb_per_cycle')} KB per cycle; "
+                      f"+{c.get('rss_growth_from_start_mb')} MB from before the first).", ""]
+    tc = results.get("tick_cost") or []
+    if tc:
+        parts += ["## Tick cost vs transcript length", "",
+                  "`TranscriptView.append_reply_text` of one tick's text, and the deferred Markdown pass "
+                  "(every 5 ticks), per call; layout+paint: the event processing after each tick (ms).", "",
+                  _table(["history chars", "append p50", "append p99", "append max", "Markdown pass p50",
+                          "pass p99", "layout+paint p50"],
+                         [[f"{r['history_chars']:,}", _f(r["tick_ms_p50"], 3), _f(r["tick_ms_p99"], 3),
+                           _f(r["tick_ms_max"], 3), _f(r["render_pass_ms_p50"], 3), _f(r["render_pass_ms_p99"], 3),
+                           _f(r["events_ms_p50"], 3)] for r in tc]), ""]
+    t = results.get("timing") or {}
+    if t:
+        parts += ["## Timing", "", _table(["suite", "seconds"], [[k, _f(v, 0)] for k, v in t.items()]), ""]
+    if images:
+        parts += ["## Plots", ""] + [f"![{name}]({name})" for name in images] + [""]
+    return "\n".join(parts)
+
+
+def write(results: dict[str, Any], out: Path) -> list[str]:
+    if results.get("ui_lag"):
+        from benchmarks.ui_lag import ratios
+
+        results["ui_lag_ratios"] = ratios(results["ui_lag"])
+    results["goals"] = goals(results)
+    images = plots(results, out)
+    (out / "report.md").write_text(markdown(results, images), encoding="utf-8")
+    return images
+
+
+def main(argv: list[str] | None = None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    path = Path(argv[0] if argv else "bench-out/results.json")
+    results = json.loads(path.read_text(encoding="utf-8"))
+    write(results, path.parent)
+    path.write_text(json.dumps(results, indent=1), encoding="utf-8")
+    print(path.parent / "report.md")
+
+
+if __name__ == "__main__":
+    main()
