@@ -14,7 +14,6 @@ import logging
 import threading
 import time
 import weakref
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from PyQt6.QtCore import QObject, QThread, pyqtSignal, pyqtSlot
@@ -28,11 +27,10 @@ from app.core.backend import (
     ModelInfo,
     SamplingParams,
 )
+from app.core.factory import BackendFactory
 from app.core.stream import Batcher, ChunkBuffer
 
 log = logging.getLogger(__name__)
-
-BackendFactory = Callable[[], Backend]
 
 #: Every inference QThread ever started, so tests can fail on leaked ones.
 LIVE_THREADS: "weakref.WeakSet[QThread]" = weakref.WeakSet()
