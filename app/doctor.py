@@ -84,7 +84,7 @@ class DoctorRun(QObject):
         chat = window.chat
         chat.model_ready.connect(self._on_model_ready)
         chat.model_failed.connect(self._on_model_failed)
-        chat.reply_finished.connect(self._on_reply_finished)
+        chat.reply_settled.connect(self._on_reply_settled)
         self._deadline = QTimer(self)
         self._deadline.setSingleShot(True)
         self._deadline.timeout.connect(self._on_timeout)
@@ -114,7 +114,7 @@ class DoctorRun(QObject):
         if self.args.stop_after_ms is not None:
             QTimer.singleShot(int(self.args.stop_after_ms), self.window.stop_button.click)
 
-    def _on_reply_finished(self, stats: ReplyStats) -> None:
+    def _on_reply_settled(self, stats: ReplyStats) -> None:
         self._stats = stats
         # Let the heartbeat fire a few more times so the lateness the final
         # render caused is counted, then stop it.
@@ -122,15 +122,6 @@ class DoctorRun(QObject):
 
     def _on_settled(self) -> None:
         self.heartbeat.stop()
-        self._wait_for_worker()
-
-    def _wait_for_worker(self) -> None:
-        """Poll (on the GUI event loop) until the stopped worker reported its exit."""
-        s = self._stats
-        assert s is not None
-        if s.stop_pressed_at is not None and s.worker_exit_at is None:
-            QTimer.singleShot(2, self._wait_for_worker)
-            return
         self._report()
 
     def _report(self) -> None:

@@ -141,13 +141,6 @@ def _cycles(cycles: int, backend: str = "local", trace: bool = False) -> dict[st
 
     def on_finished(stats: ReplyStats) -> None:
         state["stats"] = stats
-        wait_worker()
-
-    def wait_worker() -> None:
-        s = state["stats"]
-        if s.stop_pressed_at is not None and s.worker_exit_at is None:
-            QTimer.singleShot(1, wait_worker)
-            return
         chat.new_chat()
         QTimer.singleShot(30, sample)
 
@@ -166,7 +159,7 @@ def _cycles(cycles: int, backend: str = "local", trace: bool = False) -> dict[st
         QTimer.singleShot(100, send)
 
     chat.model_ready.connect(on_ready)
-    chat.reply_finished.connect(on_finished)
+    chat.reply_settled.connect(on_finished)
     chat.service.first_token_produced.connect(on_first_token)
     window.show()
     app.exec()

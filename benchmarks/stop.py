@@ -4,8 +4,8 @@ In-process (one model load for all runs): the real window
 (``app.application.create_window`` + ``local_factory(None)``), a prompt sent
 the way Enter does (``window.prompt.submit_requested``), Stop pressed with
 ``window.stop_button.click()`` after a delay, and the ``ReplyStats`` read
-from ``window.chat.reply_finished``; ``worker_exit_at`` arrives later (the
-worker's GenerationResult), so the harness waits for it, then starts a new
+from ``window.chat.reply_settled`` (emitted once the final render is done
+and the stopped worker has reported its exit), then starts a new
 chat (File > New Chat) and the next run. Runs alternate:
 
 * ``generation``: a short prompt; Stop 20-300 ms after the first token was
@@ -58,7 +58,6 @@ def main(argv: list[str] | None = None) -> None:
     from app.core.factory import local_factory
     from app.core.metrics import percentile
     from app.ui.chat import ChatState, ReplyStats
-    from app.ui.inference import GenerationResult
 
     app = make_application()
     window = create_window(*local_factory(None))
@@ -72,16 +71,14 @@ def main(argv: list[str] | None = None) -> None:
             self.error = ""
             self.n_threads = 0
             self.stats: ReplyStats | None = None
-            self.prompt_tokens = 0
             self.click_s = 0.0
             self.first_token_at: float | None = None
             self.sent_at = 0.0
             chat = window.chat
             chat.model_ready.connect(self.on_ready)
             chat.model_failed.connect(self.on_failed)
-            chat.reply_finished.connect(self.on_finished)
+            chat.reply_settled.connect(self.on_finished)
             chat.service.first_token_produced.connect(self.on_first_token)
-            chat.service.generation_finished.connect(self.on_generation_finished)
 
         def on_ready(self, info: Any) -> None:
             self.n_threads = info.n_threads
@@ -99,7 +96,6 @@ def main(argv: list[str] | None = None) -> None:
             kind = self.plan[self.i]
             self.stats = None
             self.first_token_at = None
-            self.prompt_tokens = 0
             prompt = SHORT_PROMPT if kind == "generation" else long_prompt(self.i)
             window.prompt.setPlainText(prompt)
             self.sent_at = time.monotonic()
@@ -125,20 +121,9 @@ def main(argv: list[str] | None = None) -> None:
             window.stop_button.click()
             self.click_s = time.perf_counter() - t0
 
-        def on_generation_finished(self, result: GenerationResult) -> None:
-            self.prompt_tokens = result.prompt_tokens
-
         def on_finished(self, stats: ReplyStats) -> None:
             self.stats = stats
-            self.wait_worker()
-
-        def wait_worker(self) -> None:
-            s = self.stats
-            assert s is not None
-            if s.stop_pressed_at is not None and s.worker_exit_at is None:
-                QTimer.singleShot(1, self.wait_worker)
-                return
-            self.record(s)
+            self.record(stats)
             window.chat.new_chat()  # File > New Chat
             self.i += 1
             QTimer.singleShot(100, self.next_run)
@@ -146,7 +131,7 @@ def main(argv: list[str] | None = None) -> None:
         def record(self, s: ReplyStats) -> None:
             kind = self.plan[self.i]
             row: dict[str, Any] = {"kind": kind, "stopped": s.stop_pressed_at is not None,
-                                   "tokens": s.tokens_produced, "prompt_tokens": self.prompt_tokens}
+                                   "tokens": s.tokens_produced, "prompt_tokens": s.prompt_tokens}
             if s.stop_pressed_at is not None:
                 stop = s.stop_pressed_at
                 row["idle_ms"] = round(((s.idle_at or stop) - stop) * 1000, 4)

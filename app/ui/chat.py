@@ -63,6 +63,7 @@ class ReplyStats:
     finish_reason: FinishReason | None = None
     error: str = ""
     tokens_produced: int = 0
+    prompt_tokens: int = 0                   # after history trimming, as the backend saw it
     tokens_shown: int = 0
     chars_shown: int = 0
     ticks: int = 0
@@ -88,6 +89,9 @@ class ChatController(QObject):
     prompt_processed = pyqtSignal(int)
     #: A reply reached its final render; arg: ReplyStats.
     reply_finished = pyqtSignal(object)
+    #: A reply is completely over: final render done and, if it was stopped,
+    #: its worker has exited too (worker_exit_at is set); arg: ReplyStats.
+    reply_settled = pyqtSignal(object)
     #: Stop took effect in the UI (idle now); arg: request id.
     reply_stopped = pyqtSignal(int)
 
@@ -282,11 +286,15 @@ class ChatController(QObject):
         if stopped is not None:
             stopped.worker_exit_at = result.ended_at
             stopped.tokens_produced = result.tokens
+            stopped.prompt_tokens = result.prompt_tokens
+            if stopped.ended_at is not None:  # its final render came first
+                self.reply_settled.emit(stopped)
             return
         if self._current is None or result.request_id != self._current.request_id:
             return  # stale
         self._producer_done = result
         self._current.tokens_produced = result.tokens
+        self._current.prompt_tokens = result.prompt_tokens
         self._current.producer_done_at = result.ended_at
         self._current.backlog_at_producer_done = result.tokens - self._current.tokens_shown
         if not self._tick.isActive():
@@ -352,6 +360,8 @@ class ChatController(QObject):
         stats.ended_at = time.monotonic()
         self.last_stats = stats
         self.reply_finished.emit(stats)
+        if stats.stop_pressed_at is None or stats.worker_exit_at is not None:
+            self.reply_settled.emit(stats)
 
     def shutdown(self) -> bool:
         self.stop()

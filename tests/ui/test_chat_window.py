@@ -301,3 +301,16 @@ def test_control_characters_are_dropped_and_crlf_is_one_line_break(qtbot, make_w
     assert window.chat.conversation.messages[-1].content == "one\ntwo[31mred\tend"
     # Rendered as Markdown: one paragraph (a soft line break shows as a space).
     assert window.transcript.span_text(blocker.args[0].span) == "one two[31mred end"
+
+
+def test_reply_settles_only_once_the_stopped_worker_has_exited(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+    window = make_window(scripted(rate=300, n_tokens=100000))
+    chat = window.chat
+    with qtbot.waitSignal(chat.reply_started, timeout=5000):
+        send_with_enter(qtbot, window, "go")
+    qtbot.waitUntil(lambda: chat.conversation.messages[-1].content != "", timeout=5000)
+    with qtbot.waitSignal(chat.reply_settled, timeout=5000) as blocker:
+        window.stop_button.click()
+    stats = blocker.args[0]
+    assert stats.ended_at is not None and stats.worker_exit_at is not None
+    assert stats.worker_exit_at >= stats.stop_pressed_at
