@@ -1,0 +1,150 @@
+"""A cheap, tokenizer-free estimate of how many tokens a text costs (Qt-free).
+
+Used by the prompt area to label pasted attachments and to warn before a
+message that cannot fit the model's context is sent. It is an estimate, not a
+count: the real number depends on the model's tokenizer, which is only known
+(and only fast) in the backend.
+
+Heuristic (documented so the UI can say "about"):
+
+* A CJK character (Han ideographs, kana, Hangul syllables, CJK punctuation and
+  full-width forms; see ``_CJK_CLASS``) costs **1 token**: BPE vocabularies of
+  small chat models rarely merge them, and many split them.
+* Everything else costs **UTF-8 bytes / 3.5** tokens: English prose runs at
+  ~4 characters per token, code and non-English Latin text lower; 3.5 errs on
+  the high side, which is the safe side for a "will it fit" warning. Non-ASCII
+  text pays for its longer UTF-8 encoding (Cyrillic ≈ 0.57 token/char, an
+  emoji ≈ 1.1).
+* The sum is rounded up; non-empty text costs at least 1 token.
+
+Cost: pure-ASCII text (the common case, checked with ``str.isascii()``, a
+memory scan in C) is priced from its length alone, O(1) after that check.
+Other text up to ``EXACT_SCAN_CHARS`` characters is scanned exactly (one
+regex pass plus one encode). Longer non-ASCII text is *sampled*:
+``SAMPLE_WINDOWS`` evenly spaced windows of ``SAMPLE_WINDOW_CHARS``
+characters give the share of CJK characters and the UTF-8 bytes per other
+character, which are extrapolated to the whole text. The sampling is
+deterministic (same text, same estimate) and keeps the cost bounded, so a
+4 MB paste can be priced on the GUI thread within a frame.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+#: Non-CJK UTF-8 bytes per token.
+BYTES_PER_TOKEN = 3.5
+
+#: Non-ASCII text up to this many characters is scanned exactly; longer text is sampled.
+EXACT_SCAN_CHARS = 256 * 1024
+#: Sampling of long non-ASCII text: this many windows ...
+SAMPLE_WINDOWS = 64
+#: ... of this many characters each.
+SAMPLE_WINDOW_CHARS = 1024
+
+# CJK symbols and punctuation, Hiragana, Katakana, Bopomofo, Hangul compatibility
+# Jamo, Kanbun, CJK strokes, Katakana extensions, enclosed CJK, CJK compatibility,
+# CJK Unified Ideographs Extension A, CJK Unified Ideographs, Yi, Hangul syllables,
+# CJK compatibility ideographs, CJK compatibility forms, half/full-width forms,
+# and the supplementary ideographic planes (Extensions B.., compatibility supplement).
+_CJK_CLASS = (
+    "\u3000-\u303f\u3040-\u309f\u30a0-\u30ff\u3100-\u312f\u3130-\u318f"
+    "\u3190-\u31ff\u3200-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf"
+    "\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef"
+    "\U00020000-\U0003ffff"
+)
+_CJK_RE = re.compile(f"[{_CJK_CLASS}]+")
+
+
+@dataclass(frozen=True)
+class TextEstimate:
+    """What a text costs, as far as can be told without a tokenizer."""
+
+    #: Length in characters (code points), exact.
+    chars: int
+    #: Size once UTF-8 encoded, in bytes (exact unless ``sampled``).
+    utf8_bytes: int
+    #: Estimated tokens (see the module docstring).
+    tokens: int
+    #: True when the long non-ASCII text was sampled rather than scanned.
+    sampled: bool = False
+
+
+def _tokens(cjk_chars: float, other_bytes: float) -> int:
+    return math.ceil(cjk_chars + other_bytes / BYTES_PER_TOKEN)
+
+
+def _scan(text: str) -> tuple[int, int]:
+    """Exact (CJK characters, UTF-8 bytes of everything else) of ``text``."""
+    other = _CJK_RE.sub("", text)
+    return len(text) - len(other), len(other.encode("utf-8", "surrogatepass"))
+
+
+def estimate(text: str) -> TextEstimate:
+    """Characters, UTF-8 size and estimated tokens of ``text`` (bounded cost)."""
+    n = len(text)
+    if n == 0:
+        return TextEstimate(0, 0, 0)
+    if text.isascii():
+        return TextEstimate(n, n, max(1, _tokens(0, n)))
+    if n <= EXACT_SCAN_CHARS:
+        cjk, other_bytes = _scan(text)
+        # BMP CJK characters are 3 bytes in UTF-8, supplementary ones 4; the
+        # size is exact because it is taken from one encode of the whole text.
+        size = len(text.encode("utf-8", "surrogatepass"))
+        return TextEstimate(n, size, max(1, _tokens(cjk, other_bytes)))
+    return _sampled(text)
+
+
+def _sampled(text: str) -> TextEstimate:
+    n = len(text)
+    step = (n - SAMPLE_WINDOW_CHARS) / (SAMPLE_WINDOWS - 1)
+    cjk = other_chars = other_bytes = cjk_bytes = 0
+    for i in range(SAMPLE_WINDOWS):
+        start = int(i * step)
+        window = text[start : start + SAMPLE_WINDOW_CHARS]
+        w_cjk, w_other_bytes = _scan(window)
+        cjk += w_cjk
+        other_chars += len(window) - w_cjk
+        other_bytes += w_other_bytes
+        cjk_bytes += len(window.encode("utf-8", "surrogatepass")) - w_other_bytes
+    sampled_chars = cjk + other_chars
+    scale = n / sampled_chars
+    size = round((cjk_bytes + other_bytes) * scale)
+    return TextEstimate(n, size, max(1, _tokens(cjk * scale, other_bytes * scale)), sampled=True)
+
+
+def format_byte_size(n_bytes: int) -> str:
+    """Human-readable size in decimal (SI) units: ``512 B``, ``1.4 KB``, ``20 KB``, ``4.2 MB``.
+
+    One decimal below 10 of a unit, none from 10 on; 1 KB = 1,000 bytes (as
+    GNOME and macOS show file sizes)."""
+    if n_bytes < 1000:
+        return f"{n_bytes} B"
+    value = float(n_bytes)
+    for unit in ("KB", "MB", "GB"):
+        value /= 1000.0
+        text = _compact(value)
+        if float(text) < 1000:
+            return f"{text} {unit}"
+    return f"{_compact(value / 1000.0)} TB"
+
+
+def format_token_count(n_tokens: int) -> str:
+    """Compact token count: ``850``, ``4.1 K``, ``12 K``, ``1.1 M`` (decimal multiples)."""
+    if n_tokens < 1000:
+        return str(n_tokens)
+    text = _compact(n_tokens / 1000.0)
+    if float(text) < 1000:
+        return f"{text} K"
+    return f"{_compact(n_tokens / 1_000_000.0)} M"
+
+
+def _compact(value: float) -> str:
+    """``4.2`` below 10 (one decimal), ``42`` from 10 on; the rounded value decides."""
+    one_decimal = f"{value:.1f}"
+    if float(one_decimal) < 10:
+        return one_decimal
+    return f"{value:.0f}"
