@@ -2,16 +2,28 @@
 
 Threading rule: a backend is created, loaded, used and closed on ONE thread, the
 inference worker's thread (never the GUI thread). ``generate`` runs there too;
-the only thing other threads may touch is the ``cancel`` event they passed in.
+the only thing other threads may touch is the ``cancel`` event they passed in
+(to ``generate``, or to ``load``: a slow load is cancellable too).
 """
 
 from __future__ import annotations
 
 import enum
+import inspect
+import logging
 import threading
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
+
+log = logging.getLogger(__name__)
+
+#: Receives the model-loading progress, 0.0 .. 1.0, on the loading thread.
+#: It must be quick and must not raise (exceptions are logged and ignored).
+LoadProgress = Callable[[float], None]
+
+#: The message of the BackendError a cancelled ``load`` raises.
+LOAD_CANCELLED_MESSAGE = "Loading was cancelled."
 
 
 class FinishReason(str, enum.Enum):
@@ -64,11 +76,27 @@ class BackendError(Exception):
     model banner): missing/corrupt model, context overflow, dead server..."""
 
 
+class LoadCancelled(BackendError):
+    """``load`` stopped because its ``cancel`` event was set."""
+
+    def __init__(self, message: str = LOAD_CANCELLED_MESSAGE) -> None:
+        super().__init__(message)
+
+
 class Backend(Protocol):
     """An inference engine. See the module docstring for the threading rule."""
 
-    def load(self) -> ModelInfo:
-        """Load the model. Raises BackendError with a user-facing reason."""
+    def load(
+        self, cancel: threading.Event | None = None, progress: LoadProgress | None = None
+    ) -> ModelInfo:
+        """Load the model. Raises BackendError with a user-facing reason.
+
+        Both arguments are optional (``load_backend`` also accepts backends
+        whose ``load`` takes neither). Once ``cancel`` is set, loading should
+        stop as soon as it can and raise ``LoadCancelled``. ``progress`` is
+        called with the fraction loaded (0.0 .. 1.0), as often as the backend
+        likes, on the loading thread.
+        """
         ...
 
     def generate(
@@ -86,3 +114,51 @@ class Backend(Protocol):
     def close(self) -> None:
         """Free the model. Called on the worker thread after the last generate."""
         ...
+
+
+def load_backend(
+    backend: Any,
+    cancel: threading.Event | None = None,
+    progress: LoadProgress | None = None,
+) -> ModelInfo:
+    """``backend.load(...)``, passing ``cancel`` and ``progress`` only to a
+    ``load`` that accepts them (older backends take no argument).
+
+    A backend that cannot be cancelled still loads to the end; if ``cancel``
+    was set meanwhile, the load counts as cancelled: the backend is closed and
+    ``LoadCancelled`` raised, so the caller never gets a model it gave up on.
+    """
+    load = backend.load
+    kwargs: dict[str, Any] = {}
+    try:
+        params = inspect.signature(load).parameters
+    except (TypeError, ValueError):  # a builtin or an odd callable: pass nothing
+        params = {}  # type: ignore[assignment]
+    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+    if cancel is not None and (takes_any or "cancel" in params):
+        kwargs["cancel"] = cancel
+    if progress is not None and (takes_any or "progress" in params):
+        kwargs["progress"] = _safe_progress(progress)
+    if cancel is not None and cancel.is_set():
+        raise LoadCancelled()
+    info = load(**kwargs)
+    if cancel is not None and cancel.is_set():
+        try:
+            backend.close()
+        except Exception:
+            log.exception("closing a backend whose load was cancelled failed")
+        raise LoadCancelled()
+    return info  # type: ignore[no-any-return]
+
+
+def _safe_progress(progress: LoadProgress) -> LoadProgress:
+    """``progress`` that logs its exceptions instead of raising (it may be
+    called from inside a C callback, where an exception would abort the load)."""
+
+    def report(fraction: float) -> None:
+        try:
+            progress(min(1.0, max(0.0, float(fraction))))
+        except Exception:
+            log.exception("the load progress callback failed")
+
+    return report

@@ -15,6 +15,10 @@ with the vocab's piece API (O(1) per token) and decode them with
 ``TokenDecoder``. Prompt evaluation is interruptible through llama.cpp's abort
 callback, installed only while the prompt is evaluated.
 
+Loading is cancellable and reports progress through llama.cpp's model-loading
+progress callback (``llama_model_params.progress_callback``), which
+llama-cpp-python's ``Llama()`` does not expose: see ``_install_params_hook``.
+
 Nothing here imports Qt.
 """
 
@@ -36,6 +40,8 @@ from app.core.backend import (
     ChatMessage,
     FinishReason,
     GenerationRequest,
+    LoadCancelled,
+    LoadProgress,
     ModelInfo,
 )
 from app.core.decoding import TokenDecoder
@@ -196,6 +202,85 @@ def _install_log_router(llama_cpp: Any) -> None:
     llama_cpp.llama_log_set(_LOG_CALLBACK, ctypes.c_void_p(0))
 
 
+# --------------------------------------------------------------------------
+# The model-loading progress callback
+# --------------------------------------------------------------------------
+
+# ``Llama.__init__`` builds its model params with
+# ``llama_cpp.llama_cpp.llama_model_default_params()`` (looked up on the module
+# at call time) and passes them straight to ``llama_model_load_from_file``,
+# with no way to set ``progress_callback`` in between. So that module function
+# is wrapped, once per process: the wrapper returns the real defaults and, only
+# when the calling thread is inside ``_load_hook`` (i.e. inside
+# ``LlamaBackend.load``), sets that thread's progress callback on them. Every
+# other caller, on any thread, gets the unchanged defaults; concurrent loads on
+# different threads each get their own callback; nothing has to be restored.
+_LOAD_HOOK = threading.local()  # .callback: the ctypes callback of this thread's load
+_PARAMS_HOOK_LOCK = threading.Lock()
+
+
+def _install_params_hook(llama_cpp: Any) -> bool:
+    """Wrap ``llama_cpp.llama_cpp.llama_model_default_params`` (idempotent).
+    False if this llama-cpp-python has no such function or struct field."""
+    low = getattr(llama_cpp, "llama_cpp", None)
+    original = getattr(low, "llama_model_default_params", None)
+    if original is None or not hasattr(low, "llama_progress_callback"):
+        return False
+    fields = {name for name, *_ in getattr(low.llama_model_params, "_fields_", ())}
+    if not {"progress_callback", "progress_callback_user_data"} <= fields:
+        return False
+    with _PARAMS_HOOK_LOCK:
+        current = low.llama_model_default_params
+        if getattr(current, "_rill_progress_hook", False):
+            return True
+
+        def llama_model_default_params() -> Any:
+            params = current()
+            callback = getattr(_LOAD_HOOK, "callback", None)
+            if callback is not None:
+                params.progress_callback = callback
+                params.progress_callback_user_data = None
+                _LOAD_HOOK.applied = True
+            return params
+
+        llama_model_default_params._rill_progress_hook = True  # type: ignore[attr-defined]
+        llama_model_default_params.__wrapped__ = current  # type: ignore[attr-defined]
+        low.llama_model_default_params = llama_model_default_params
+    return True
+
+
+def _make_progress_callback(
+    llama_cpp: Any, cancel: threading.Event, progress: LoadProgress | None
+) -> Any:
+    """A ``llama_progress_callback``: reports ``progress`` and returns False
+    (abort the load) once ``cancel`` is set. It never raises: an exception in
+    a ctypes callback would be printed and read as False."""
+
+    def on_progress(fraction: float, _user_data: Any) -> bool:
+        try:
+            if cancel.is_set():
+                return False
+            if progress is not None:
+                progress(fraction)
+            return not cancel.is_set()
+        except BaseException:  # noqa: BLE001 (nothing may escape into C)
+            return not cancel.is_set()
+
+    return llama_cpp.llama_cpp.llama_progress_callback(on_progress)
+
+
+@contextlib.contextmanager
+def _load_hook(callback: Any) -> Iterator[Any]:
+    """Make ``callback`` the progress callback of models this thread loads;
+    yields the thread-local state (``.applied`` tells whether it was used)."""
+    _LOAD_HOOK.callback = callback
+    _LOAD_HOOK.applied = False
+    try:
+        yield _LOAD_HOOK
+    finally:
+        _LOAD_HOOK.callback = None
+
+
 class _StderrForThread(io.TextIOBase):
     """Stands in for ``sys.stderr`` while a model loads: llama-cpp-python's
     ``verbose=True`` prints (system info, metadata, chat format) from the
@@ -350,12 +435,23 @@ class LlamaBackend:
         self._eog_cache: dict[int, bool] = {}
         self._piece_buf = ctypes.create_string_buffer(64)
         self._abort_cb: Any = None  # referenced while installed (see _abortable)
+        # The load's progress callback: llama.cpp keeps the function pointer in
+        # the model's params, so it stays referenced as long as the model lives.
+        self._progress_cb: Any = None
 
     # ---------------------------------------------------------------- load
 
-    def load(self) -> ModelInfo:
+    def load(
+        self, cancel: threading.Event | None = None, progress: LoadProgress | None = None
+    ) -> ModelInfo:
+        """Load the model (see ``Backend.load``). Setting ``cancel`` aborts the
+        tensor loading at the next tensor (llama.cpp's progress callback) and
+        raises LoadCancelled; ``progress`` gets llama.cpp's fraction loaded."""
         if self._llm is not None:
             self.close()
+        cancel = cancel if cancel is not None else threading.Event()
+        if cancel.is_set():
+            raise LoadCancelled()
         path = self.model_path
         if not path.exists():
             raise BackendError(f"Model file not found: {path}")
@@ -377,8 +473,15 @@ class LlamaBackend:
             raise BackendError(f"llama-cpp-python is not installed: {exc}") from exc
         self._llama_cpp = llama_cpp
         _install_log_router(llama_cpp)
+        hooked = _install_params_hook(llama_cpp)
+        callback = _make_progress_callback(llama_cpp, cancel, progress) if hooked else None
 
-        with _LOG_ROUTER.capture_errors() as errors, _python_prints_to_log():
+        with contextlib.ExitStack() as stack:
+            errors = stack.enter_context(_LOG_ROUTER.capture_errors())
+            stack.enter_context(_python_prints_to_log())
+            # A cancelled load makes llama.cpp log errors: expected, not warnings.
+            stack.enter_context(_LOG_ROUTER.abortable(cancel))
+            hook = stack.enter_context(_load_hook(callback))
             try:
                 llm = llama_cpp.Llama(
                     model_path=str(path),
@@ -388,6 +491,8 @@ class LlamaBackend:
                     verbose=True,  # our log callback keeps it off the terminal
                 )
             except Exception as exc:
+                if cancel.is_set():
+                    raise LoadCancelled() from exc
                 reason = _load_failure_reason(errors)
                 if reason:
                     message = (
@@ -398,9 +503,18 @@ class LlamaBackend:
                 else:
                     message = f"Failed to load model {path.name} ({exc})"
                 raise BackendError(message) from exc
+            if callback is not None and not hook.applied:
+                log.warning(
+                    "this llama-cpp-python did not take Rill's model-loading progress "
+                    "callback: loading cannot be cancelled or report progress"
+                )
+        if cancel.is_set():  # cancelled after the tensors were loaded
+            llm.close()
+            raise LoadCancelled()
         # From now on no per-request chatter ("prefix-match hit") on stderr.
         llm.verbose = False
         self._llm = llm
+        self._progress_cb = callback
         self._vocab = llm._model.vocab
         self._piece_cache.clear()
         self._eog_cache.clear()
@@ -553,6 +667,7 @@ class LlamaBackend:
                 )
             llm.close()
         self._abort_cb = None
+        self._progress_cb = None
 
     # ------------------------------------------------------------- helpers
 

@@ -13,7 +13,14 @@ import time
 from collections.abc import Generator, Sequence
 from pathlib import Path
 
-from app.core.backend import BackendError, FinishReason, GenerationRequest, ModelInfo
+from app.core.backend import (
+    BackendError,
+    FinishReason,
+    GenerationRequest,
+    LoadCancelled,
+    LoadProgress,
+    ModelInfo,
+)
 from app.core.decoding import TokenDecoder
 
 SAMPLE_MARKDOWN = """\
@@ -99,6 +106,9 @@ class ScriptedBackend:
     ``n_tokens`` cycles through the script until that many tokens were sent.
     ``prefill_s`` simulates prompt evaluation (cancellable), ``fail_after``
     raises a BackendError after that many tokens (for error-path tests).
+    ``load_delay_s`` simulates a slow model load: ``load`` waits that long on
+    its ``cancel`` event (raising LoadCancelled at once when it is set) and
+    reports progress about every 50 ms.
     """
 
     def __init__(
@@ -108,6 +118,7 @@ class ScriptedBackend:
         n_tokens: int | None = None,
         prefill_s: float = 0.0,
         fail_after: int | None = None,
+        load_delay_s: float = 0.0,
     ) -> None:
         self.tokens: list[bytes] = list(tokens) if tokens is not None else tokenize_text(SAMPLE_MARKDOWN)
         if not self.tokens:
@@ -116,6 +127,7 @@ class ScriptedBackend:
         self.n_tokens = n_tokens
         self.prefill_s = prefill_s
         self.fail_after = fail_after
+        self.load_delay_s = load_delay_s
         self.last_prompt_tokens = 0
         self.last_completion_tokens = 0
 
@@ -131,9 +143,31 @@ class ScriptedBackend:
             raise BackendError(f"Cannot read the script file {path}: {exc}") from exc
         return cls.from_text(text, **kwargs)
 
-    def load(self) -> ModelInfo:
+    def load(
+        self, cancel: threading.Event | None = None, progress: LoadProgress | None = None
+    ) -> ModelInfo:
+        if self.load_delay_s > 0:
+            self._wait_load(self.load_delay_s, cancel or threading.Event(), progress)
+        elif cancel is not None and cancel.is_set():
+            raise LoadCancelled()
+        if progress is not None:
+            progress(1.0)
         paced = f"{self.rate:g} tok/s" if self.rate > 0 else "unpaced"
         return ModelInfo(name=f"Scripted producer ({paced})", chat_template="none (scripted)")
+
+    @staticmethod
+    def _wait_load(delay: float, cancel: threading.Event, progress: LoadProgress | None) -> None:
+        start = time.monotonic()
+        end = start + delay
+        while True:
+            left = end - time.monotonic()
+            if left <= 0:
+                return
+            if progress is not None:
+                progress((delay - left) / delay)
+            # Event.wait, not sleep: cancelling wakes us at once.
+            if cancel.wait(min(left, 0.05)):
+                raise LoadCancelled()
 
     def generate(
         self, request: GenerationRequest, cancel: threading.Event

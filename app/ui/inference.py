@@ -5,18 +5,26 @@ GUI thread only. Everything that touches the model (load, generate, close)
 runs on one private QThread that owns the backend. Text comes back through
 ``service.buffer`` (a bounded ChunkBuffer the GUI drains on its own tick);
 the signals only announce events. Cancelling never waits on that thread: it
-sets a ``threading.Event`` the worker checks before every token.
+sets a ``threading.Event`` the worker checks before every token (and that a
+model load checks between tensors).
+
+Shutting down never blocks the GUI either: ``request_shutdown()`` cancels
+everything, queues the worker's ``shut_down`` and returns; ``shutdown_finished``
+follows once the thread has ended. Until then the thread and its worker stay
+referenced here (``_RUNNING``), so a QThread is never destroyed while it runs
+("QThread: Destroyed while thread is still running" aborts the process).
 """
 
 from __future__ import annotations
 
+import atexit
 import logging
 import threading
 import time
 import weakref
 from dataclasses import dataclass
 
-from PyQt6.QtCore import QObject, QThread, pyqtSignal, pyqtSlot
+from PyQt6.QtCore import QObject, QThread, QTimer, pyqtSignal, pyqtSlot
 
 from app.core.backend import (
     Backend,
@@ -24,8 +32,11 @@ from app.core.backend import (
     ChatMessage,
     FinishReason,
     GenerationRequest,
+    LoadCancelled,
+    LoadProgress,
     ModelInfo,
     SamplingParams,
+    load_backend,
 )
 from app.core.factory import BackendFactory
 from app.core.stream import Batcher, ChunkBuffer
@@ -34,6 +45,43 @@ log = logging.getLogger(__name__)
 
 #: Every inference QThread ever started, so tests can fail on leaked ones.
 LIVE_THREADS: "weakref.WeakSet[QThread]" = weakref.WeakSet()
+
+#: Started threads that have not finished yet, with their workers and cancel
+#: events: strong references, so neither is destroyed while the thread runs
+#: even if the service that owns them is (e.g. with its window).
+_RUNNING: dict[QThread, tuple["InferenceWorker", "_Cancels"]] = {}
+
+#: At most this many load-progress signals per second (plus the final 1.0).
+LOAD_PROGRESS_MAX_HZ = 20.0
+
+
+class _Cancels:
+    """The cancel events of one service: generations' and the current load's."""
+
+    def __init__(self) -> None:
+        self.generations: dict[int, threading.Event] = {}
+        self.load = threading.Event()
+
+    def set_all(self) -> None:
+        self.load.set()
+        for event in list(self.generations.values()):
+            event.set()
+
+
+@atexit.register
+def _join_running_threads_at_exit() -> None:
+    """Last resort when the interpreter exits with an inference thread still
+    running (the app quit without shutting the service down): cancel, ask the
+    thread to end and wait a little, rather than let Qt abort the process when
+    the QThread object is destroyed at exit."""
+    for thread, (_worker, cancels) in list(_RUNNING.items()):
+        try:
+            cancels.set_all()
+            thread.quit()  # a worker busy in a slot ends it itself (shut_down)
+            if not thread.wait(5000):
+                log.error("the inference thread was still running at exit")
+        except RuntimeError:  # the C++ object is already gone
+            pass
 
 
 @dataclass(frozen=True)
@@ -61,9 +109,13 @@ class InferenceWorker(QObject):
 
     #: Loading of a model began; arg: a description of what is being loaded.
     model_load_started = pyqtSignal(str)
+    #: Loading progress, 0.0 .. 1.0, at most LOAD_PROGRESS_MAX_HZ times a second
+    #: (the final 1.0 always comes). Backends that do not report send nothing.
+    model_load_progress = pyqtSignal(float)
     #: A model is ready; arg: ModelInfo.
     model_loaded = pyqtSignal(object)
-    #: Loading failed; arg: a message for the user (includes llama.cpp's reason).
+    #: Loading failed or was cancelled; arg: a message for the user (includes
+    #: llama.cpp's reason; "Loading was cancelled." when cancelled).
     model_load_failed = pyqtSignal(str)
     #: The first token of a request was produced; args: request_id, monotonic time.
     first_token_produced = pyqtSignal(int, float)
@@ -77,13 +129,18 @@ class InferenceWorker(QObject):
         self._buffer = buffer
         self._backend: Backend | None = None
 
-    @pyqtSlot(object, str)
-    def load(self, factory: BackendFactory, description: str) -> None:
+    @pyqtSlot(object, str, object)
+    def load(
+        self, factory: BackendFactory, description: str, cancel: threading.Event | None = None
+    ) -> None:
         self.model_load_started.emit(description)
         self._close_backend()
+        cancel = cancel if cancel is not None else threading.Event()
         try:
+            if cancel.is_set():
+                raise LoadCancelled()
             backend = factory()
-            info = backend.load()
+            info = load_backend(backend, cancel, self._progress_reporter())
         except BackendError as exc:
             self.model_load_failed.emit(str(exc))
             return
@@ -93,6 +150,23 @@ class InferenceWorker(QObject):
             return
         self._backend = backend
         self.model_loaded.emit(info)
+
+    def _progress_reporter(self) -> LoadProgress:
+        """A progress callable for one load, throttled to LOAD_PROGRESS_MAX_HZ."""
+        interval = 1.0 / LOAD_PROGRESS_MAX_HZ
+        last_at = -interval
+        done = False
+
+        def report(fraction: float) -> None:
+            nonlocal last_at, done
+            now = time.monotonic()
+            if done or (fraction < 1.0 and now - last_at < interval):
+                return
+            done = fraction >= 1.0
+            last_at = now
+            self.model_load_progress.emit(fraction)
+
+        return report
 
     @pyqtSlot(object)
     def run(self, job: _Job) -> None:
@@ -183,14 +257,18 @@ class InferenceService(QObject):
 
     #: Re-emitted from the worker, in the GUI thread (see InferenceWorker).
     model_load_started = pyqtSignal(str)
+    model_load_progress = pyqtSignal(float)
     model_loaded = pyqtSignal(object)
     model_load_failed = pyqtSignal(str)
     first_token_produced = pyqtSignal(int, float)
     chunks_ready = pyqtSignal(int, int)
     generation_finished = pyqtSignal(object)
+    #: The inference thread has finished (after request_shutdown or shutdown);
+    #: emitted once, in the GUI thread. The model is freed by then.
+    shutdown_finished = pyqtSignal()
 
     # Private: queued into the worker thread.
-    _load_requested = pyqtSignal(object, str)
+    _load_requested = pyqtSignal(object, str, object)
     _run_requested = pyqtSignal(object)
     _shutdown_requested = pyqtSignal()
 
@@ -198,15 +276,20 @@ class InferenceService(QObject):
         super().__init__(parent)
         self.buffer = ChunkBuffer(buffer_chars)
         self._next_id = 1
-        self._cancels: dict[int, threading.Event] = {}
+        self._cancel_events = _Cancels()
+        self._cancels = self._cancel_events.generations
+        self._shut = False  # shutdown requested: no new work is queued
+        self._finished = False  # shutdown_finished was emitted
         self._thread = QThread()
         self._thread.setObjectName("rill-inference")
         self._worker = InferenceWorker(self.buffer)
         self._worker.moveToThread(self._thread)
         self._connect_signals()
+        for thread in [t for t in _RUNNING if t.isFinished()]:
+            del _RUNNING[thread]  # its service was deleted before it finished
+        _RUNNING[self._thread] = (self._worker, self._cancel_events)
         self._thread.start()
         LIVE_THREADS.add(self._thread)
-        self._shut = False
 
     def _connect_signals(self) -> None:
         w = self._worker
@@ -214,22 +297,36 @@ class InferenceService(QObject):
         self._run_requested.connect(w.run)
         self._shutdown_requested.connect(w.shut_down)
         w.model_load_started.connect(self.model_load_started)
+        w.model_load_progress.connect(self.model_load_progress)
         w.model_loaded.connect(self.model_loaded)
         w.model_load_failed.connect(self.model_load_failed)
         w.first_token_produced.connect(self.first_token_produced)
         w.chunks_ready.connect(self.chunks_ready)
         w.generation_finished.connect(self._on_generation_finished)
+        # Emitted on the inference thread as it ends; queued to us (GUI thread).
+        self._thread.finished.connect(self._on_thread_finished)
 
     def load(self, factory: BackendFactory, description: str) -> None:
-        """Queue loading a backend (replacing the current one) on the worker."""
+        """Queue loading a backend (replacing the current one) on the worker.
+        A load still in progress is cancelled (it reports model_load_failed
+        with "Loading was cancelled."). Ignored after shutdown was requested."""
+        if self._shut:
+            log.warning("load(%s) after the inference service was shut down", description)
+            return
         self.cancel_all()
-        self._load_requested.emit(factory, description)
+        self._cancel_events.load = cancel = threading.Event()
+        self._load_requested.emit(factory, description, cancel)
 
     def submit(self, messages: tuple[ChatMessage, ...], params: SamplingParams) -> int:
-        """Queue a generation; returns its request id. Text arrives in ``buffer``."""
+        """Queue a generation; returns its request id. Text arrives in ``buffer``.
+        After shutdown was requested the request is cancelled from the start
+        (its generation_finished never comes: the thread is ending)."""
         rid = self._next_id
         self._next_id += 1
         cancel = threading.Event()
+        if self._shut:
+            cancel.set()
+            return rid
         self._cancels[rid] = cancel
         self._run_requested.emit(_Job(GenerationRequest(rid, messages, params), cancel))
         return rid
@@ -242,6 +339,8 @@ class InferenceService(QObject):
         self.buffer.discard(request_id)
 
     def cancel_all(self) -> None:
+        """Cancel every request and the model load in progress, if any."""
+        self._cancel_events.load.set()
         for rid in list(self._cancels):
             self.cancel(rid)
 
@@ -249,17 +348,45 @@ class InferenceService(QObject):
         self._cancels.pop(result.request_id, None)
         self.generation_finished.emit(result)
 
-    def shutdown(self, timeout_ms: int = 10000) -> bool:
-        """Cancel everything, free the model on its thread and join the thread."""
+    def request_shutdown(self) -> None:
+        """Cancel everything (generations and a model load), queue the
+        worker's shut_down (frees the model, ends the thread) and return at
+        once. ``shutdown_finished`` follows when the thread has ended.
+        Idempotent."""
         if self._shut:
-            return True
+            return
         self._shut = True
         self.cancel_all()
         self._shutdown_requested.emit()
-        ok = self._thread.wait(timeout_ms)
-        if not ok:
-            log.error("the inference thread did not finish within %d ms", timeout_ms)
-        return ok
+
+    def shutdown(self, timeout_ms: int = 10000) -> bool:
+        """``request_shutdown()``, then block until the thread ends (at most
+        ``timeout_ms``). True at once when it already has. Prefer
+        ``request_shutdown`` + ``shutdown_finished`` on the GUI thread."""
+        self.request_shutdown()
+        if self._thread.isFinished() or self._thread.wait(timeout_ms):
+            self._on_thread_finished()
+            return True
+        log.error("the inference thread did not finish within %d ms", timeout_ms)
+        return False
+
+    def is_finished(self) -> bool:
+        """The inference thread has ended (the model is freed)."""
+        return self._thread.isFinished()
+
+    def _on_thread_finished(self) -> None:
+        if self._finished:
+            return
+        thread = self._thread
+        # ``finished`` is emitted by the thread just before it really ends;
+        # that last stretch is microseconds, but let it pass before releasing
+        # the references.
+        if not thread.isFinished() and not thread.wait(5):
+            QTimer.singleShot(5, self._on_thread_finished)  # almost never: try again
+            return
+        self._finished = True
+        _RUNNING.pop(thread, None)
+        self.shutdown_finished.emit()
 
     @property
     def thread(self) -> QThread:

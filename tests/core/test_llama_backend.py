@@ -20,6 +20,8 @@ from app.core.backend import (
     ChatMessage,
     FinishReason,
     GenerationRequest,
+    LoadCancelled,
+    ModelInfo,
     SamplingParams,
 )
 from app.core.llama_backend import LlamaBackend
@@ -254,3 +256,87 @@ def test_max_tokens_shrinks_to_fit(small_backend: LlamaBackend) -> None:
     assert finish in (FinishReason.STOP, FinishReason.LENGTH)
     assert small_backend.last_prompt_tokens == len(prompt)
     assert small_backend.last_completion_tokens <= max_tokens
+
+
+# -- cancelling a load (llama.cpp's model-loading progress callback) ---------------
+
+
+def _default_model() -> Path:
+    from app.core.models import default_model_path
+
+    path = default_model_path()
+    if path is None:
+        pytest.skip("no default model")
+    return path
+
+
+def test_load_reports_progress_from_llama_cpp() -> None:
+    b = LlamaBackend(_default_model())
+    seen: list[float] = []
+    try:
+        b.load(progress=seen.append)
+    finally:
+        b.close()
+    assert len(seen) > 10, "llama.cpp reports per tensor"
+    assert seen == sorted(seen) and seen[0] < 0.5 and seen[-1] == 1.0
+    # The hook only touches this thread's load: the defaults are unchanged.
+    assert not llama_cpp.llama_cpp.llama_model_default_params().progress_callback
+
+
+def test_cancel_from_the_progress_callback_aborts_the_load(caplog: pytest.LogCaptureFixture) -> None:
+    b = LlamaBackend(_default_model())
+    cancel = threading.Event()
+    seen: list[float] = []
+
+    def progress(fraction: float) -> None:
+        seen.append(fraction)
+        cancel.set()  # the callback returns False right after this
+
+    caplog.set_level(logging.WARNING)
+    with pytest.raises(BackendError, match="^Loading was cancelled.$"):
+        b.load(cancel, progress)
+    assert seen == [seen[0]] and seen[0] < 1.0, "aborted at the first tensor"
+    assert b._llm is None and b._progress_cb is None
+    # An abort we asked for is not a problem worth a warning.
+    assert not [r for r in caplog.records if r.name.startswith("app.core.llama_backend")]
+
+    # The same backend then loads (and generates) normally.
+    info = b.load()
+    try:
+        assert info.n_ctx > 0
+        pieces, finish = run(b, request(ChatMessage("user", "Say hi."), max_tokens=4, seed=1))
+        assert finish in (FinishReason.STOP, FinishReason.LENGTH) and "".join(pieces).strip()
+    finally:
+        b.close()
+
+
+def test_cancel_from_another_thread_during_the_load() -> None:
+    """The GUI's case: the worker loads, another thread sets the event."""
+    b = LlamaBackend(_default_model())
+    cancel = threading.Event()
+    loading = threading.Event()
+    seen: list[float] = []
+    outcome: list[BaseException | ModelInfo] = []
+
+    def progress(fraction: float) -> None:
+        seen.append(fraction)
+        loading.set()
+        time.sleep(0.005)  # a slower disk: ~270 tensors take over a second
+
+    def load() -> None:
+        try:
+            outcome.append(b.load(cancel, progress))
+        except BaseException as exc:  # noqa: BLE001
+            outcome.append(exc)
+
+    t = threading.Thread(target=load)
+    t.start()
+    assert loading.wait(30)
+    set_at = time.perf_counter()
+    cancel.set()
+    t.join(30)
+    ended = time.perf_counter()
+    assert len(outcome) == 1 and isinstance(outcome[0], LoadCancelled), outcome
+    assert seen[-1] < 1.0, "cancelled mid-way, not after the last tensor"
+    assert ended - set_at < 0.5
+    b.close()
