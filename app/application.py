@@ -11,6 +11,7 @@ from PyQt6.QtWidgets import QApplication
 
 from app import __version__
 from app.core.factory import BackendFactory, local_factory, scripted_factory
+from app.ui.crash_guard import install_crash_guard
 from app.ui.main_window import MainWindow
 
 
@@ -37,6 +38,10 @@ def make_application(argv: list[str] | None = None) -> QApplication:
     app.setApplicationName("Rill")
     app.setApplicationVersion(__version__)
     app.setOrganizationName("Rill")
+    # An exception escaping a slot would otherwise abort the process (PyQt6
+    # calls qFatal without a sys.excepthook): log it, tell the user, carry on.
+    # Once per process; later calls get the same guard.
+    install_crash_guard(app)  # type: ignore[arg-type]
     return app  # type: ignore[return-value]
 
 
@@ -67,4 +72,4 @@ def warm_up(window: MainWindow) -> None:
     from app.core.scripted import SAMPLE_MARKDOWN
 
     render.warm_up()
-    window.transcript.warm_up(SAMPLE_MARKDOWN)
+    window.view.warm_up(SAMPLE_MARKDOWN)

@@ -27,7 +27,13 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.add_argument("--stop-after-ms", type=float, default=None, metavar="N",
                         help="press Stop N ms after sending")
     doctor.add_argument("--history-chars", type=int, default=0, metavar="N",
-                        help="first fill the transcript with about N characters of earlier conversation")
+                        help="first open about N characters of earlier conversation (realistic mixed Markdown)")
+    doctor.add_argument("--history-messages", type=int, default=0, metavar="N",
+                        help="first open N earlier messages of realistic mixed Markdown (reports history_open_ms)")
+    doctor.add_argument("--prompt-file", metavar="F",
+                        help="the prompt is this file's contents (pasted, as a user would)")
+    doctor.add_argument("--turns", type=int, default=1, metavar="N",
+                        help="send N prompts, each the moment the previous reply ends")
     doctor.add_argument("--timeout-s", type=float, default=600.0)
     doctor.add_argument("--seed", type=int, default=None)
     doctor.add_argument("--max-tokens", type=int, default=None)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from dataclasses import replace
@@ -17,8 +18,9 @@ from typing import Any
 from PyQt6.QtCore import QObject, Qt, QTimer
 
 from app.core.backend import FinishReason, ModelInfo
+from app.core.conversation import Message
+from app.core.history_sample import history_messages, history_of_chars
 from app.core.metrics import percentile, summarize_ms
-from app.core.scripted import SAMPLE_MARKDOWN
 from app.ui.chat import ReplyStats
 from app.application import warm_up
 from app.ui.main_window import MainWindow
@@ -52,22 +54,24 @@ class Heartbeat(QObject):
         self._last = now
 
 
-def fill_history(window: MainWindow, chars: int) -> int:
-    """Show about ``chars`` characters of earlier conversation, rendered as a
-    user would see it (display only: the model is not sent this history)."""
-    transcript = window.transcript
-    shown = 0
-    turn = 0
-    while shown < chars:
-        question = f"Earlier question {turn}: how does streaming stay smooth?"
-        transcript.add_user_message(question)
-        transcript.add_rendered_reply(SAMPLE_MARKDOWN)
-        shown += len(question) + len(SAMPLE_MARKDOWN)
-        turn += 1
-    # Lay the whole document out now, not during the measured reply.
-    transcript.document().documentLayout().documentSize()
-    transcript.verticalScrollBar().setValue(transcript.verticalScrollBar().maximum())
-    return shown
+def rss_mb() -> float:
+    """This process's resident set size in MB (Linux /proc; 0 elsewhere)."""
+    try:
+        with open("/proc/self/statm") as f:
+            pages = int(f.read().split()[1])
+        return round(pages * os.sysconf("SC_PAGE_SIZE") / 2**20, 1)
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+def open_history(window: MainWindow, messages: list[Message]) -> None:
+    """Put earlier messages into the conversation and the view, the way
+    opening a stored conversation does (the view lays out only what is on
+    screen, and renders Markdown off the GUI thread)."""
+    conversation = window.chat.conversation
+    for msg in messages:
+        conversation.add(msg)
+    window.view.add_messages(messages)
 
 
 class DoctorRun(QObject):
@@ -85,6 +89,14 @@ class DoctorRun(QObject):
         chat.model_ready.connect(self._on_model_ready)
         chat.model_failed.connect(self._on_model_failed)
         chat.reply_settled.connect(self._on_reply_settled)
+        chat.reply_finished.connect(self._on_reply_finished)
+        self._turns_sent = 0
+        self._turn_stats: list[ReplyStats] = []
+        self._send_ms: list[float] = []
+        self._history_count = 0
+        self._history_open_ms: float | None = None
+        self._rss_start = 0.0
+        self._rss_history: float | None = None
         self._deadline = QTimer(self)
         self._deadline.setSingleShot(True)
         self._deadline.timeout.connect(self._on_timeout)
@@ -100,36 +112,86 @@ class DoctorRun(QObject):
             max_tokens=self.args.max_tokens or chat.params.max_tokens,
             ignore_eos=self.args.ignore_eos,
         )
-        if self.args.history_chars > 0:
-            self._history_chars = fill_history(self.window, self.args.history_chars)
+        self._rss_start = rss_mb()
+        # Making the sample history is set-up (a store reads it on its own
+        # thread), not an action of the window: it is not measured.
+        history: list[Message] = []
+        if self.args.history_messages > 0:
+            history = history_messages(self.args.history_messages)
+        elif self.args.history_chars > 0:
+            history = history_of_chars(self.args.history_chars)
+        self.heartbeat.start()  # the whole run counts, actions included
+        if history:
+            self._history_chars = sum(len(m) for m in history)
+            self._history_count = len(history)
+            self._history_t0 = time.perf_counter()
+            self.window.view.viewport_ready.connect(self._on_history_shown)
+            open_history(self.window, history)
+        else:
+            QTimer.singleShot(50, self._send)
+
+    def _on_history_shown(self) -> None:
+        self.window.view.viewport_ready.disconnect(self._on_history_shown)
+        self._history_open_ms = round((time.perf_counter() - self._history_t0) * 1000, 1)
+        self._rss_history = rss_mb()
         QTimer.singleShot(50, self._send)
 
     def _on_model_failed(self, message: str) -> None:
         self._finish({"error": f"model failed to load: {message}", "finish_reason": "error"})
 
+    def _prompt_text(self) -> str:
+        if self.args.prompt_file:
+            with open(self.args.prompt_file, encoding="utf-8", errors="replace") as f:
+                return f.read()
+        return self.args.prompt
+
     def _send(self) -> None:
-        self.heartbeat.start()
-        self.window.prompt.setPlainText(self.args.prompt)
-        self.window.prompt.submit_requested.emit()  # exactly what Enter does
+        """Type (or paste, for a prompt file) and press Enter, as a user does."""
+        self._turns_sent += 1
+        text = self._prompt_text()
+        if self._turns_sent > 1:
+            text = f"{text} (turn {self._turns_sent})"
+        t0 = time.perf_counter()
+        self.window.enter_prompt(text, paste=bool(self.args.prompt_file))
+        self._send_ms.append(round((time.perf_counter() - t0) * 1000, 2))
+        if self.window.chat.current_reply is None:
+            self._finish({"error": "the prompt was not sent: " + self.window.statusBar().currentMessage(),
+                          "finish_reason": "error"})
+            return
         if self.args.stop_after_ms is not None:
             QTimer.singleShot(int(self.args.stop_after_ms), self.window.stop_button.click)
 
+    def _on_reply_finished(self, stats: ReplyStats) -> None:
+        if self._turns_sent < self.args.turns:
+            self._turn_stats.append(stats)
+            self._send()  # Enter right after a reply ended: its final render goes on
+
     def _on_reply_settled(self, stats: ReplyStats) -> None:
+        if stats.request_id != self._last_request_id():
+            return
         self._stats = stats
         # Let the heartbeat fire a few more times so the lateness the final
         # render caused is counted, then stop it.
         QTimer.singleShot(4 * HEARTBEAT_MS, self._on_settled)
 
+    def _last_request_id(self) -> int:
+        reply = self.window.chat.current_reply
+        if reply is not None or self._turns_sent < self.args.turns:
+            return -1
+        return self.window.chat.last_request_id
+
     def _on_settled(self) -> None:
+        if self.window.view.busy:
+            QTimer.singleShot(HEARTBEAT_MS, self._on_settled)  # earlier turns still rendering
+            return
         self.heartbeat.stop()
         self._report()
 
     def _report(self) -> None:
         s = self._stats
         assert s is not None
-        span = s.span
-        reply_text = self.window.transcript.span_text(span) if span else ""
-        links = self.window.transcript.span_links(span) if span else []
+        reply_text = self.window.view.message_text(s.message_id)
+        links = self.window.view.message_links(s.message_id)
         gen_s = (s.last_token_at - s.first_token_at) if (s.last_token_at and s.first_token_at) else 0.0
         tps = (s.tokens_shown - 1) / gen_s if gen_s > 0 and s.tokens_shown > 1 else 0.0
         reason = s.finish_reason.value if s.finish_reason else "error"
@@ -154,11 +216,19 @@ class DoctorRun(QObject):
             "buffer_max_depth": self.window.chat.service.buffer.max_depth_chars,
             "ticks": s.ticks,
             "render_passes": s.render_passes,
-            "render_pass_max_ms": round(max(s.render_pass_s, default=0.0) * 1000, 2),
+            "view_slice_max_ms": round(self.window.view.max_slice_s * 1000, 2),
+            "view_slices": self.window.view.slices,
             "seq_errors": s.seq_errors,
             "stop_to_idle_ms": None,
             "worker_exit_ms": None,
             "history_chars": self._history_chars,
+            "history_messages": self._history_count,
+            "history_open_ms": self._history_open_ms,
+            "turns": self._turns_sent,
+            "send_ms": self._send_ms,
+            "rss_mb": rss_mb(),
+            "rss_start_mb": self._rss_start,
+            "rss_history_mb": self._rss_history,
             "backend": self.args.backend,
             "model": self._info.name if self._info else "",
             "n_threads": self._info.n_threads if self._info else 0,

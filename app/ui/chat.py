@@ -1,9 +1,13 @@
-"""The chat controller: connects the inference service to the transcript.
+"""The chat controller: connects the inference service, the conversation and
+the view.
 
-It owns the consumer side of the pipeline: a tick timer that drains the
-chunk buffer within a time budget and appends plain text, a throttled
-low-priority pass that renders completed Markdown blocks, and the final
-render when a reply ends. Widgets stay thin; tests can drive this directly.
+It owns the consumer side of the pipeline: a tick timer that drains the chunk
+buffer within a time budget and hands the text to the streaming ``Reply``
+(which owns that reply's lifecycle, see ``app.ui.reply``). Markdown is
+rendered off the GUI thread by the view's render service. Widgets stay thin;
+tests can drive this directly.
+
+Threading rule: GUI thread only.
 """
 
 from __future__ import annotations
@@ -11,26 +15,22 @@ from __future__ import annotations
 import enum
 import logging
 import time
-from dataclasses import dataclass, field
 
 from PyQt6.QtCore import QObject, Qt, QTimer, pyqtSignal
 
-from app.core.backend import FinishReason, ModelInfo, SamplingParams
-from app.core.conversation import Conversation, MessageStatus
-from app.core.metrics import Reservoir
+from app.core.backend import ModelInfo, SamplingParams
+from app.core.conversation import Conversation, Message
+from app.ui.chat_view import ChatView
 from app.ui.inference import BackendFactory, GenerationResult, InferenceService
-from app.ui.throttle import Throttle
-from app.ui.transcript import MessageSpan, TranscriptView
+from app.ui.reply import Reply, ReplyPhase, ReplyStats
 
 log = logging.getLogger(__name__)
 
-TICK_MS = 25             # consumer tick (the brief asks for 20-40 ms)
-TICK_BUDGET_S = 0.008    # time budget of one tick's drain
-TICK_MAX_CHARS = 16384   # at most this much text per drain call
-RENDER_INTERVAL_MS = 120 # spacing of deferred Markdown passes while streaming
-RENDER_BUDGET_S = 0.006  # time budget of one deferred pass
-RENDER_YIELD_CHARS = 4096  # a pass waits while more than this is waiting to be shown
+__all__ = ["ChatController", "ChatState", "ReplyStats"]
 
+TICK_MS = 25             # consumer tick (the brief asks for 20-40 ms)
+TICK_BUDGET_S = 0.004    # time budget of one tick's drain
+TICK_MAX_CHARS = 8192    # at most this much text per drain call
 
 # Model output may contain control characters: keep tab and newline, drop the
 # rest (a carriage return included, so "\r\n" split across chunks is one line break).
@@ -44,36 +44,6 @@ class ChatState(str, enum.Enum):
     GENERATING = "generating"
 
 
-@dataclass
-class ReplyStats:
-    """What happened to one reply, from send to final render (monotonic times)."""
-
-    request_id: int
-    sent_at: float
-    first_token_at: float | None = None
-    first_shown_at: float | None = None
-    last_token_at: float | None = None       # production time of the last token shown
-    last_shown_at: float | None = None
-    producer_done_at: float | None = None    # the worker's last token / exit
-    backlog_at_producer_done: int = 0        # tokens produced but not yet shown then
-    ended_at: float | None = None           # final render done
-    stop_pressed_at: float | None = None
-    idle_at: float | None = None             # UI idle after Stop
-    worker_exit_at: float | None = None
-    finish_reason: FinishReason | None = None
-    error: str = ""
-    tokens_produced: int = 0
-    prompt_tokens: int = 0                   # after history trimming, as the backend saw it
-    tokens_shown: int = 0
-    chars_shown: int = 0
-    ticks: int = 0
-    render_passes: int = 0
-    render_pass_s: list[float] = field(default_factory=list)
-    token_to_screen_s: Reservoir = field(default_factory=Reservoir)  # seconds, sampled
-    seq_errors: int = 0
-    span: MessageSpan | None = None
-
-
 class ChatController(QObject):
     """Drives one conversation (GUI thread only)."""
 
@@ -83,39 +53,42 @@ class ChatController(QObject):
     model_ready = pyqtSignal(object)
     #: A model failed to load; arg: the message shown to the user.
     model_failed = pyqtSignal(str)
-    #: A reply started streaming; arg: request id.
+    #: A reply started; arg: request id.
     reply_started = pyqtSignal(int)
     #: The model finished reading the prompt and produced its first token; arg: request id.
     prompt_processed = pyqtSignal(int)
-    #: A reply reached its final render; arg: ReplyStats.
+    #: A reply's phase changed; args: request id, ReplyPhase.
+    reply_phase_changed = pyqtSignal(int, object)
+    #: Every token of a reply is on screen (or it was stopped); its final
+    #: render is under way; arg: ReplyStats.
     reply_finished = pyqtSignal(object)
-    #: A reply is completely over: final render done and, if it was stopped,
-    #: its worker has exited too (worker_exit_at is set); arg: ReplyStats.
+    #: A reply is completely over: final render on screen and, if it was
+    #: stopped, its worker has exited too; arg: ReplyStats.
     reply_settled = pyqtSignal(object)
     #: Stop took effect in the UI (idle now); arg: request id.
     reply_stopped = pyqtSignal(int)
+    #: A line for the user outside any message was shown; args: text, kind.
+    notice_shown = pyqtSignal(str, str)
+    #: After request_shutdown: the inference and render threads have both ended.
+    shutdown_finished = pyqtSignal()
 
-    def __init__(self, transcript: TranscriptView, parent: QObject | None = None) -> None:
+    def __init__(self, view: ChatView, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.transcript = transcript
+        self.view = view
         self.conversation = Conversation()
         self.params = SamplingParams()
         self.service = InferenceService(self)
         self.model_info: ModelInfo | None = None
         self.state = ChatState.NO_MODEL
-        self._current: ReplyStats | None = None    # the reply streaming now
-        self.last_stats: ReplyStats | None = None  # the last reply that ended
-        self._producer_done: GenerationResult | None = None
-        self._expected_seq = 0
-        self._stopped: dict[int, ReplyStats] = {}   # waiting for their worker to exit
-        self._finalize_queue: list[tuple[ReplyStats, str, str]] = []
-        self._finalize_timer = QTimer(self)
-        self._finalize_timer.setSingleShot(True)
-        self._finalize_timer.timeout.connect(self._on_finalize_step)
+        self._current: Reply | None = None            # the reply text is arriving for
+        self._replies: dict[int, Reply] = {}          # every reply not settled yet
+        self.last_stats: ReplyStats | None = None     # the last reply that settled
+        self.last_request_id = 0                      # the last reply sent
+        self._shutting_down = False
+        self._shut_down = False
         self._tick = QTimer(self)
         self._tick.setInterval(TICK_MS)
         self._tick.setTimerType(Qt.TimerType.PreciseTimer)
-        self._render = Throttle(self._on_render_due, RENDER_INTERVAL_MS, self)
         self._connect_signals()
 
     def _connect_signals(self) -> None:
@@ -131,9 +104,20 @@ class ChatController(QObject):
     @property
     def current_stats(self) -> ReplyStats | None:
         """The streaming reply's stats (None when idle). Read-only use."""
+        return self._current.stats if self._current is not None else None
+
+    @property
+    def current_reply(self) -> Reply | None:
         return self._current
 
-    # -- model ----------------------------------------------------------------
+    # -- notices ----------------------------------------------------------------
+
+    def notify(self, text: str, kind: str = "info") -> None:
+        """A line outside every message (its own item in the view)."""
+        self.view.add_notice(text, kind)
+        self.notice_shown.emit(text, kind)
+
+    # -- model ------------------------------------------------------------------
 
     def load_model(self, factory: BackendFactory, description: str) -> None:
         if self.state == ChatState.GENERATING:
@@ -152,70 +136,76 @@ class ChatController(QObject):
     def _on_model_loaded(self, info: ModelInfo) -> None:
         self.model_info = info
         for warning in info.warnings:
-            self.transcript.add_notice(f"⚠ {warning}", "warning")
+            self.notify(f"⚠ {warning}", "warning")
         self._set_state(ChatState.IDLE)
         self.model_ready.emit(info)
 
     def _on_model_load_failed(self, message: str) -> None:
-        self.transcript.add_notice(
-            f"Could not load the model. {message}\nChoose a GGUF model with File › Open Model…", "error"
-        )
+        self.notify(f"Could not load the model. {message}\nChoose a GGUF model with File › Open Model…", "error")
         self._set_state(ChatState.NO_MODEL)
         self.model_failed.emit(message)
 
-    # -- sending and stopping -----------------------------------------------------
+    # -- sending and stopping -------------------------------------------------------
 
     def send(self, text: str) -> bool:
-        """Send a prompt; False (and nothing changes) when not ready or empty."""
+        """Send a prompt; False (and nothing changes) when not ready or empty.
+
+        Never waits for an earlier reply's final render: that goes on in the
+        background, in its own message."""
         text = text.strip()
         if not text or self.state != ChatState.IDLE:
             return False
-        self._flush_deferred_finalize()  # a just-stopped reply closes first
-        self.conversation.add_user(text)
-        self.transcript.add_user_message(text)
+        user = self.conversation.add_user(text)
+        self.view.add_message(user)
         messages = self.conversation.prompt()
-        self.conversation.start_reply()
-        self.transcript.begin_reply()
+        reply_msg = self.conversation.start_reply()
+        self.view.add_message(reply_msg)
+        self.view.scroll_to_bottom()
         sent_at = time.monotonic()
         rid = self.service.submit(messages, self.params)
-        self._current = ReplyStats(request_id=rid, sent_at=sent_at)
-        self._producer_done = None
-        self._expected_seq = 0
+        reply = Reply(rid, reply_msg, self.view, self.model_info.name if self.model_info else "", sent_at, self)
+        self._start_reply(reply)
+        return True
+
+    def _start_reply(self, reply: Reply) -> None:
+        rid = reply.request_id
+        self.last_request_id = rid
+        self._current = reply
+        self._replies[rid] = reply
+        reply.phase_changed.connect(lambda phase, rid=rid: self.reply_phase_changed.emit(rid, phase))
+        reply.finished.connect(self.reply_finished)
+        reply.settled.connect(self._on_reply_settled)
+        reply.on_worker_started()
         self._tick.start()
         self._set_state(ChatState.GENERATING)
         self.reply_started.emit(rid)
-        return True
 
     def stop(self) -> None:
         """Stop the streaming reply: the UI is idle when this returns."""
-        stats = self._current
-        if stats is None:
+        reply = self._current
+        if reply is None:
             return
-        stats.stop_pressed_at = time.monotonic()
-        self.service.cancel(stats.request_id)
+        self.service.cancel(reply.request_id)
         self._tick.stop()
-        self._render.cancel()
         self._current = None
-        self._stopped[stats.request_id] = stats
-        stats.finish_reason = FinishReason.CANCELLED
-        self.conversation.messages[-1].status = MessageStatus.STOPPED
+        reply.stop()
         self._set_state(ChatState.IDLE)
-        stats.idle_at = time.monotonic()
-        self.reply_stopped.emit(stats.request_id)
-        # The partial reply's final render is deferred: it is not on Stop's path.
-        self._queue_finalize(stats, "⏹ Stopped", "info")
+        self.reply_stopped.emit(reply.request_id)
 
     def new_chat(self) -> None:
+        """Start over: O(1) for the user whatever the conversation's size."""
         self.stop()
-        self._flush_deferred_finalize()
-        self.conversation.clear()
-        self.transcript.clear_transcript()
+        self.conversation = Conversation(system_prompt=self.conversation.system_prompt)
+        self.view.clear()
+        for reply in list(self._replies.values()):
+            reply.on_view_cleared()
 
-    # -- consumer side ----------------------------------------------------------
+    # -- consumer side ----------------------------------------------------------------
 
     def _on_first_token_produced(self, rid: int, at: float) -> None:
-        if self._current is not None and rid == self._current.request_id:
-            self._current.first_token_at = at
+        reply = self._replies.get(rid)
+        if reply is not None and reply is self._current:
+            reply.on_first_token(at)
             self.prompt_processed.emit(rid)
 
     def _on_chunks_ready(self, rid: int, seq: int) -> None:
@@ -223,15 +213,16 @@ class ChatController(QObject):
             self._tick.start()
 
     def _on_tick(self) -> None:
-        stats = self._current
-        if stats is None:
+        reply = self._current
+        if reply is None:
             self._tick.stop()
             return
+        stats = reply.stats
         stats.ticks += 1
         deadline = time.perf_counter() + TICK_BUDGET_S
         buffer = self.service.buffer
         parts: list[str] = []
-        latencies_from: list[float] = []
+        produced: list[float] = []
         while True:
             chunks = buffer.drain(TICK_MAX_CHARS)
             if not chunks:
@@ -239,131 +230,80 @@ class ChatController(QObject):
             for chunk in chunks:
                 if chunk.request_id != stats.request_id:
                     continue  # a stale request's chunk: never shown
-                if chunk.seq != self._expected_seq:
+                if chunk.seq != reply.expected_seq:
                     stats.seq_errors += 1
-                    log.error("chunk out of order: got %d, expected %d", chunk.seq, self._expected_seq)
-                self._expected_seq = chunk.seq + 1
+                    log.error("chunk out of order: got %d, expected %d", chunk.seq, reply.expected_seq)
+                reply.expected_seq = chunk.seq + 1
                 parts.append(chunk.text)
-                latencies_from.extend(chunk.produced_at)
+                produced.extend(chunk.produced_at)
             if time.perf_counter() >= deadline:
                 break
         if parts:
-            text = "".join(parts).translate(_CONTROL_CHARS)
-            self.transcript.append_reply_text(text)
-            self.conversation.messages[-1].append(text)
-            now = time.monotonic()
-            if stats.first_shown_at is None:
-                stats.first_shown_at = now
-            stats.last_shown_at = now
-            stats.tokens_shown += len(latencies_from)
-            stats.chars_shown += len(text)
-            stats.last_token_at = latencies_from[-1]
-            stats.token_to_screen_s.extend([now - t for t in latencies_from])
-            if "\n" in text:
-                self._render()
-        if self._producer_done is not None and len(buffer) == 0:
-            self._finish_current()
-
-    def _on_render_due(self) -> None:
-        """Deferred, low-priority Markdown pass over completed blocks."""
-        stats = self._current
-        if stats is None:
-            return
-        if self.service.buffer.depth_chars > RENDER_YIELD_CHARS and self._producer_done is None:
-            # The display is falling behind: showing text comes first.
-            self._render()
-            return
-        t0 = time.perf_counter()
-        committed = self.transcript.commit_completed_blocks(RENDER_BUDGET_S)
-        if committed:
-            stats.render_passes += 1
-            stats.render_pass_s.append(time.perf_counter() - t0)
-            if self.transcript.streaming:
-                self._render()  # more may be complete already; the throttle spaces it
+            reply.add_text("".join(parts).translate(_CONTROL_CHARS), produced)
+        if reply.phase == ReplyPhase.DRAINING and len(buffer) == 0:
+            self._tick.stop()
+            self._current = None
+            self._set_state(ChatState.IDLE)
+            reply.on_drained()
 
     def _on_generation_finished(self, result: GenerationResult) -> None:
-        stopped = self._stopped.pop(result.request_id, None)
-        if stopped is not None:
-            stopped.worker_exit_at = result.ended_at
-            stopped.tokens_produced = result.tokens
-            stopped.prompt_tokens = result.prompt_tokens
-            if stopped.ended_at is not None:  # its final render came first
-                self.reply_settled.emit(stopped)
+        reply = self._replies.get(result.request_id)
+        if reply is None:
             return
-        if self._current is None or result.request_id != self._current.request_id:
-            return  # stale
-        self._producer_done = result
-        self._current.tokens_produced = result.tokens
-        self._current.prompt_tokens = result.prompt_tokens
-        self._current.producer_done_at = result.ended_at
-        self._current.backlog_at_producer_done = result.tokens - self._current.tokens_shown
-        if not self._tick.isActive():
-            self._tick.start()
-        self._on_tick()  # finish now if everything is on screen already
+        reply.on_producer_done(result.finish_reason, result.error, result.tokens, result.prompt_tokens, result.ended_at)
+        if reply is self._current:
+            if not self._tick.isActive():
+                self._tick.start()
+            self._on_tick()  # finish now if everything is on screen already
 
-    def _finish_current(self) -> None:
-        """Everything the worker produced is on screen: the reply has ended."""
-        stats, result = self._current, self._producer_done
-        assert stats is not None and result is not None
-        self._tick.stop()
-        self._render.cancel()
-        self._current = None
-        self._producer_done = None
-        stats.finish_reason = result.finish_reason
-        stats.error = result.error
-        msg = self.conversation.messages[-1]
-        note, kind = "", "info"
-        if result.finish_reason == FinishReason.ERROR:
-            msg.status = MessageStatus.ERROR
-            msg.error = result.error
-            note, kind = f"⚠ Error: {result.error}", "error"
-        elif result.finish_reason == FinishReason.LENGTH:
-            msg.status = MessageStatus.TRUNCATED
-            note = "✂ Reply cut at the token limit"
-        else:
-            msg.status = MessageStatus.COMPLETE
-        self._set_state(ChatState.IDLE)
-        self._queue_finalize(stats, note, kind)
-
-    # -- final render -------------------------------------------------------------
-
-    def _queue_finalize(self, stats: ReplyStats, note: str, kind: str) -> None:
-        self._finalize_queue.append((stats, note, kind))
-        self._finalize_timer.start(0)
-
-    def _on_finalize_step(self) -> None:
-        """One time-boxed slice of the final render; re-armed while work remains."""
-        if not self._finalize_queue:
-            return
-        stats, note, kind = self._finalize_queue[0]
-        t0 = time.perf_counter()
-        self.transcript.commit_completed_blocks(RENDER_BUDGET_S, final=True)
-        stats.render_pass_s.append(time.perf_counter() - t0)
-        stats.render_passes += 1
-        if self.transcript.pending_chars:
-            self._finalize_timer.start(0)
-            return
-        self._close_reply(*self._finalize_queue.pop(0))
-
-    def _flush_deferred_finalize(self) -> None:
-        """Finish any pending final render now (a new message is about to start)."""
-        self._finalize_timer.stop()
-        while self._finalize_queue:
-            self._close_reply(*self._finalize_queue.pop(0))
-
-    def _close_reply(self, stats: ReplyStats, note: str, kind: str) -> None:
-        if not self.transcript.streaming:
-            return
-        t0 = time.perf_counter()
-        stats.span = self.transcript.finalize_reply(note, kind)
-        stats.render_pass_s.append(time.perf_counter() - t0)
-        stats.ended_at = time.monotonic()
+    def _on_reply_settled(self, stats: ReplyStats) -> None:
+        reply = self._replies.pop(stats.request_id, None)
         self.last_stats = stats
-        self.reply_finished.emit(stats)
-        if stats.stop_pressed_at is None or stats.worker_exit_at is not None:
-            self.reply_settled.emit(stats)
+        self.reply_settled.emit(stats)
+        if reply is not None:
+            reply.deleteLater()
+
+    # -- the conversation as text ------------------------------------------------------
+
+    def conversation_markdown(self) -> str:
+        return self.conversation.to_markdown()
+
+    def message(self, message_id: str) -> Message | None:
+        return self.conversation.get(message_id)
+
+    # -- lifetime ------------------------------------------------------------------------
 
     def shutdown(self) -> bool:
+        """Stop everything and join the threads (blocking: tests and doctor)."""
         self.stop()
-        self._flush_deferred_finalize()
-        return self.service.shutdown()
+        ok = self.service.shutdown()
+        return self.view.shutdown() and ok
+
+    def request_shutdown(self) -> None:
+        """Stop everything without waiting (closing the window);
+        ``shutdown_finished`` follows once both threads have ended."""
+        self.stop()
+        if self._shutting_down:
+            return
+        self._shutting_down = True
+        self.view.render_service.thread_.finished.connect(self._on_thread_finished)
+        self.service.shutdown_finished.connect(self._on_thread_finished)
+        self.view.request_shutdown()
+        self.service.request_shutdown()
+        self._on_thread_finished()  # both may be over already
+
+    def threads_finished(self) -> bool:
+        return self.service.is_finished() and self.view.render_service.is_finished()
+
+    def _on_thread_finished(self) -> None:
+        if self._shutting_down and self.threads_finished() and not self._shut_down:
+            self._shut_down = True
+            self.shutdown_finished.emit()
+
+    @property
+    def is_generating(self) -> bool:
+        return self.state == ChatState.GENERATING
+
+    def replies_pending(self) -> int:
+        return len(self._replies)
+

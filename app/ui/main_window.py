@@ -6,15 +6,15 @@ from html import escape as html_escape
 from pathlib import Path
 
 from PyQt6.QtCore import PYQT_VERSION_STR, Qt, QTimer, pyqtSignal, qVersion
-from PyQt6.QtGui import QAction, QCloseEvent, QIcon, QKeyEvent, QKeySequence, QShortcut
+from PyQt6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence, QShortcut
 from PyQt6.QtWidgets import (
+    QApplication,
     QFileDialog,
     QFrame,
     QHBoxLayout,
     QLabel,
     QMainWindow,
     QMessageBox,
-    QPlainTextEdit,
     QPushButton,
     QVBoxLayout,
     QWidget,
@@ -26,24 +26,9 @@ from app.resources import read_text_resource, resource_path
 from app.core.metrics import HealthSnapshot
 from app.ui.chat import ChatController, ChatState
 from app.ui.stream_health import StreamHealthMonitor, StreamHealthPanel
-from app.ui.transcript import TranscriptView
-
-
-class PromptEdit(QPlainTextEdit):
-    """The prompt box: Enter sends, Shift+Enter starts a new line."""
-
-    #: The user pressed Enter to send the prompt.
-    submit_requested = pyqtSignal()
-
-    def keyPressEvent(self, event: QKeyEvent | None) -> None:  # noqa: N802 (Qt API)
-        if (
-            event is not None
-            and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
-            and not event.modifiers() & Qt.KeyboardModifier.ShiftModifier
-        ):
-            self.submit_requested.emit()
-            return
-        super().keyPressEvent(event)
+from app.ui.chat_view import ChatView
+from app.ui.find_bar import FindBar
+from app.ui.prompt import PromptArea
 
 
 class FirstRunPanel(QFrame):
@@ -105,10 +90,12 @@ class MainWindow(QMainWindow):
             self.setWindowIcon(QIcon(str(icon)))
         self.setStyleSheet(read_text_resource("style.qss"))
 
-        self.transcript = TranscriptView()
-        self.chat = ChatController(self.transcript, self)
-        self.prompt = PromptEdit()
-        self.prompt.setObjectName("prompt")
+        self.view = ChatView()
+        self.chat = ChatController(self.view, self)
+        self.find_bar = FindBar(lambda: self.chat.conversation.messages)
+        self.find_bar.hide()
+        self.prompt_area = PromptArea()
+        self.prompt = self.prompt_area.editor
         self.prompt.setPlaceholderText("Message Rill… (Enter to send, Shift+Enter for a new line)")
         self.prompt.setFixedHeight(84)
         self.send_button = QPushButton("Send")
@@ -130,14 +117,15 @@ class MainWindow(QMainWindow):
         buttons.addWidget(self.stop_button)
         buttons.addStretch(1)
         row = QHBoxLayout()
-        row.addWidget(self.prompt, 1)
+        row.addWidget(self.prompt_area, 1)
         row.addLayout(buttons)
         layout = QVBoxLayout()
         layout.setContentsMargins(10, 10, 10, 6)
         self.first_run = FirstRunPanel()
         self.first_run.hide()
         layout.addWidget(self.first_run)
-        layout.addWidget(self.transcript, 1)
+        layout.addWidget(self.view, 1)
+        layout.addWidget(self.find_bar)
         layout.addLayout(row)
         central = QWidget()
         central.setLayout(layout)
@@ -146,6 +134,7 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.health_label)
         self.statusBar().addPermanentWidget(self.state_label)
 
+        self._close_when_shut_down = False
         self._build_menus()
         self._stop_shortcut = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)
         self._connect_signals()
@@ -165,6 +154,30 @@ class MainWindow(QMainWindow):
         file_menu.addAction(self.new_chat_action)
         file_menu.addSeparator()
         file_menu.addAction(self.quit_action)
+        edit_menu = bar.addMenu("&Edit")
+        self.copy_action = QAction("&Copy", self)
+        self.copy_action.setShortcut(QKeySequence.StandardKey.Copy)
+        self.copy_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.view.addAction(self.copy_action)
+        self.select_all_action = QAction("Select &All", self)
+        self.select_all_action.setShortcut(QKeySequence.StandardKey.SelectAll)
+        self.select_all_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.view.addAction(self.select_all_action)
+        self.copy_conversation_action = QAction("Copy Conversation as &Markdown", self)
+        self.copy_conversation_action.setShortcut(QKeySequence("Ctrl+Shift+C"))
+        self.find_action = QAction("&Find in Conversation…", self)
+        self.find_action.setShortcut(QKeySequence.StandardKey.Find)
+        self.find_next_action = QAction("Find &Next", self)
+        self.find_next_action.setShortcut(QKeySequence.StandardKey.FindNext)
+        self.find_previous_action = QAction("Find Pre&vious", self)
+        self.find_previous_action.setShortcut(QKeySequence.StandardKey.FindPrevious)
+        for action in (self.copy_action, self.select_all_action):
+            edit_menu.addAction(action)
+        edit_menu.addSeparator()
+        edit_menu.addAction(self.copy_conversation_action)
+        edit_menu.addSeparator()
+        for action in (self.find_action, self.find_next_action, self.find_previous_action):
+            edit_menu.addAction(action)
         view_menu = bar.addMenu("&View")
         self.stream_health_action = self.health_panel.toggleViewAction()
         self.stream_health_action.setText("Stream &Health")
@@ -175,12 +188,22 @@ class MainWindow(QMainWindow):
         help_menu.addAction(self.about_action)
 
     def _connect_signals(self) -> None:
-        self.prompt.submit_requested.connect(self._on_send_requested)
+        self.prompt_area.submit_requested.connect(self._on_send_requested)
         self.send_button.clicked.connect(self._on_send_requested)
         self.stop_button.clicked.connect(self.chat.stop)
         self._stop_shortcut.activated.connect(self.chat.stop)
         self.open_model_action.triggered.connect(self._on_open_model_triggered)
-        self.new_chat_action.triggered.connect(self.chat.new_chat)
+        self.new_chat_action.triggered.connect(self._on_new_chat_triggered)
+        self.copy_action.triggered.connect(self.view.copy_selection)
+        self.select_all_action.triggered.connect(self.view.select_all)
+        self.copy_conversation_action.triggered.connect(self._on_copy_conversation_triggered)
+        self.find_action.triggered.connect(self.find_bar.open_bar)
+        self.find_next_action.triggered.connect(self.find_bar.find_next)
+        self.find_previous_action.triggered.connect(self.find_bar.find_previous)
+        self.find_bar.highlight_requested.connect(self._on_find_highlight_requested)
+        self.find_bar.match_selected.connect(self._on_find_match_selected)
+        self.find_bar.closed.connect(self.prompt.setFocus)
+        self.view.copied.connect(self._on_copied)
         self.quit_action.triggered.connect(self.close)
         self.about_action.triggered.connect(self._on_about_triggered)
         self.chat.state_changed.connect(self._on_state_changed)
@@ -194,8 +217,49 @@ class MainWindow(QMainWindow):
     # -- slots ------------------------------------------------------------------
 
     def _on_send_requested(self) -> None:
-        if self.chat.send(self.prompt.toPlainText()):
-            self.prompt.clear()
+        area = self.prompt_area
+        if area.over_limit():
+            self.statusBar().showMessage(
+                "Not sent: the message is longer than the model's context. Remove the attachment or shorten it.",
+                8000,
+            )
+            return
+        if self.chat.send(area.text()):
+            area.clear()
+
+    def enter_prompt(self, text: str, paste: bool = False) -> None:
+        """Type (or paste) ``text`` into the prompt box and press Enter, exactly
+        as a user does (doctor, benchmarks)."""
+        self.prompt.clear()
+        if paste:
+            clipboard = QApplication.clipboard()
+            if clipboard is not None:
+                clipboard.setText(text)
+            self.prompt.paste()
+        else:
+            self.prompt.setPlainText(text)
+        self.prompt.submit_requested.emit()
+
+    def _on_new_chat_triggered(self) -> None:
+        self.chat.new_chat()
+        self.find_bar.close_bar()
+        self.prompt.setFocus()
+
+    def _on_copy_conversation_triggered(self) -> None:
+        clipboard = QApplication.clipboard()
+        if clipboard is not None:
+            clipboard.setText(self.chat.conversation_markdown())
+        self.statusBar().showMessage("Conversation copied as Markdown", 3000)
+
+    def _on_copied(self, what: str, text: str) -> None:
+        label = {"code": "Code copied", "message": "Message copied"}.get(what, "Copied")
+        self.statusBar().showMessage(label, 2000)
+
+    def _on_find_highlight_requested(self, text: str) -> None:
+        self.view.set_find(text)
+
+    def _on_find_match_selected(self, message_id: str, nth: int) -> None:
+        self.view.set_find(self.find_bar.edit.text(), (message_id, nth))
 
     def _on_state_changed(self, state: ChatState) -> None:
         self.send_button.setEnabled(state == ChatState.IDLE)
@@ -221,6 +285,7 @@ class MainWindow(QMainWindow):
         self.health_label.setText(snapshot.status_line() if snapshot.generating else "")
 
     def _on_model_ready(self, info: ModelInfo) -> None:
+        self.prompt_area.set_context_limit(info.n_ctx or None)
         parts = [info.name]
         if info.n_ctx:
             parts.append(f"context {info.n_ctx}")
@@ -316,6 +381,40 @@ class MainWindow(QMainWindow):
         box.open()
 
     def closeEvent(self, event: QCloseEvent | None) -> None:  # noqa: N802 (Qt API)
-        self.chat.shutdown()
+        """Close without ever blocking the GUI on a worker thread.
+
+        Everything is cancelled and the inference and render threads are
+        asked to end. If both have ended within ~10 ms (the usual case:
+        cancelling a reply is immediate), the window closes now. Otherwise
+        (e.g. a model load between two cancellation points) the window hides
+        at once and really closes when ``shutdown_finished`` arrives; a
+        QThread must not be destroyed while it runs, so the process cannot
+        end before that.
+        """
+        chat = self.chat
+        chat.request_shutdown()
+        if not chat.threads_finished():
+            chat.service.thread.wait(10)
+            chat.view.render_service.thread_.wait(10)
+        if not chat.threads_finished():
+            if event is not None:
+                event.ignore()
+            self.hide()
+            if not self._close_when_shut_down:
+                self._close_when_shut_down = True
+                chat.shutdown_finished.connect(self.close)
+            return
         if event is not None:
             event.accept()
+        if self._close_when_shut_down:
+            # quitOnLastWindowClosed only counts windows visible when they
+            # close, and this one was hidden above: do its job here. (quit()
+            # does nothing unless QApplication.exec() is running.)
+            others = [
+                w for w in QApplication.topLevelWidgets()
+                if w is not self and w.isVisible() and w.testAttribute(Qt.WidgetAttribute.WA_QuitOnClose)
+                and w.windowType() not in (Qt.WindowType.ToolTip, Qt.WindowType.Popup)
+                and (w.windowHandle() is None or w.windowHandle().transientParent() is None)
+            ]
+            if QApplication.quitOnLastWindowClosed() and not others:
+                QApplication.quit()

@@ -99,7 +99,7 @@ class StreamHealthMonitor(QObject):
             buffer_chars=buffer.depth_chars,
             buffer_max_chars=buffer.max_depth_chars,
             gui_lag_ms=max((lag for _, lag in self._lags), default=0.0) * 1000,
-            render_ms=stats.render_pass_s[-1] * 1000 if stats and stats.render_pass_s else None,
+            render_ms=self._chat.view.last_slice_s * 1000 if self._chat.view.slices else None,
             tokens_shown=shown,
             producer_blocked_ms=buffer.blocked_s * 1000,
         )

@@ -41,13 +41,13 @@ def send_with_enter(qtbot, window, text: str) -> None:  # type: ignore[no-untype
 def test_reply_streams_in_and_renders(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
     window = make_window(scripted(rate=3000))
     shown: list[str] = []
-    original = window.transcript.append_reply_text
-    window.transcript.append_reply_text = lambda t: (shown.append(t), original(t))[1]
+    original = window.view.append_stream
+    window.view.append_stream = lambda mid, t: (shown.append(t), original(mid, t))[1]
     with qtbot.waitSignal(window.chat.reply_started, timeout=5000):
         send_with_enter(qtbot, window, "Show me everything")
     assert window.prompt.toPlainText() == ""
     assert not window.send_button.isEnabled() and window.stop_button.isEnabled()
-    with qtbot.waitSignal(window.chat.reply_finished, timeout=20000) as blocker:
+    with qtbot.waitSignal(window.chat.reply_settled, timeout=20000) as blocker:
         pass
     stats = blocker.args[0]
     assert stats.finish_reason == FinishReason.STOP
@@ -55,12 +55,12 @@ def test_reply_streams_in_and_renders(qtbot, make_window) -> None:  # type: igno
     assert stats.seq_errors == 0
     assert len(shown) > 1, "text should arrive over several ticks, not in one lump"
     assert len(shown) < stats.tokens_shown, "ticks must batch tokens"
-    text = window.transcript.span_text(stats.span)
+    text = window.view.message_text(stats.message_id)
     assert "Streaming, without the freeze" in text
     assert "def fibonacci(n: int) -> list[int]:" in text
     assert "你好，世界" in text and "😀" in text
     assert "# Streaming" not in text, "the final render shows Markdown as rich text"
-    assert window.transcript.span_links(stats.span) == ["https://doc.qt.io/"]
+    assert window.view.message_links(stats.message_id) == ["https://doc.qt.io/"]
     assert window.chat.conversation.messages[-1].status == MessageStatus.COMPLETE
     assert window.send_button.isEnabled() and not window.stop_button.isEnabled()
 
@@ -69,12 +69,13 @@ def test_completed_blocks_render_while_streaming(qtbot, make_window) -> None:  #
     window = make_window(scripted(rate=400))
     with qtbot.waitSignal(window.chat.reply_started, timeout=5000):
         send_with_enter(qtbot, window, "go")
-    transcript = window.transcript
+    view = window.view
+    reply_id = window.chat.current_reply.message.id
     # The first heading is complete once the next block began: it must turn
     # into rich text (no '# ' left) while the reply is still streaming.
     qtbot.waitUntil(
-        lambda: "Streaming, without the freeze" in transcript.toPlainText()
-        and "# Streaming" not in transcript.toPlainText(),
+        lambda: "Streaming, without the freeze" in view.message_text(reply_id)
+        and "# Streaming" not in view.message_text(reply_id),
         timeout=10000,
     )
     assert window.chat.state == ChatState.GENERATING
@@ -87,7 +88,7 @@ def test_stop_then_send_again(qtbot, make_window) -> None:  # type: ignore[no-un
     chat = window.chat
     with qtbot.waitSignal(chat.reply_started, timeout=5000):
         send_with_enter(qtbot, window, "first")
-    qtbot.waitUntil(lambda: "[r1:5]" in window.transcript.toPlainText(), timeout=10000)
+    qtbot.waitUntil(lambda: "[r1:5]" in window.view.all_text(), timeout=10000)
     with qtbot.waitSignal(chat.reply_stopped, timeout=1000):
         qtbot.keyClick(window.prompt, Qt.Key.Key_Escape)
     # Idle at once: no waiting for the worker.
@@ -101,15 +102,16 @@ def test_stop_then_send_again(qtbot, make_window) -> None:  # type: ignore[no-un
     with qtbot.waitSignal(chat.reply_started, timeout=1000):
         send_with_enter(qtbot, window, "second")
     qtbot.waitUntil(lambda: "[r2:10]" in chat.conversation.messages[-1].content, timeout=10000)
-    with qtbot.waitSignal(chat.reply_finished, timeout=5000) as blocker:
+    with qtbot.waitSignal(chat.reply_settled, timeout=5000) as blocker:
         chat.stop()
     second = chat.conversation.messages[-1].content
     assert "[r1:" not in second, "a cancelled request's chunks leaked into the next reply"
     assert second.startswith("[r2:0][r2:1]")
     # The stopped partial reply is kept, marked, and part of the next prompt.
-    text = window.transcript.toPlainText()
+    qtbot.waitUntil(lambda: not window.view.busy, timeout=5000)
+    text = window.view.all_text()
     assert text.count("Stopped") == 2
-    assert window.transcript.span_text(blocker.args[0].span).startswith("[r2:0]")
+    assert window.view.message_text(blocker.args[0].message_id).startswith("[r2:0]")
     assert chat.conversation.messages[1].content == partial
     assert chat.conversation.prompt()[2].content == partial
 
@@ -118,14 +120,14 @@ def test_split_multibyte_characters_never_show_broken(qtbot, make_window) -> Non
     one_byte_tokens = [bytes([b]) for b in "你好😀".encode("utf-8")]
     window = make_window(scripted(tokens=one_byte_tokens, rate=200))
     shown: list[str] = []
-    original = window.transcript.append_reply_text
-    window.transcript.append_reply_text = lambda t: (shown.append(t), original(t))[1]
-    with qtbot.waitSignal(window.chat.reply_finished, timeout=10000) as blocker:
+    original = window.view.append_stream
+    window.view.append_stream = lambda mid, t: (shown.append(t), original(mid, t))[1]
+    with qtbot.waitSignal(window.chat.reply_settled, timeout=10000) as blocker:
         send_with_enter(qtbot, window, "hi")
     assert len(shown) >= 2, "the test needs the text to arrive in pieces"
     assert all("\ufffd" not in piece for piece in shown)
     assert "".join(shown) == "你好😀"
-    assert window.transcript.span_text(blocker.args[0].span) == "你好😀"
+    assert window.view.message_text(blocker.args[0].message_id) == "你好😀"
 
 
 HOSTILE = (
@@ -140,43 +142,43 @@ def test_hostile_output_is_text_and_links_are_inert(qtbot, make_window, monkeypa
     opened: list[QUrl] = []
     monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url) or True)
     window = make_window(lambda: ScriptedBackend.from_text(HOSTILE, rate=2000))
-    with qtbot.waitSignal(window.chat.reply_finished, timeout=10000) as blocker:
+    with qtbot.waitSignal(window.chat.reply_settled, timeout=10000) as blocker:
         send_with_enter(qtbot, window, "be evil")
-    span = blocker.args[0].span
-    transcript = window.transcript
-    text = transcript.span_text(span)
+    mid = blocker.args[0].message_id
+    view = window.view
+    text = view.message_text(mid)
     assert "<script>alert(1)</script>" in text
     assert "<b>bold</b>" in text
     assert "<img src=x onerror=alert(2)>" in text
-    assert transcript.span_links(span) == ["https://example.com/ok"]
-    assert "/etc/hostname" not in text or "pic" in text
+    assert view.message_links(mid) == ["https://example.com/ok"]
+    assert "/etc/hostname" not in text, "an image becomes its alt text, never its path"
+    assert "pic" in text
 
     # Clicking the words of the file: link does nothing.
-    before = transcript.toPlainText()
-    cursor = transcript.document().find("local")
-    assert not cursor.isNull()
-    rect = transcript.cursorRect(cursor)
-    qtbot.mouseClick(transcript.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
-    assert transcript.toPlainText() == before
+    before = view.all_text()
+    point = view.point_of_text(mid, "local")
+    assert point is not None
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=point.toPoint())
+    assert view.all_text() == before
     assert opened == []
-
-    # Even if an anchor with a bad scheme existed, clicking it is refused.
-    with qtbot.waitSignal(transcript.link_blocked, timeout=1000):
-        transcript.anchorClicked.emit(QUrl("file:///etc/passwd"))
-    assert opened == [] and transcript.toPlainText() == before
-    # http(s) goes to the system browser.
-    with qtbot.waitSignal(transcript.link_opened, timeout=1000):
-        transcript.anchorClicked.emit(QUrl("https://example.com/ok"))
+    # javascript: is inert too.
+    point = view.point_of_text(mid, "click me")
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=point.toPoint())
+    assert opened == []
+    # An http(s) link goes to the system browser when clicked.
+    point = view.point_of_text(mid, "web")
+    with qtbot.waitSignal(view.link_opened, timeout=1000):
+        qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=point.toPoint())
     assert [u.toString() for u in opened] == ["https://example.com/ok"]
 
 
 def test_backend_error_shows_on_the_reply(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
     window = make_window(scripted(rate=2000, fail_after=12))
-    with qtbot.waitSignal(window.chat.reply_finished, timeout=10000) as blocker:
+    with qtbot.waitSignal(window.chat.reply_settled, timeout=10000) as blocker:
         send_with_enter(qtbot, window, "fail please")
     stats = blocker.args[0]
     assert stats.finish_reason == FinishReason.ERROR
-    assert "Scripted failure after 12 tokens" in window.transcript.toPlainText()
+    assert "Scripted failure after 12 tokens" in window.view.message_footer(stats.message_id)
     assert stats.tokens_shown == 12, "the text produced before the error is kept"
     assert window.chat.conversation.messages[-1].status == MessageStatus.ERROR
     assert window.chat.state == ChatState.IDLE and window.send_button.isEnabled()
@@ -189,8 +191,8 @@ def test_corrupt_model_gives_a_message_and_the_app_stays_usable(qtbot, make_wind
     with qtbot.waitSignal(window.chat.model_failed, timeout=30000) as blocker:
         pass
     assert "GGUF" in blocker.args[0]
-    assert "Could not load the model" in window.transcript.toPlainText()
-    assert "GGUF" in window.transcript.toPlainText()
+    assert "Could not load the model" in window.view.all_text()
+    assert "GGUF" in window.view.all_text()
     assert window.chat.state == ChatState.NO_MODEL
     assert not window.send_button.isEnabled()
     assert window.open_model_action.isEnabled()
@@ -208,11 +210,21 @@ def test_missing_model_file_is_reported(qtbot, make_window, tmp_path) -> None:  
     assert "not found" in blocker.args[0].lower()
 
 
+def add_history(window, n: int = 30):  # type: ignore[no-untyped-def]
+    """Earlier messages, shown as when a conversation is opened; waits until laid out."""
+    from app.core.conversation import Message
+
+    msgs = [Message("user", f"earlier message {i}\n\nwith two paragraphs") for i in range(n)]
+    for m in msgs:
+        window.chat.conversation.add(m)
+    window.view.add_messages(msgs)
+    return msgs
+
+
 def test_autoscroll_only_when_at_bottom(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
     window = make_window(scripted(rate=400, n_tokens=100000))
-    for i in range(30):
-        window.transcript.add_user_message(f"earlier message {i}\n\nwith two paragraphs")
-    sb = window.transcript.verticalScrollBar()
+    add_history(window)
+    sb = window.view.verticalScrollBar()
     qtbot.waitUntil(lambda: sb.maximum() > 0, timeout=5000)
     with qtbot.waitSignal(window.chat.reply_started, timeout=5000):
         send_with_enter(qtbot, window, "stream")
@@ -229,14 +241,20 @@ def test_autoscroll_only_when_at_bottom(qtbot, make_window) -> None:  # type: ig
 
 def test_selection_survives_streaming(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
     window = make_window(scripted(rate=400, n_tokens=100000))
-    window.transcript.add_user_message("select me please")
+    view = window.view
+    msgs = add_history(window, 1)
+    qtbot.waitUntil(lambda: view.point_of_text(msgs[0].id, "earlier") is not None, timeout=5000)
+    start = view.point_of_text(msgs[0].id, "earlier")
+    end = view.point_of_text(msgs[0].id, "message 0", end=True)
+    qtbot.mousePress(view.viewport(), Qt.MouseButton.LeftButton, pos=start.toPoint())
+    qtbot.mouseMove(view.viewport(), pos=end.toPoint())
+    qtbot.mouseRelease(view.viewport(), Qt.MouseButton.LeftButton, pos=end.toPoint())
+    assert view.selected_text() == "earlier message 0"
     with qtbot.waitSignal(window.chat.reply_started, timeout=5000):
         send_with_enter(qtbot, window, "stream")
-    cursor = window.transcript.document().find("select me please")
-    window.transcript.setTextCursor(cursor)
     grown = len(window.chat.conversation.messages[-1].content)
-    qtbot.waitUntil(lambda: len(window.chat.conversation.messages[-1].content) > grown + 100, timeout=10000)
-    assert window.transcript.textCursor().selectedText() == "select me please"
+    qtbot.waitUntil(lambda: len(window.chat.conversation.messages[-1].content) > grown + 300, timeout=10000)
+    assert view.selected_text() == "earlier message 0"
     window.chat.stop()
 
 
@@ -247,8 +265,10 @@ def test_close_during_generation_joins_the_worker(qtbot, make_window) -> None:  
     qtbot.waitUntil(lambda: window.chat.conversation.messages[-1].content != "", timeout=5000)
     thread = window.chat.service.thread
     assert thread.isRunning()
-    window.close()
-    assert thread.isFinished()
+    with qtbot.waitSignal(window.chat.shutdown_finished, timeout=5000):
+        window.close()
+        assert not window.isVisible(), "the window goes away at once"
+    assert thread.isFinished() and window.chat.view.render_service.is_finished()
 
 
 @pytest.mark.model
@@ -265,12 +285,12 @@ def test_real_default_model_short_reply(qtbot, make_window) -> None:  # type: ig
     from dataclasses import replace
 
     window.chat.params = replace(window.chat.params, max_tokens=32, seed=7)
-    with qtbot.waitSignal(window.chat.reply_finished, timeout=120000) as blocker:
+    with qtbot.waitSignal(window.chat.reply_settled, timeout=120000) as blocker:
         send_with_enter(qtbot, window, "Say hello in one short sentence.")
     stats = blocker.args[0]
     assert stats.finish_reason in (FinishReason.STOP, FinishReason.LENGTH)
     assert stats.tokens_shown == stats.tokens_produced > 0
-    assert window.transcript.span_text(stats.span).strip()
+    assert window.view.message_text(stats.message_id).strip()
     assert "\ufffd" not in window.chat.conversation.messages[-1].content
 
 
@@ -296,11 +316,11 @@ def test_status_switches_to_generating_at_the_first_token(qtbot, make_window) ->
 def test_control_characters_are_dropped_and_crlf_is_one_line_break(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
     tokens = [b"one\r", b"\ntwo\x00\x1b[31m", b"red\x07\tend"]
     window = make_window(scripted(tokens=tokens, rate=100))
-    with qtbot.waitSignal(window.chat.reply_finished, timeout=10000) as blocker:
+    with qtbot.waitSignal(window.chat.reply_settled, timeout=10000) as blocker:
         send_with_enter(qtbot, window, "controls")
     assert window.chat.conversation.messages[-1].content == "one\ntwo[31mred\tend"
     # Rendered as Markdown: one paragraph (a soft line break shows as a space).
-    assert window.transcript.span_text(blocker.args[0].span) == "one two[31mred end"
+    assert window.view.message_text(blocker.args[0].message_id) == "one two[31mred end"
 
 
 def test_reply_settles_only_once_the_stopped_worker_has_exited(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
@@ -312,5 +332,5 @@ def test_reply_settles_only_once_the_stopped_worker_has_exited(qtbot, make_windo
     with qtbot.waitSignal(chat.reply_settled, timeout=5000) as blocker:
         window.stop_button.click()
     stats = blocker.args[0]
-    assert stats.ended_at is not None and stats.worker_exit_at is not None
+    assert stats.settled_at is not None and stats.worker_exit_at is not None
     assert stats.worker_exit_at >= stats.stop_pressed_at

@@ -1,0 +1,1526 @@
+"""The conversation view: every message its own item, painted from small
+per-unit documents, virtualized.
+
+Structure
+---------
+The view is a list of items keyed by message id (``_Item``): a header, the
+message body and a footer (status, facts, actions). A body is a list of
+*units* (``app.core.blocks.Unit``: one top-level Markdown block each, already
+rendered to HTML by the render thread) plus, while a reply streams, a plain
+*tail* holding the text whose block is not complete yet. Each unit is laid out
+in its own small ``QTextDocument`` and painted with ``drawContents``; nothing
+is ever inserted into one big document, so no cost grows with the
+conversation.
+
+Virtualization: only items near the viewport (one screen above, two below)
+hold documents. Every other item keeps its units (strings) and a height,
+measured when it was last laid out or estimated from its text. When an item
+above the viewport changes height, the scroll position moves with it, so what
+the user looks at never jumps. Building documents happens in time-boxed slices
+on a single-shot timer (``SLICE_BUDGET_S``), never in one go.
+
+Streaming: ``append_stream`` appends plain text to the tail document through a
+private cursor (O(len(text))) with display-only breaks from
+``app.core.textbreak`` (no tail paragraph outgrows ``BREAK_LIMIT``, whatever
+its characters). When Markdown blocks complete, the view asks the render
+thread for them; the ready units are built and swapped in, replacing the same
+text at the start of the tail. The final render of the whole message does the
+same, and reuses every document whose HTML did not change.
+
+Safety: unit documents never load a resource; links open only through
+``_on_link_clicked`` with an http(s) allow-list.
+
+Threading rule: GUI thread only.
+"""
+
+from __future__ import annotations
+
+import bisect
+import logging
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from PyQt6.QtCore import QPointF, QRectF, QSize, Qt, QTimer, QUrl, pyqtSignal
+from PyQt6.QtGui import (
+    QAbstractTextDocumentLayout,
+    QColor,
+    QCursor,
+    QDesktopServices,
+    QFont,
+    QFontMetricsF,
+    QGuiApplication,
+    QKeyEvent,
+    QKeySequence,
+    QMouseEvent,
+    QPainter,
+    QPaintEvent,
+    QPalette,
+    QResizeEvent,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+    QWheelEvent,
+)
+from PyQt6.QtWidgets import QAbstractScrollArea, QMenu, QWidget
+
+from app.core import blocks, render
+from app.core.blocks import Unit
+from app.core.conversation import Message, MessageStatus, Role
+from app.core.textbreak import DisplayBreaker
+from app.ui.render_service import (
+    PRIORITY_BACKGROUND,
+    PRIORITY_NOW,
+    PRIORITY_VISIBLE,
+    RenderJob,
+    RenderResult,
+    RenderService,
+)
+
+log = logging.getLogger(__name__)
+
+ALLOWED_LINK_SCHEMES = ("http", "https")
+BREAK_LIMIT = 1000          # longest displayed paragraph of the streaming tail
+SLICE_BUDGET_S = 0.003      # one slice of document building
+LIVE_ABOVE = 1.0            # screens above the viewport that hold documents
+LIVE_BELOW = 2.0            # screens below
+KEEP_MARGIN = 2.0           # documents further than this (screens) are dropped
+
+PAD_X = 16.0
+PAD_Y = 10.0
+HEADER_GAP = 4.0
+UNIT_GAP = 6.0
+FOOTER_GAP = 4.0
+ITEM_GAP = 6.0
+
+_COLORS = {
+    "user": "#0969da",
+    "assistant": "#1a7f37",
+    "user_bg": "#f3f6fa",
+    "muted": "#57606a",
+    "error": "#b42318",
+    "warning": "#9a6700",
+    "info": "#57606a",
+    "action": "#0969da",
+    "copy_bg": "#ffffff",
+    "copy_border": "#d0d7de",
+    "find": "#fff3b0",
+    "find_current": "#ffb35c",
+}
+
+
+class _UnitDocument(QTextDocument):
+    """A unit's document: never loads a resource (images, local files...)."""
+
+    def loadResource(self, type_: int, name: QUrl) -> object:  # noqa: N802 (Qt API)
+        return None
+
+
+def _collapse_leading_block(doc: QTextDocument) -> None:
+    """A table alone in a document gets an empty paragraph in front of its
+    frame (removing it would take the table along): give it no height. The
+    shown text drops it too (``_doc_text``)."""
+    first = doc.begin()
+    if first.isValid() and first.length() == 1:
+        fmt = first.blockFormat()
+        fmt.setLineHeight(0, 2)  # QTextBlockFormat.LineHeightTypes.FixedHeight
+        fmt.setTopMargin(0)
+        fmt.setBottomMargin(0)
+        cursor = QTextCursor(first)
+        cursor.setBlockFormat(fmt)
+        char = cursor.blockCharFormat()
+        char.setFontPointSize(1)
+        cursor.setBlockCharFormat(char)
+
+
+def _gap_after(units: list[_Unit], n: int) -> float:
+    """Space after unit n: none before a continuation piece of the same code block."""
+    return 0.0 if n + 1 < len(units) and units[n + 1].unit.cont else UNIT_GAP
+
+
+def _doc_text(unit: Unit, doc: QTextDocument) -> str:
+    text = doc.toPlainText()
+    if unit.body.startswith("<table") and text.startswith("\n"):
+        text = text[1:]
+    return text
+
+
+@dataclass
+class _Unit:
+    unit: Unit
+    doc: QTextDocument | None = None
+    height: float = 0.0
+    measured_width: float = -1.0
+
+
+@dataclass(eq=False)
+class _Item:
+    id: str
+    kind: str                     # "user" | "assistant" | "notice"
+    message: Message | None       # None for notices
+    label: str = ""
+    units: list[_Unit] = field(default_factory=list)
+    rendered_len: int = -1        # content length the units were made from (-1: none yet)
+    render_asked: int = -1        # content length of the last render request
+    # streaming
+    streaming: bool = False
+    committed: int = 0            # source chars covered by units
+    commit_asked: int = 0         # source chars sent to the render thread so far
+    tail: QTextDocument | None = None
+    tail_cursor: QTextCursor | None = None
+    breaker: DisplayBreaker | None = None
+    tail_height: float = 0.0
+    final_pending: bool = False
+    # footer
+    note: str = ""
+    note_kind: str = "info"
+    facts: str = ""
+    # geometry
+    height: float = 0.0
+    measured_width: float = -1.0
+    live: bool = False
+
+    @property
+    def docs_ready(self) -> bool:
+        return all(u.doc is not None for u in self.units)
+
+
+@dataclass(frozen=True, order=True)
+class Pos:
+    """A place in the view's text: item index, unit index (len(units) = the
+    streaming tail), character position in that unit's document."""
+
+    item: int
+    unit: int
+    char: int
+
+
+class ChatView(QAbstractScrollArea):
+    """Rill's conversation view (see the module docstring)."""
+
+    #: An allowed link was opened; arg: QUrl.
+    link_opened = pyqtSignal(QUrl)
+    #: A clicked link was not allowed (javascript:, file:...); arg: QUrl.
+    link_blocked = pyqtSignal(QUrl)
+    #: Something went to the clipboard; args: what ("selection", "message", "code"), the text.
+    copied = pyqtSignal(str, str)
+    #: A message's final render is on screen (or stored, when off screen); arg: message id.
+    message_settled = pyqtSignal(str)
+    #: A footer action was clicked; args: action name, message id.
+    message_action_requested = pyqtSignal(str, str)
+    #: The items near the viewport have all their documents built.
+    viewport_ready = pyqtSignal()
+
+    def __init__(self, render_service: RenderService | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("chatView")
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.setMouseTracking(True)
+        self.viewport().setMouseTracking(True)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.viewport().setAutoFillBackground(True)
+        self.verticalScrollBar().setSingleStep(24)
+        self._render = render_service if render_service is not None else RenderService(self)
+        self._items: list[_Item] = []
+        self._index: dict[str, int] = {}
+        self._tops: list[float] = []
+        self._dirty_from = 0
+        self._width = -1.0
+        self._work: deque[tuple[str, Callable[[], None]]] = deque()
+        self._work_keys: set[str] = set()
+        self._work_timer = QTimer(self)
+        self._work_timer.setSingleShot(True)
+        self._work_timer.timeout.connect(self._on_work_due)
+        self._visibility_timer = QTimer(self)
+        self._visibility_timer.setSingleShot(True)
+        self._visibility_timer.timeout.connect(self._update_live_items)
+        self._anchor: Pos | None = None
+        self._cursor_pos: Pos | None = None
+        self._press_at: QPointF | None = None
+        self._dragging = False
+        self._hover_href = ""
+        self._find_text = ""
+        self._find_current: tuple[str, int] | None = None  # message id, n-th match in it
+        self._reveal: tuple[str, int] | None = None        # a find match to scroll to
+        self._font = QFont(self.font())
+        self._font.setPixelSize(14)
+        self._small = QFont(self.font())
+        self._small.setPixelSize(12)
+        self._bold = QFont(self._font)
+        self._bold.setWeight(QFont.Weight.Bold)
+        self._line_heights: dict[str, float] = {}
+        self.slices = 0              # work slices run (for benchmarks)
+        self.max_slice_s = 0.0
+        self.last_slice_s = 0.0
+        self._connect_signals()
+
+    def _connect_signals(self) -> None:
+        self._render.rendered.connect(self._on_rendered)
+        self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
+
+    # ------------------------------------------------------------------ geometry
+
+    def _content_width(self) -> float:
+        return max(120.0, self.viewport().width() - 2 * PAD_X)
+
+    def _line_height(self, font: QFont | None = None) -> float:
+        font = font or self._font
+        key = font.key()
+        height = self._line_heights.get(key)
+        if height is None:
+            height = self._line_heights[key] = QFontMetricsF(font).height()
+        return height
+
+    def _header_height(self, item: _Item) -> float:
+        return 0.0 if item.kind == "notice" else self._line_height(self._bold) + HEADER_GAP
+
+    def _footer_height(self, item: _Item) -> float:
+        if item.kind == "notice":
+            return 0.0
+        return self._line_height(self._small) + FOOTER_GAP
+
+    def _estimate_unit(self, unit: Unit, width: float) -> float:
+        text_len = len(unit.copy) if unit.kind == "code" else len(unit.body)
+        if unit.kind == "html":
+            text_len = int(text_len * 0.7)
+        char_w = 7.5
+        per_line = max(10, int(width / char_w))
+        lines = unit.body.count("\n") if unit.kind != "html" else 0
+        lines += text_len // per_line + 1
+        extra = 8.0 if unit.kind == "code" else 12.0
+        return lines * self._line_height() + extra
+
+    def _estimate_text(self, text_len: int, newlines: int, width: float) -> float:
+        per_line = max(10, int(width / 7.5))
+        return (text_len // per_line + newlines + 1) * self._line_height() + 12.0
+
+    def _item_height(self, item: _Item) -> float:
+        width = self._content_width()
+        body = 0.0
+        for n, u in enumerate(item.units):
+            if u.doc is None and u.measured_width != width:
+                u.height = self._estimate_unit(u.unit, width)
+            body += u.height + _gap_after(item.units, n)
+        if item.units:
+            body -= _gap_after(item.units, len(item.units) - 1)
+        if item.rendered_len < 0 and not item.units and item.message is not None:
+            content = item.message.content
+            body = self._estimate_text(len(content), content.count("\n", 0, 20000), width)
+        if item.tail is not None and not item.tail.isEmpty():
+            body += (UNIT_GAP if item.units else 0.0) + item.tail_height
+        return PAD_Y + self._header_height(item) + body + self._footer_height(item) + PAD_Y
+
+    def _tops_upto(self, index: int) -> None:
+        """Make self._tops valid up to ``index`` (inclusive)."""
+        if self._dirty_from > index:
+            return
+        tops = self._tops
+        del tops[self._dirty_from :]
+        y = 0.0 if not tops else tops[-1] + self._items[len(tops) - 1].height + ITEM_GAP
+        for i in range(len(tops), min(index, len(self._items) - 1) + 1):
+            tops.append(y)
+            y += self._items[i].height + ITEM_GAP
+        self._dirty_from = len(tops)
+
+    def _top(self, index: int) -> float:
+        self._tops_upto(index)
+        return self._tops[index]
+
+    def total_height(self) -> float:
+        if not self._items:
+            return 0.0
+        last = len(self._items) - 1
+        return self._top(last) + self._items[last].height + ITEM_GAP
+
+    def _item_at_y(self, y: float) -> int:
+        """Index of the item covering content y (clamped)."""
+        if not self._items:
+            return -1
+        self._tops_upto(len(self._items) - 1)
+        return max(0, min(len(self._items) - 1, bisect.bisect_right(self._tops, y) - 1))
+
+    def _set_height(self, index: int, height: float) -> None:
+        """Change an item's height, keeping the content under the viewport still."""
+        item = self._items[index]
+        delta = height - item.height
+        if abs(delta) < 0.01:
+            return
+        sb = self.verticalScrollBar()
+        stick = self.at_bottom()
+        above = self._top(index) + item.height <= sb.value() + 0.5
+        item.height = height
+        self._dirty_from = min(self._dirty_from, index + 1)
+        self._update_scrollbar()
+        if stick:
+            sb.setValue(sb.maximum())
+        elif above:
+            sb.setValue(int(round(sb.value() + delta)))
+
+    def _update_scrollbar(self) -> None:
+        sb = self.verticalScrollBar()
+        page = self.viewport().height()
+        sb.setPageStep(max(1, page))
+        sb.setRange(0, max(0, int(self.total_height()) - page))
+
+    def at_bottom(self) -> bool:
+        sb = self.verticalScrollBar()
+        return sb.value() >= sb.maximum() - 4
+
+    def scroll_to_bottom(self) -> None:
+        sb = self.verticalScrollBar()
+        sb.setValue(sb.maximum())
+
+    def scroll_to_message(self, message_id: str) -> None:
+        index = self._index.get(message_id)
+        if index is None:
+            return
+        self.verticalScrollBar().setValue(int(self._top(index)))
+        self._schedule_visibility()
+
+    # ------------------------------------------------------------------ items
+
+    def _append_item(self, item: _Item) -> int:
+        stick = self.at_bottom()
+        index = len(self._items)
+        self._items.append(item)
+        self._index[item.id] = index
+        item.height = self._item_height(item)
+        self._update_scrollbar()
+        if stick:
+            self.scroll_to_bottom()
+        self._schedule_visibility()
+        self.viewport().update()
+        return index
+
+    def add_message(self, message: Message, label: str = "") -> None:
+        """Show a message (finished, or streaming: then use append_stream)."""
+        kind = "user" if message.role == Role.USER.value else "assistant"
+        item = _Item(message.id, kind, message, label or ("You" if kind == "user" else "Rill"))
+        if message.status == MessageStatus.STREAMING:
+            item.streaming = True
+            item.rendered_len = 0
+            self._new_tail(item)
+        else:
+            cached = message.rendered
+            if cached is not None:
+                item.units = [_Unit(u) for u in cached]
+                item.rendered_len = len(message)
+            elif kind == "user" and len(message) <= blocks.RENDER_LIMIT:
+                units = blocks.user_units(message.content)  # cheap: escaped text, no Markdown
+                message.rendered = units
+                item.units = [_Unit(u) for u in units]
+                item.rendered_len = len(message)
+            self._set_footer_from_status(item)
+        self._append_item(item)
+
+    def add_messages(self, messages: list[Message]) -> None:
+        """Show many finished messages at once (history): O(n) plain Python
+        arithmetic (an estimated height each), no Qt call per message; only
+        what comes on screen is rendered and laid out, later."""
+        stick = self.at_bottom()
+        width = self._content_width()
+        per_line = max(10, int(width / 7.5))
+        line_h = self._line_height()
+        frame = 2 * PAD_Y + self._line_height(self._bold) + HEADER_GAP + self._line_height(self._small) + FOOTER_GAP
+        user = Role.USER.value
+        items, index = self._items, self._index
+        for message in messages:
+            kind = "user" if message.role == user else "assistant"
+            item = _Item(message.id, kind, message, "You" if kind == "user" else "Rill")
+            cached = message.rendered
+            if cached is not None:
+                item.units = [_Unit(u) for u in cached]
+                item.rendered_len = len(message)
+                item.height = self._item_height(item)
+            else:
+                content = message.content
+                lines = len(content) // per_line + content.count("\n", 0, 20000) + 1
+                item.height = frame + lines * line_h + 12.0
+            if message.status != MessageStatus.COMPLETE or message.meta.tokens:
+                self._set_footer_from_status(item)
+            index[item.id] = len(items)
+            items.append(item)
+        self._update_scrollbar()
+        if stick:
+            self.scroll_to_bottom()
+        self._schedule_visibility()
+        self.viewport().update()
+
+    def add_notice(self, text: str, kind: str = "info", notice_id: str = "") -> str:
+        """A line outside the conversation (errors, warnings): its own item."""
+        from app.core.conversation import new_id
+
+        nid = notice_id or new_id()
+        item = _Item(nid, "notice", None, note_kind=kind)
+        item.units = [_Unit(Unit("plain", text))]
+        item.rendered_len = len(text)
+        self._append_item(item)
+        return nid
+
+    def remove_item(self, item_id: str) -> None:
+        index = self._index.pop(item_id, None)
+        if index is None:
+            return
+        self._render.cancel(item_id)
+        del self._items[index]
+        for i in range(index, len(self._items)):
+            self._index[self._items[i].id] = i
+        self._dirty_from = min(self._dirty_from, index)
+        self._anchor = self._cursor_pos = None
+        self._update_scrollbar()
+        self._schedule_visibility()
+        self.viewport().update()
+
+    def clear(self) -> None:
+        """Forget every item (New Chat): O(live documents), never a layout."""
+        for item in self._items:
+            self._render.cancel(item.id)
+        self._items.clear()
+        self._index.clear()
+        self._tops.clear()
+        self._dirty_from = 0
+        self._work.clear()
+        self._work_keys.clear()
+        self._anchor = self._cursor_pos = None
+        self._find_current = None
+        self._update_scrollbar()
+        self.viewport().update()
+
+    def message_ids(self) -> list[str]:
+        return [i.id for i in self._items if i.kind != "notice"]
+
+    def item_count(self) -> int:
+        return len(self._items)
+
+    def has_item(self, item_id: str) -> bool:
+        return item_id in self._index
+
+    def _item(self, item_id: str) -> _Item | None:
+        index = self._index.get(item_id)
+        return None if index is None else self._items[index]
+
+    def live_document_count(self) -> int:
+        return sum(
+            sum(1 for u in i.units if u.doc is not None) + (1 if i.tail is not None else 0) for i in self._items
+        )
+
+    # ------------------------------------------------------------------ footer
+
+    def _set_footer_from_status(self, item: _Item) -> None:
+        msg = item.message
+        if msg is None:
+            return
+        status = msg.status
+        notes = {
+            MessageStatus.STOPPED: ("⏹ Stopped", "info"),
+            MessageStatus.TRUNCATED: ("✂ Cut at the token limit", "info"),
+            MessageStatus.INTERRUPTED: ("⚠ Interrupted", "warning"),
+            MessageStatus.ERROR: (f"⚠ Error: {msg.error}" if msg.error else "⚠ Error", "error"),
+        }
+        item.note, item.note_kind = notes.get(status, ("", "info"))
+        facts = []
+        meta = msg.meta
+        if msg.role == Role.ASSISTANT.value and status != MessageStatus.STREAMING:
+            if meta.tokens:
+                facts.append(f"{meta.tokens} tokens")
+            if meta.tokens_per_s:
+                facts.append(f"{meta.tokens_per_s:.1f} tok/s")
+            if meta.ttft_ms is not None:
+                facts.append(f"first token {meta.ttft_ms:.0f} ms")
+        item.facts = " · ".join(facts)
+
+    def update_footer(self, message_id: str) -> None:
+        """Re-read a message's status and facts into its footer."""
+        item = self._item(message_id)
+        if item is not None:
+            self._set_footer_from_status(item)
+            self.viewport().update()
+
+    def _actions(self, item: _Item) -> list[tuple[str, str]]:
+        """(action, label) pairs shown in a message's footer."""
+        if item.kind == "notice" or item.streaming:
+            return []
+        return [("copy", "Copy")]
+
+    # ------------------------------------------------------------------ streaming
+
+    def _new_tail(self, item: _Item) -> None:
+        doc = self._new_document()
+        doc.setTextWidth(self._content_width())
+        item.tail = doc
+        item.tail_cursor = QTextCursor(doc)
+        item.breaker = DisplayBreaker(BREAK_LIMIT)
+        item.tail_height = 0.0
+
+    def append_stream(self, message_id: str, text: str) -> None:
+        """Append streamed text (already appended to the Message) to the tail:
+        O(len(text)); asks for a render when a Markdown block completed."""
+        item = self._item(message_id)
+        if item is None or not item.streaming or not text:
+            return
+        if item.tail is None:
+            self._new_tail(item)
+        self._tail_insert(item, text)
+        self._tail_changed(item)
+        if "\n" in text:
+            self._maybe_commit(item)
+
+    def _tail_insert(self, item: _Item, text: str) -> None:
+        assert item.breaker is not None and item.tail_cursor is not None
+        breaks = item.breaker.feed(text)
+        cursor = item.tail_cursor
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        start = 0
+        for b in breaks:
+            if b > start:
+                cursor.insertText(text[start:b])
+            if not (cursor.atBlockStart() and cursor.block().length() == 1 and cursor.position() == 0):
+                cursor.insertBlock()
+            start = b
+        cursor.insertText(text[start:])
+
+    def _tail_changed(self, item: _Item) -> None:
+        assert item.tail is not None
+        width = self._content_width()
+        if item.tail.textWidth() != width:
+            item.tail.setTextWidth(width)
+        item.tail_height = item.tail.size().height()
+        index = self._index[item.id]
+        self._set_height(index, self._item_height(item))
+        if self._is_visible(index):
+            self.viewport().update()
+
+    def _maybe_commit(self, item: _Item) -> None:
+        """Send newly completed blocks of the streaming message to the render thread."""
+        msg = item.message
+        if msg is None or item.commit_asked > item.committed:
+            return  # one commit in flight at a time
+        content = msg.content
+        cut = render.find_cut(content, item.committed)
+        if cut > item.committed:
+            item.commit_asked = cut
+            self._render.request(
+                RenderJob(item.id, "stream", content[item.committed : cut], token=item.committed), PRIORITY_NOW
+            )
+
+    def finish_stream(self, message_id: str) -> None:
+        """The message's text is complete: render it whole (off the GUI
+        thread), then swap the result in; ``message_settled`` follows."""
+        item = self._item(message_id)
+        if item is None or item.message is None:
+            return
+        item.streaming = False
+        item.final_pending = True
+        self._set_footer_from_status(item)
+        content = item.message.content
+        self._render.request(RenderJob(item.id, "final", content, token=len(content)), PRIORITY_NOW)
+        self.viewport().update()
+
+    def _on_rendered(self, result: RenderResult) -> None:
+        job = result.job
+        item = self._item(job.message_id)
+        if item is None:
+            return  # cleared or removed meanwhile
+        if job.kind == "stream":
+            if not item.streaming or job.token != item.committed:
+                return  # stale (the final render supersedes it)
+            self._queue(f"stream:{item.id}:{job.token}", lambda: self._apply_stream(item, job, result.units))
+        elif job.kind == "final":
+            msg = item.message
+            if msg is None or job.token != len(msg):
+                return
+            msg.rendered = result.units
+            self._queue(f"final:{item.id}", lambda: self._apply_final(item, result.units))
+        else:  # history / user: a finished message seen for the first time
+            msg = item.message
+            if msg is None or job.token != len(msg):
+                return
+            msg.rendered = result.units
+            item.units = [_Unit(u) for u in result.units]
+            item.rendered_len = len(msg)
+            self._relayout_item(item)
+            self._schedule_visibility()
+
+    def _apply_stream(self, item: _Item, job: RenderJob, units: tuple[Unit, ...]) -> Iterator[None]:
+        """Build the new units' documents (a slice each), then swap them in for
+        the same text at the start of the tail in one step."""
+        built: list[_Unit] = []
+        for unit in units:
+            if not item.streaming or self._item(item.id) is not item:
+                return
+            built.append(self._build_unit(unit))
+            yield
+        if not item.streaming or self._item(item.id) is not item or job.token != item.committed:
+            return
+        assert item.message is not None
+        item.units.extend(built)
+        item.committed += len(job.text)
+        item.commit_asked = item.committed
+        item.rendered_len = item.committed
+        self._rebuild_tail(item)
+        self._tail_changed(item)
+        self._maybe_commit(item)
+
+    def _rebuild_tail(self, item: _Item) -> None:
+        """The tail shows content[committed:] (usually a part of one block)."""
+        assert item.message is not None
+        rest = item.message.content[item.committed :]
+        self._new_tail(item)
+        if rest:
+            self._tail_insert(item, rest)
+
+    def _apply_final(self, item: _Item, units: tuple[Unit, ...]) -> Iterator[None]:
+        reuse: dict[str, list[_Unit]] = {}
+        for u in item.units:
+            if u.doc is not None:
+                reuse.setdefault(u.unit.body, []).append(u)
+        new: list[_Unit] = []
+        live = item.live or item.tail is not None
+        for unit in units:
+            same = reuse.get(unit.body)
+            if same:
+                old = same.pop(0)
+                new.append(_Unit(unit, old.doc, old.height, old.measured_width))
+                continue
+            if live:
+                new.append(self._build_unit(unit))
+                yield
+            else:
+                new.append(_Unit(unit))
+        if self._item(item.id) is not item:
+            return
+        item.units = new
+        item.tail = item.tail_cursor = None
+        item.breaker = None
+        item.tail_height = 0.0
+        item.final_pending = False
+        assert item.message is not None
+        item.rendered_len = item.committed = len(item.message)
+        self._relayout_item(item)
+        self.viewport().update()
+        self.message_settled.emit(item.id)
+
+    # ------------------------------------------------------------------ documents
+
+    def _new_document(self) -> QTextDocument:
+        doc = _UnitDocument(self)
+        doc.setUndoRedoEnabled(False)
+        doc.setDocumentMargin(0)
+        doc.setDefaultFont(self._font)
+        return doc
+
+    def _build_unit(self, unit: Unit) -> _Unit:
+        doc = self._new_document()
+        if unit.kind == "plain":
+            doc.setPlainText(unit.body.removesuffix("\n"))  # a piece cut after a newline
+        else:
+            doc.setHtml(unit.body)
+            if unit.body.startswith("<table"):
+                _collapse_leading_block(doc)
+        width = self._content_width()
+        doc.setTextWidth(width)
+        return _Unit(unit, doc, doc.size().height(), width)
+
+    def _relayout_item(self, item: _Item) -> None:
+        width = self._content_width()
+        for u in item.units:
+            if u.doc is not None and u.measured_width != width:
+                u.doc.setTextWidth(width)
+                u.height = u.doc.size().height()
+                u.measured_width = width
+        if item.tail is not None and item.tail.textWidth() != width:
+            item.tail.setTextWidth(width)
+            item.tail_height = item.tail.size().height()
+        index = self._index.get(item.id)
+        if index is not None:
+            self._set_height(index, self._item_height(item))
+
+    def _drop_documents(self, item: _Item) -> None:
+        for u in item.units:
+            if u.doc is not None:
+                u.doc.deleteLater()
+                u.doc = None
+        item.live = False
+
+    # ------------------------------------------------------------------ time-sliced work
+
+    def _queue(self, key: str, job: Callable[[], Iterator[None] | None]) -> None:
+        """Run ``job`` in time-boxed slices. A job that returns a generator
+        goes on, one ``next`` at a time, in later slices: it yields after each
+        costly step (one document built). Jobs run in order; a key already
+        queued is not queued twice."""
+        if key in self._work_keys:
+            return
+        self._work_keys.add(key)
+        self._work.append((key, job))
+        if not self._work_timer.isActive():
+            self._work_timer.start(0)
+
+    def _on_work_due(self) -> None:
+        t0 = time.perf_counter()
+        deadline = t0 + SLICE_BUDGET_S
+        while self._work and time.perf_counter() < deadline:
+            key, step = self._work[0]
+            try:
+                if isinstance(step, Iterator):
+                    next(step)
+                    continue
+                result = step()
+                if isinstance(result, Iterator):
+                    self._work[0] = (key, result)  # type: ignore[assignment]
+                    continue
+            except StopIteration:
+                pass
+            except Exception:  # noqa: BLE001 - a failed step must not stop the view
+                log.exception("view work step failed")
+            self._work.popleft()
+            self._work_keys.discard(key)
+        spent = time.perf_counter() - t0
+        self.slices += 1
+        self.last_slice_s = spent
+        self.max_slice_s = max(self.max_slice_s, spent)
+        if self._work:
+            self._work_timer.start(0)
+        else:
+            self.viewport().update()
+            self._check_viewport_ready()
+
+    @property
+    def busy(self) -> bool:
+        """True while documents are being built or renders are awaited."""
+        return bool(self._work) or any(i.final_pending for i in self._items)
+
+    # ------------------------------------------------------------------ virtualization
+
+    def _schedule_visibility(self) -> None:
+        if not self._visibility_timer.isActive():
+            self._visibility_timer.start(0)
+
+    def _on_scrolled(self, value: int) -> None:
+        self._schedule_visibility()
+        self.viewport().update()
+
+    def _visible_range(self, above: float = 0.0, below: float = 0.0) -> range:
+        if not self._items:
+            return range(0)
+        h = self.viewport().height()
+        y0 = self.verticalScrollBar().value() - above * h
+        y1 = self.verticalScrollBar().value() + h + below * h
+        first = self._item_at_y(max(0.0, y0))
+        last = self._item_at_y(y1)
+        return range(first, last + 1)
+
+    def _is_visible(self, index: int) -> bool:
+        r = self._visible_range()
+        return index in r
+
+    def _update_live_items(self) -> None:
+        """Build documents for items near the viewport, drop far ones."""
+        if not self._items:
+            return
+        live = self._visible_range(LIVE_ABOVE, LIVE_BELOW)
+        keep = self._visible_range(KEEP_MARGIN + LIVE_ABOVE, KEEP_MARGIN + LIVE_BELOW)
+        visible = self._visible_range()
+        # Drop documents of items far away (cheap: a few per scroll step).
+        for index in [i for i, it in enumerate(self._items) if it.live] if len(self._items) < 512 else self._live_indices():
+            if index not in keep:
+                item = self._items[index]
+                if not item.streaming and not item.final_pending and not self._pinned(index):
+                    self._drop_documents(item)
+        order = list(visible) + [i for i in live if i not in visible]
+        for index in order:
+            item = self._items[index]
+            if item.message is not None and item.rendered_len != len(item.message) and not item.streaming and not item.final_pending:
+                self._request_render(item, PRIORITY_VISIBLE if index in visible else PRIORITY_BACKGROUND)
+                continue
+            if not item.live or not item.docs_ready:
+                item.live = True
+                self._queue(f"build:{item.id}", lambda it=item: self._build_item(it))
+        self._check_viewport_ready()
+
+    def _live_indices(self) -> list[int]:
+        return [i for i, it in enumerate(self._items) if it.live]
+
+    def _request_render(self, item: _Item, priority: int) -> None:
+        msg = item.message
+        assert msg is not None
+        if item.render_asked == len(msg):
+            return
+        item.render_asked = len(msg)
+        kind = "user" if item.kind == "user" else "history"
+        self._render.request(RenderJob(item.id, kind, msg.content, token=len(msg)), priority)
+
+    def _build_item(self, item: _Item) -> Iterator[None]:
+        width = self._content_width()
+        for u in item.units:
+            if self._item(item.id) is not item or not item.live:
+                return
+            if u.doc is None:
+                built = self._build_unit(u.unit)
+                u.doc, u.height, u.measured_width = built.doc, built.height, width
+                yield
+            elif u.measured_width != width:
+                u.doc.setTextWidth(width)
+                u.height = u.doc.size().height()
+                u.measured_width = width
+        index = self._index.get(item.id)
+        if index is not None:
+            self._set_height(index, self._item_height(item))
+            item.measured_width = width
+            self.viewport().update()
+
+    def _pinned(self, index: int) -> bool:
+        """Items holding a selection end keep their documents."""
+        return any(p is not None and p.item == index for p in (self._anchor, self._cursor_pos))
+
+    def _check_viewport_ready(self) -> None:
+        if not self._items:
+            return
+        if self._reveal is not None and not self._try_reveal():
+            return
+        for index in self._visible_range():
+            item = self._items[index]
+            if item.message is not None and item.rendered_len < 0:
+                return
+            if not item.docs_ready:
+                return
+        self.viewport_ready.emit()
+
+    # ------------------------------------------------------------------ Qt events
+
+    def resizeEvent(self, event: QResizeEvent | None) -> None:  # noqa: N802 (Qt API)
+        super().resizeEvent(event)
+        width = self._content_width()
+        if width != self._width:
+            self._width = width
+            # Visible items re-lay out now (bounded by the screen); the others
+            # get a fresh estimate and re-lay out when they come into view.
+            visible = set(self._visible_range())
+            stick = self.at_bottom()
+            for index, item in enumerate(self._items):
+                if index in visible or item.tail is not None:
+                    self._relayout_item(item)
+                else:
+                    for u in item.units:
+                        if u.doc is not None:
+                            u.measured_width = -1.0
+                    item.height = self._item_height(item)
+            self._dirty_from = 0
+            self._update_scrollbar()
+            if stick:
+                self.scroll_to_bottom()
+        else:
+            self._update_scrollbar()
+        self._schedule_visibility()
+
+    def _paint_ctx(self) -> QAbstractTextDocumentLayout.PaintContext:
+        ctx = QAbstractTextDocumentLayout.PaintContext()
+        ctx.palette = QPalette(self.palette())
+        ctx.palette.setColor(QPalette.ColorRole.Text, self.palette().color(QPalette.ColorRole.Text))
+        return ctx
+
+    def paintEvent(self, event: QPaintEvent | None) -> None:  # noqa: N802 (Qt API)
+        painter = QPainter(self.viewport())
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        offset = self.verticalScrollBar().value()
+        vh = self.viewport().height()
+        width = self.viewport().width()
+        for index in self._visible_range():
+            item = self._items[index]
+            top = self._top(index) - offset
+            if top > vh:
+                break
+            self._paint_item(painter, index, item, top, width)
+        painter.end()
+
+    def _paint_item(self, painter: QPainter, index: int, item: _Item, top: float, width: float) -> None:
+        if item.kind == "user":
+            painter.fillRect(QRectF(4, top, width - 8, item.height), QColor(_COLORS["user_bg"]))
+        y = top + PAD_Y
+        if item.kind != "notice":
+            painter.setFont(self._bold)
+            painter.setPen(QColor(_COLORS["user" if item.kind == "user" else "assistant"]))
+            painter.drawText(QPointF(PAD_X, y + QFontMetricsF(self._bold).ascent()), item.label)
+            y += self._header_height(item)
+        vh = self.viewport().height()
+        for n, doc, height, unit, uy in self._rows(item, y):
+            if uy > vh:
+                break
+            if uy + height >= 0 and doc is not None:
+                painter.save()
+                painter.translate(PAD_X, uy)
+                ctx = self._paint_ctx()
+                if item.kind == "notice":
+                    ctx.palette.setColor(QPalette.ColorRole.Text, QColor(_COLORS.get(item.note_kind, _COLORS["info"])))
+                ctx.clip = QRectF(0, -uy, width, vh)
+                ctx.selections = self._selections_for(index, n, doc)
+                doc.documentLayout().draw(painter, ctx)
+                painter.restore()
+                if unit is not None and unit.unit.kind == "code" and unit.unit.copy:
+                    self._paint_copy_button(painter, self._copy_button_rect(uy, width))
+        if item.kind != "notice":
+            self._paint_footer(painter, item, top + item.height - PAD_Y - self._line_height(self._small))
+
+    def _rows(self, item: _Item, y: float) -> Iterator[tuple[int, QTextDocument | None, float, _Unit | None, float]]:
+        """(unit index, document, height, unit or None for the tail, top y) of
+        each part of ``item``'s body, the first at ``y``."""
+        units = item.units
+        for n, u in enumerate(units):
+            yield n, u.doc, u.height, u, y
+            y += u.height + _gap_after(units, n)
+        if item.tail is not None and not item.tail.isEmpty():
+            if units:
+                y += UNIT_GAP - _gap_after(units, len(units) - 1)
+            yield len(units), item.tail, item.tail_height, None, y
+
+    def _body_top(self, index: int) -> float:
+        """Content y of the first unit of item ``index``."""
+        return self._top(index) + PAD_Y + self._header_height(self._items[index])
+
+    def _copy_button_rect(self, unit_top: float, width: float) -> QRectF:
+        return QRectF(width - PAD_X - 58, unit_top + 4, 52, 20)
+
+    def _paint_copy_button(self, painter: QPainter, rect: QRectF) -> None:
+        painter.save()
+        painter.setPen(QColor(_COLORS["copy_border"]))
+        painter.setBrush(QColor(_COLORS["copy_bg"]))
+        painter.drawRoundedRect(rect, 4, 4)
+        painter.setFont(self._small)
+        painter.setPen(QColor(_COLORS["muted"]))
+        painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, "Copy")
+        painter.restore()
+
+    def _footer_layout(self, item: _Item, y: float) -> list[tuple[str, str, QRectF]]:
+        """(kind, text, rect) of each footer piece: the note, the facts, the actions."""
+        fm = QFontMetricsF(self._small)
+        h = fm.height()
+        x = PAD_X
+        out: list[tuple[str, str, QRectF]] = []
+        if item.note:
+            w = fm.horizontalAdvance(item.note)
+            out.append(("note", item.note, QRectF(x, y, w, h)))
+            x += w + 12
+        if item.facts:
+            w = fm.horizontalAdvance(item.facts)
+            out.append(("facts", item.facts, QRectF(x, y, w, h)))
+            x += w + 12
+        for action, label in self._actions(item):
+            w = fm.horizontalAdvance(label)
+            out.append((f"action:{action}", label, QRectF(x, y, w, h)))
+            x += w + 12
+        return out
+
+    def _paint_footer(self, painter: QPainter, item: _Item, y: float) -> None:
+        painter.setFont(self._small)
+        fm = QFontMetricsF(self._small)
+        for kind, text, rect in self._footer_layout(item, y):
+            if kind == "note":
+                color = _COLORS.get(item.note_kind, _COLORS["info"])
+            elif kind == "facts":
+                color = _COLORS["muted"]
+            else:
+                color = _COLORS["action"]
+            painter.setPen(QColor(color))
+            painter.drawText(QPointF(rect.x(), rect.y() + fm.ascent()), text)
+
+    # ------------------------------------------------------------------ hit testing
+
+    def _hit(self, point: QPointF) -> tuple[int, int, QTextDocument | None, QPointF] | None:
+        """(item index, unit index, document, point in the document) under ``point``."""
+        if not self._items:
+            return None
+        y = point.y() + self.verticalScrollBar().value()
+        index = self._item_at_y(y)
+        item = self._items[index]
+        rows = list(self._rows(item, self._body_top(index)))
+        if not rows:
+            return (index, 0, None, QPointF())
+        for k, (n, doc, height, _unit, uy) in enumerate(rows):
+            below = rows[k + 1][4] if k + 1 < len(rows) else float("inf")
+            if y < below:
+                return (index, n, doc, QPointF(point.x() - PAD_X, y - uy))
+        return None
+
+    def _pos_at(self, point: QPointF) -> Pos | None:
+        hit = self._hit(point)
+        if hit is None:
+            return None
+        index, n, doc, p = hit
+        if doc is None:
+            return Pos(index, n, 0)
+        char = doc.documentLayout().hitTest(p, Qt.HitTestAccuracy.FuzzyHit)
+        return Pos(index, n, max(0, char))
+
+    def _doc_of(self, pos: Pos) -> QTextDocument | None:
+        item = self._items[pos.item]
+        if pos.unit < len(item.units):
+            return item.units[pos.unit].doc
+        return item.tail
+
+    def _footer_action_at(self, point: QPointF) -> tuple[str, str] | None:
+        if not self._items:
+            return None
+        y = point.y() + self.verticalScrollBar().value()
+        index = self._item_at_y(y)
+        item = self._items[index]
+        fy = self._top(index) + item.height - PAD_Y - self._line_height(self._small)
+        for kind, _text, rect in self._footer_layout(item, fy):
+            if kind.startswith("action:") and rect.adjusted(-3, -3, 3, 3).contains(QPointF(point.x(), y)):
+                return kind.removeprefix("action:"), item.id
+        return None
+
+    def _copy_button_at(self, point: QPointF) -> str | None:
+        hit = self._hit(point)
+        if hit is None:
+            return None
+        index, n, _doc, p = hit
+        item = self._items[index]
+        if n >= len(item.units) or item.units[n].unit.kind != "code" or not item.units[n].unit.copy:
+            return None
+        rect = self._copy_button_rect(0, self.viewport().width())
+        if rect.contains(QPointF(p.x() + PAD_X, p.y())):
+            return item.units[n].unit.copy
+        return None
+
+    def _anchor_at(self, point: QPointF) -> str:
+        hit = self._hit(point)
+        if hit is None or hit[2] is None:
+            return ""
+        return hit[2].documentLayout().anchorAt(hit[3])
+
+    # ------------------------------------------------------------------ mouse and keys
+
+    def mousePressEvent(self, event: QMouseEvent | None) -> None:  # noqa: N802 (Qt API)
+        if event is None or event.button() != Qt.MouseButton.LeftButton:
+            return
+        self.setFocus()
+        point = event.position()
+        self._press_at = point
+        self._dragging = False
+        pos = self._pos_at(point)
+        if event.modifiers() & Qt.KeyboardModifier.ShiftModifier and self._anchor is not None:
+            self._cursor_pos = pos
+        else:
+            self._anchor = self._cursor_pos = pos
+        self.viewport().update()
+
+    def mouseMoveEvent(self, event: QMouseEvent | None) -> None:  # noqa: N802 (Qt API)
+        if event is None:
+            return
+        point = event.position()
+        if event.buttons() & Qt.MouseButton.LeftButton and self._press_at is not None:
+            self._dragging = True
+            pos = self._pos_at(point)
+            if pos is not None:
+                self._cursor_pos = pos
+                self.viewport().update()
+            return
+        href = self._anchor_at(point)
+        clickable = bool(href) or self._footer_action_at(point) is not None or self._copy_button_at(point) is not None
+        self.viewport().setCursor(
+            QCursor(Qt.CursorShape.PointingHandCursor if clickable else Qt.CursorShape.IBeamCursor)
+        )
+        if href != self._hover_href:
+            self._hover_href = href
+            self.setToolTip(href)
+
+    def mouseReleaseEvent(self, event: QMouseEvent | None) -> None:  # noqa: N802 (Qt API)
+        if event is None or event.button() != Qt.MouseButton.LeftButton:
+            return
+        point = event.position()
+        clicked = not self._dragging
+        self._press_at = None
+        self._dragging = False
+        if not clicked:
+            return
+        action = self._footer_action_at(point)
+        if action is not None:
+            self._on_footer_action(*action)
+            return
+        code = self._copy_button_at(point)
+        if code is not None:
+            self._set_clipboard(code, "code")
+            return
+        href = self._anchor_at(point)
+        if href:
+            self._on_link_clicked(QUrl(href))
+
+    def mouseDoubleClickEvent(self, event: QMouseEvent | None) -> None:  # noqa: N802 (Qt API)
+        if event is None:
+            return
+        pos = self._pos_at(event.position())
+        if pos is None:
+            return
+        doc = self._doc_of(pos)
+        if doc is None:
+            return
+        cursor = QTextCursor(doc)
+        cursor.setPosition(min(pos.char, doc.characterCount() - 1))
+        cursor.select(QTextCursor.SelectionType.WordUnderCursor)
+        self._anchor = Pos(pos.item, pos.unit, cursor.selectionStart())
+        self._cursor_pos = Pos(pos.item, pos.unit, cursor.selectionEnd())
+        self.viewport().update()
+
+    def wheelEvent(self, event: QWheelEvent | None) -> None:  # noqa: N802 (Qt API)
+        super().wheelEvent(event)
+
+    def keyPressEvent(self, event: QKeyEvent | None) -> None:  # noqa: N802 (Qt API)
+        if event is None:
+            return
+        if event.matches(QKeySequence.StandardKey.Copy):
+            self.copy_selection()
+        elif event.matches(QKeySequence.StandardKey.SelectAll):
+            self.select_all()
+        elif event.key() == Qt.Key.Key_Home and event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+            self.verticalScrollBar().setValue(0)
+        elif event.key() == Qt.Key.Key_End and event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+            self.scroll_to_bottom()
+        else:
+            super().keyPressEvent(event)
+
+    def contextMenuEvent(self, event) -> None:  # type: ignore[no-untyped-def] # noqa: N802 (Qt API)
+        menu = QMenu(self)
+        copy = menu.addAction("Copy")
+        copy.setEnabled(self.has_selection())
+        copy.triggered.connect(self.copy_selection)
+        hit = self._hit(QPointF(event.pos()))
+        if hit is not None and self._items[hit[0]].kind != "notice":
+            item_id = self._items[hit[0]].id
+            msg_copy = menu.addAction("Copy Message")
+            msg_copy.triggered.connect(lambda: self._on_footer_action("copy", item_id))
+        menu.addSeparator()
+        select_all = menu.addAction("Select All")
+        select_all.triggered.connect(self.select_all)
+        menu.popup(event.globalPos())
+
+    def footer_action_point(self, message_id: str, action: str) -> QPointF | None:
+        """The centre of a footer action's label in the viewport (tests, accessibility)."""
+        index = self._index.get(message_id)
+        if index is None:
+            return None
+        item = self._items[index]
+        offset = self.verticalScrollBar().value()
+        fy = self._top(index) + item.height - PAD_Y - self._line_height(self._small)
+        for kind, _text, rect in self._footer_layout(item, fy):
+            if kind == f"action:{action}":
+                return QPointF(rect.center().x(), rect.center().y() - offset)
+        return None
+
+    def code_copy_point(self, message_id: str, nth: int = 0) -> QPointF | None:
+        """The centre of the n-th code block's Copy button in the viewport."""
+        index = self._index.get(message_id)
+        if index is None:
+            return None
+        item = self._items[index]
+        offset = self.verticalScrollBar().value()
+        k = 0
+        for _n, _doc, _height, unit, uy in self._rows(item, self._body_top(index)):
+            if unit is not None and unit.unit.kind == "code" and unit.unit.copy:
+                if k == nth:
+                    return self._copy_button_rect(uy - offset, self.viewport().width()).center()
+                k += 1
+        return None
+
+    def _on_footer_action(self, action: str, item_id: str) -> None:
+        if action == "copy":
+            item = self._item(item_id)
+            if item is not None and item.message is not None:
+                self._set_clipboard(item.message.content, "message")
+        self.message_action_requested.emit(action, item_id)
+
+    def _on_link_clicked(self, url: QUrl) -> None:
+        if url.scheme().lower() in ALLOWED_LINK_SCHEMES and url.host():
+            QDesktopServices.openUrl(url)
+            self.link_opened.emit(url)
+        else:
+            self.link_blocked.emit(url)
+
+    def _set_clipboard(self, text: str, what: str) -> None:
+        clipboard = QGuiApplication.clipboard()
+        if clipboard is not None:
+            clipboard.setText(text)
+        self.copied.emit(what, text)
+
+    # ------------------------------------------------------------------ selection
+
+    def has_selection(self) -> bool:
+        return self._anchor is not None and self._cursor_pos is not None and self._anchor != self._cursor_pos
+
+    def select_all(self) -> None:
+        """Select everything: O(1) (the text is gathered only on Copy)."""
+        if not self._items:
+            return
+        last = len(self._items) - 1
+        item = self._items[last]
+        n_units = len(item.units) + (1 if item.tail is not None else 0)
+        self._anchor = Pos(0, 0, 0)
+        self._cursor_pos = Pos(last, max(0, n_units - 1), 1 << 30)
+        self.viewport().update()
+
+    def clear_selection(self) -> None:
+        self._anchor = self._cursor_pos = None
+        self.viewport().update()
+
+    def _ordered_selection(self) -> tuple[Pos, Pos] | None:
+        if not self.has_selection():
+            return None
+        a, b = self._anchor, self._cursor_pos
+        assert a is not None and b is not None
+        return (a, b) if a <= b else (b, a)
+
+    def _selections_for(
+        self, index: int, n: int, doc: QTextDocument
+    ) -> list[QAbstractTextDocumentLayout.Selection]:
+        out: list[QAbstractTextDocumentLayout.Selection] = []
+        sel = self._ordered_selection()
+        if sel is not None:
+            a, b = sel
+            here = (index, n)
+            if (a.item, a.unit) <= here <= (b.item, b.unit):
+                end = doc.characterCount() - 1
+                start = a.char if (a.item, a.unit) == here else 0
+                stop = b.char if (b.item, b.unit) == here else end
+                start, stop = max(0, min(start, end)), max(0, min(stop, end))
+                if stop > start:
+                    cursor = QTextCursor(doc)
+                    cursor.setPosition(start)
+                    cursor.setPosition(stop, QTextCursor.MoveMode.KeepAnchor)
+                    s = QAbstractTextDocumentLayout.Selection()
+                    s.cursor = cursor
+                    fmt = QTextCharFormat()
+                    fmt.setBackground(self.palette().color(QPalette.ColorRole.Highlight))
+                    fmt.setForeground(self.palette().color(QPalette.ColorRole.HighlightedText))
+                    s.format = fmt
+                    out.append(s)
+        if self._find_text:
+            out.extend(self._find_selections(index, n, doc))
+        return out
+
+    def selected_text(self) -> str:
+        """The selected text. Whole messages come as their Markdown source
+        (cheap, and what a user pasting a reply wants); partly selected ones
+        as the text shown."""
+        sel = self._ordered_selection()
+        if sel is None:
+            return ""
+        a, b = sel
+        parts: list[str] = []
+        for index in range(a.item, min(b.item, len(self._items) - 1) + 1):
+            item = self._items[index]
+            n_units = len(item.units) + (1 if item.tail is not None and not item.tail.isEmpty() else 0)
+            first = a.unit if index == a.item else 0
+            last = b.unit if index == b.item else n_units - 1
+            whole = (
+                item.message is not None
+                and (index != a.item or (a.unit == 0 and a.char == 0))
+                and (index != b.item or (b.unit >= n_units - 1 and b.char >= (1 << 29)))
+            )
+            if whole and item.message is not None:
+                parts.append(item.message.content)
+                continue
+            chunks: list[str] = []
+            for n in range(first, min(last, n_units - 1) + 1):
+                doc = item.units[n].doc if n < len(item.units) else item.tail
+                start = a.char if (index, n) == (a.item, a.unit) else 0
+                if doc is None:
+                    chunks.append(blocks.units_plain_text([item.units[n].unit]))
+                    continue
+                end = doc.characterCount() - 1
+                stop = b.char if (index, n) == (b.item, b.unit) else end
+                cursor = QTextCursor(doc)
+                cursor.setPosition(max(0, min(start, end)))
+                cursor.setPosition(max(0, min(stop, end)), QTextCursor.MoveMode.KeepAnchor)
+                chunks.append(cursor.selection().toPlainText())
+            parts.append("\n".join(chunks))
+        return "\n\n".join(p for p in parts if p)
+
+    def copy_selection(self) -> None:
+        text = self.selected_text()
+        if text:
+            self._set_clipboard(text, "selection")
+
+    # ------------------------------------------------------------------ find
+
+    def set_find(self, text: str, current: tuple[str, int] | None = None) -> None:
+        """Highlight every match of ``text`` in the documents on screen;
+        ``current`` = (message id, n-th match in that message) gets its own
+        colour and is scrolled into view (once its message is laid out)."""
+        self._find_text = text
+        self._find_current = current
+        if current is not None:
+            self._reveal = current
+            self.scroll_to_message(current[0])
+            self._try_reveal()
+        self.viewport().update()
+
+    def _try_reveal(self) -> bool:
+        """Scroll the current find match to the middle of the viewport when
+        its message has its documents; True when done (or nothing to do)."""
+        if self._reveal is None:
+            return True
+        message_id, nth = self._reveal
+        index = self._index.get(message_id)
+        if index is None:
+            self._reveal = None
+            return True
+        item = self._items[index]
+        if not item.docs_ready or item.rendered_len < 0:
+            return False
+        self._reveal = None
+        k = 0
+        for _n, doc, _height, _unit, uy in self._rows(item, self._body_top(index)):
+            if doc is None:
+                continue
+            cursor = doc.find(self._find_text)
+            while not cursor.isNull():
+                if k == nth:
+                    block = doc.findBlock(cursor.selectionStart())
+                    rect = doc.documentLayout().blockBoundingRect(block)
+                    target = uy + rect.y() - self.viewport().height() / 2
+                    self.verticalScrollBar().setValue(int(max(0.0, target)))
+                    return True
+                k += 1
+                cursor = doc.find(self._find_text, cursor)
+        return True
+
+    def _find_selections(self, index: int, n: int, doc: QTextDocument) -> list[QAbstractTextDocumentLayout.Selection]:
+        out = []
+        item = self._items[index]
+        current_nth = -1
+        if self._find_current is not None and self._find_current[0] == item.id:
+            current_nth = self._find_current[1] - sum(
+                self._count_in_doc(u.doc) for u in item.units[:n] if u.doc is not None
+            )
+        cursor = doc.find(self._find_text)
+        k = 0
+        while not cursor.isNull():
+            s = QAbstractTextDocumentLayout.Selection()
+            s.cursor = cursor
+            fmt = QTextCharFormat()
+            fmt.setBackground(QColor(_COLORS["find_current" if k == current_nth else "find"]))
+            s.format = fmt
+            out.append(s)
+            k += 1
+            cursor = doc.find(self._find_text, cursor)
+        return out
+
+    def _count_in_doc(self, doc: QTextDocument) -> int:
+        k = 0
+        cursor = doc.find(self._find_text)
+        while not cursor.isNull():
+            k += 1
+            cursor = doc.find(self._find_text, cursor)
+        return k
+
+    # ------------------------------------------------------------------ reading back
+
+    def message_text(self, message_id: str) -> str:
+        """The text shown for a message (units and tail), as a reader sees it."""
+        item = self._item(message_id)
+        if item is None:
+            return ""
+        parts = [_doc_text(u.unit, u.doc) if u.doc is not None else blocks.units_plain_text([u.unit]) for u in item.units]
+        if item.tail is not None and not item.tail.isEmpty():
+            parts.append(item.tail.toPlainText())
+        return "\n".join(parts)
+
+    def message_links(self, message_id: str) -> list[str]:
+        """The href of every link shown in a message, in order."""
+        item = self._item(message_id)
+        links: list[str] = []
+        if item is None:
+            return links
+        for u in item.units:
+            doc = u.doc
+            if doc is None:
+                continue
+            block = doc.begin()
+            while block.isValid():
+                it = block.begin()
+                while not it.atEnd():
+                    frag = it.fragment()
+                    if frag.isValid() and frag.charFormat().isAnchor() and frag.charFormat().anchorHref():
+                        links.append(frag.charFormat().anchorHref())
+                    it += 1
+                block = block.next()
+        return links
+
+    def point_of_text(self, message_id: str, needle: str, end: bool = False) -> QPointF | None:
+        """Where ``needle`` (its first character, or just after its last with
+        ``end``) is shown in the viewport; None when it is not laid out."""
+        index = self._index.get(message_id)
+        if index is None:
+            return None
+        item = self._items[index]
+        offset = self.verticalScrollBar().value()
+        for _n, doc, _height, _unit, uy in self._rows(item, self._body_top(index)):
+            if doc is not None:
+                cursor = doc.find(needle)
+                if not cursor.isNull():
+                    position = cursor.selectionEnd() if end else cursor.selectionStart()
+                    block = doc.findBlock(position)
+                    line = block.layout().lineForTextPosition(position - block.position())
+                    rect = doc.documentLayout().blockBoundingRect(block)
+                    x = line.cursorToX(position - block.position())[0] + rect.x() + PAD_X + (-1 if end else 1)
+                    return QPointF(x, uy - offset + rect.y() + line.y() + line.height() / 2)
+        return None
+
+    def message_footer(self, message_id: str) -> str:
+        item = self._item(message_id)
+        return "" if item is None else " · ".join(p for p in (item.note, item.facts) if p)
+
+    def notice_texts(self) -> list[str]:
+        return [i.units[0].unit.body for i in self._items if i.kind == "notice"]
+
+    def all_text(self) -> str:
+        """Everything shown, in order (tests and doctor; not for huge histories)."""
+        out = []
+        for item in self._items:
+            if item.kind == "notice":
+                out.append(item.units[0].unit.body)
+            else:
+                out.append(item.label)
+                out.append(self.message_text(item.id))
+                footer = self.message_footer(item.id)
+                if footer:
+                    out.append(footer)
+        return "\n".join(out)
+
+    def is_settled(self, message_id: str) -> bool:
+        item = self._item(message_id)
+        return item is not None and not item.streaming and not item.final_pending
+
+    def shutdown(self, timeout_ms: int = 5000) -> bool:
+        """Stop building and rendering; joins the render thread up to ``timeout_ms``."""
+        self._work.clear()
+        self._work_keys.clear()
+        self._work_timer.stop()
+        return self._render.shutdown(timeout_ms)
+
+    def request_shutdown(self) -> None:
+        """Stop building and rendering without waiting (see RenderService.request_stop)."""
+        self._work.clear()
+        self._work_keys.clear()
+        self._work_timer.stop()
+        self._render.request_stop()
+
+    @property
+    def render_service(self) -> RenderService:
+        return self._render
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt API)
+        return QSize(600, 400)
+
+    def warm_up(self, sample_markdown: str) -> None:
+        """Lay out throw-away documents with the view's fonts, so the first
+        reply does not pay for font loading and glyph fallback (CJK, emoji,
+        monospace: tens of ms, once). Call at start-up idle."""
+        doc = self._new_document()
+        doc.setTextWidth(self._content_width())
+        cur = QTextCursor(doc)
+        cur.insertHtml(render.render_markdown(sample_markdown))
+        cur.insertText(sample_markdown)
+        doc.size()
+        doc.deleteLater()
