@@ -80,3 +80,48 @@ def test_reservoir_is_bounded_and_uniform() -> None:
     assert len(r.values) == 1000 and r.count == 100000
     # A uniform sample of 0..99999 has its median near 50000.
     assert 40000 < percentile(r.values, 50) < 60000
+
+
+def test_messages_have_stable_unique_ids_and_round_trip() -> None:
+    from app.core.conversation import Conversation, Message, MessageMeta, MessageStatus
+
+    conv = Conversation()
+    user = conv.add_user("Hello 你好 😀")
+    reply = conv.start_reply()
+    reply.append("Hi ")
+    reply.append("there")
+    reply.status = MessageStatus.STOPPED
+    reply.meta = MessageMeta(model="m", finish_reason="cancelled", tokens=2, tokens_per_s=10.5, ttft_ms=12.0)
+    assert user.id != reply.id and len(user.id) == 32
+    assert conv.get(reply.id) is reply
+    data = conv.to_dict()
+    again = Conversation.from_dict(data)
+    assert again.to_dict() == data
+    assert [m.id for m in again.messages] == [user.id, reply.id]
+    assert again.get(reply.id).content == "Hi there"
+    assert again.get(reply.id).status == MessageStatus.STOPPED
+    assert again.title == "Hello 你好 😀"
+    assert Message.from_dict(reply.to_dict()).meta.tokens_per_s == 10.5
+
+
+def test_rendered_cache_follows_the_content() -> None:
+    from app.core.conversation import Message
+
+    msg = Message("assistant", "text")
+    msg.rendered = ("units",)
+    assert msg.rendered == ("units",)
+    msg.append(" more")
+    assert msg.rendered is None, "a stale render is never shown"
+
+
+def test_conversation_as_markdown_has_every_turn_and_marks_stopped_replies() -> None:
+    from app.core.conversation import Conversation, MessageStatus
+
+    conv = Conversation()
+    conv.add_user("Question?")
+    r = conv.start_reply()
+    r.append("Partial **answer**")
+    r.status = MessageStatus.STOPPED
+    md = conv.to_markdown()
+    assert "## You\n\nQuestion?" in md
+    assert "## Rill (stopped)\n\nPartial **answer**" in md

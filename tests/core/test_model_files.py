@@ -14,6 +14,7 @@ from app.core.backend import ChatMessage, FinishReason, GenerationRequest, Sampl
 from app.core.models import package_model_path
 
 
+@pytest.mark.model
 def test_read_only_gguf_loads_and_generates(tmp_path: Path) -> None:
     pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
     source = package_model_path()

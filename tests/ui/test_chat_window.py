@@ -334,3 +334,99 @@ def test_reply_settles_only_once_the_stopped_worker_has_exited(qtbot, make_windo
     stats = blocker.args[0]
     assert stats.settled_at is not None and stats.worker_exit_at is not None
     assert stats.worker_exit_at >= stats.stop_pressed_at
+
+
+# -- the defects of the one-document transcript (issue #7), each pinned ---------
+
+
+def test_enter_right_after_a_long_reply_does_not_wait_for_its_final_render(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+    from app.core.scripted import SAMPLE_MARKDOWN
+
+    long_text = SAMPLE_MARKDOWN * 40  # ~100 KB of Markdown
+    window = make_window(lambda: ScriptedBackend.from_text(long_text, rate=0))
+    view = window.view
+    with qtbot.waitSignal(window.chat.reply_finished, timeout=60000) as blocker:
+        send_with_enter(qtbot, window, "one")
+    first = blocker.args[0].message_id
+    # Enter at once: the new prompt goes out while the first reply's final
+    # render is still under way (the landed code finished it synchronously,
+    # ~84 ms per 10 KB, before sending).
+    send_with_enter(qtbot, window, "two")
+    assert window.chat.current_reply is not None, "the second prompt was sent"
+    assert not view.is_settled(first), "the final render was not forced onto the GUI thread"
+    with qtbot.waitSignal(
+        window.chat.reply_settled, timeout=60000, check_params_cb=lambda s: s.message_id == first
+    ):
+        pass
+    assert window.chat.conversation.get(first).content == long_text
+    # Rendered, in its own message, whatever else happened meanwhile.
+    assert "```python" not in view.message_text(first)
+    assert view.message_text(first).count("Streaming, without the freeze") == 40
+    window.chat.stop()
+
+
+def test_a_notice_during_a_final_render_is_kept_and_stays_out_of_the_reply(qtbot, make_window, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from app.core.scripted import SAMPLE_MARKDOWN
+
+    long_text = SAMPLE_MARKDOWN * 20
+    window = make_window(lambda: ScriptedBackend.from_text(long_text, rate=0))
+    with qtbot.waitSignal(window.chat.reply_finished, timeout=60000) as blocker:
+        send_with_enter(qtbot, window, "one")
+    mid = blocker.args[0].message_id
+    # A failed Open Model arrives while the reply is still finalizing.
+    with qtbot.waitSignal(window.chat.model_failed, timeout=30000):
+        window.chat.load_model(*local_factory(tmp_path / "missing.gguf"))
+    with qtbot.waitSignal(window.chat.reply_settled, timeout=60000):
+        pass
+    assert any("Could not load the model" in n for n in window.view.notice_texts())
+    assert "Could not load the model" not in window.view.message_text(mid)
+    assert window.view.message_ids()[-1] == mid, "the notice is an item of its own, after the reply"
+
+
+def test_a_multi_megabyte_paste_is_sent_without_ever_entering_a_text_widget(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+    from PyQt6.QtWidgets import QApplication
+
+    big = ("word " * 40 + "\n") * 20000  # ~4 MB
+    window = make_window(scripted(rate=2000, n_tokens=20))
+    QApplication.clipboard().setText(big)
+    window.prompt.setFocus()
+    window.prompt.paste()
+    assert window.prompt.document().characterCount() == 1, "the editor never holds the paste"
+    assert len(window.prompt_area.attachments()) == 1
+    with qtbot.waitSignal(window.chat.reply_settled, timeout=30000):
+        qtbot.keyClick(window.prompt, Qt.Key.Key_Return)
+    user = window.chat.conversation.messages[-2]
+    assert user.content == big.strip()
+    assert window.prompt_area.attachments() == ()
+    # Shown as plain pieces, laid out only near the viewport.
+    assert window.view.live_document_count() < 200
+
+
+def test_a_prompt_that_cannot_fit_the_context_is_not_sent(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+    from PyQt6.QtWidgets import QApplication
+
+    window = make_window(scripted(rate=2000, n_tokens=20))
+    window.prompt_area.set_context_limit(4096)
+    QApplication.clipboard().setText("x" * 200_000)
+    window.prompt.paste()
+    qtbot.waitUntil(window.prompt_area.over_limit, timeout=2000)
+    qtbot.keyClick(window.prompt, Qt.Key.Key_Return)
+    assert window.chat.current_reply is None and window.chat.conversation.messages == []
+    assert "context" in window.statusBar().currentMessage()
+    assert len(window.prompt_area.attachments()) == 1, "nothing the user pasted is lost"
+
+
+def test_new_chat_with_a_long_conversation_forgets_it_at_once(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+    from app.core.history_sample import history_of_chars
+
+    window = make_window(scripted(rate=2000, n_tokens=20))
+    msgs = history_of_chars(2_000_000)
+    for m in msgs:
+        window.chat.conversation.add(m)
+    with qtbot.waitSignal(window.view.viewport_ready, timeout=30000):
+        window.view.add_messages(msgs)
+    window.new_chat_action.trigger()
+    assert window.view.item_count() == 0 and window.chat.conversation.messages == []
+    with qtbot.waitSignal(window.chat.reply_settled, timeout=30000):
+        send_with_enter(qtbot, window, "fresh start")
+    assert window.view.item_count() == 2

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Screenshots of the real window under Xvfb, on the scripted backend (so they
+# are reproducible): docs/screenshots/*.png. Installs Xvfb, the xcb libraries
+# Qt needs and CJK/emoji fonts with apt when they are missing (needs root).
+#   scripts/screenshots.sh [OUT_DIR]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/install.sh
+if ! command -v Xvfb >/dev/null || ! fc-list | grep -qi "Noto Sans CJK"; then
+  apt-get update -qq
+  apt-get install -y -qq xvfb libxcb-cursor0 libxkbcommon-x11-0 libxcb-icccm4 libxcb-keysyms1 \
+    libxcb-image0 libxcb-render-util0 libxcb-xinerama0 libxcb-shape0 libegl1 libgl1 \
+    fonts-noto-cjk fonts-noto-color-emoji >/dev/null
+fi
+display=":$((90 + RANDOM % 9))"
+Xvfb "$display" -screen 0 1200x1000x24 >/dev/null 2>&1 &
+xvfb_pid=$!
+trap 'kill $xvfb_pid 2>/dev/null || true' EXIT
+sleep 1
+DISPLAY="$display" QT_QPA_PLATFORM=xcb .venv/bin/python scripts/screenshots.py "${1:-docs/screenshots}"
+echo "screenshots in ${1:-docs/screenshots}"
