@@ -35,14 +35,15 @@ Threading rule: GUI thread only.
 
 from __future__ import annotations
 
-import bisect
+import itertools
 import logging
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from PyQt6.QtCore import QPointF, QRectF, QSize, Qt, QTimer, QUrl, pyqtSignal
+from PyQt6.QtCore import QMimeData, QPointF, QRectF, QSize, Qt, QTimer, QUrl, pyqtSignal
 from PyQt6.QtGui import (
     QAbstractTextDocumentLayout,
     QColor,
@@ -68,6 +69,7 @@ from PyQt6.QtWidgets import QAbstractScrollArea, QMenu, QWidget
 from app.core import blocks, render
 from app.core.blocks import Unit
 from app.core.conversation import Message, MessageStatus, Role
+from app.core.fenwick import Fenwick
 from app.core.textbreak import DisplayBreaker
 from app.ui.render_service import (
     PRIORITY_BACKGROUND,
@@ -86,6 +88,8 @@ SLICE_BUDGET_S = 0.003      # one slice of document building
 LIVE_ABOVE = 1.0            # screens above the viewport that hold documents
 LIVE_BELOW = 2.0            # screens below
 KEEP_MARGIN = 2.0           # documents further than this (screens) are dropped
+LAZY_COPY_ITEMS = 200       # a selection over more messages is copied lazily
+SYNC_HISTORY = 2000         # history messages shown at once; earlier ones come from a helper thread
 
 PAD_X = 16.0
 PAD_Y = 10.0
@@ -117,6 +121,29 @@ class _UnitDocument(QTextDocument):
         return None
 
 
+class LazyTextMime(QMimeData):
+    """Plain text for the clipboard, made only when someone asks for it
+    (a paste), at most once."""
+
+    def __init__(self, make: Callable[[], str]) -> None:
+        super().__init__()
+        self._make: Callable[[], str] | None = make
+        self._text = ""
+
+    def formats(self) -> list[str]:
+        return ["text/plain", "text/plain;charset=utf-8"]
+
+    def hasFormat(self, mime_type: str | None) -> bool:  # noqa: N802 (Qt API)
+        return mime_type in self.formats()
+
+    def retrieveData(self, mime_type: str | None, type_: object) -> object:  # noqa: N802 (Qt API)
+        if mime_type not in self.formats():
+            return None
+        if self._make is not None:
+            self._text, self._make = self._make(), None
+        return self._text
+
+
 def _collapse_leading_block(doc: QTextDocument) -> None:
     """A table alone in a document gets an empty paragraph in front of its
     frame (removing it would take the table along): give it no height. The
@@ -146,7 +173,7 @@ def _doc_text(unit: Unit, doc: QTextDocument) -> str:
     return text
 
 
-@dataclass
+@dataclass(slots=True)
 class _Unit:
     unit: Unit
     doc: QTextDocument | None = None
@@ -154,7 +181,7 @@ class _Unit:
     measured_width: float = -1.0
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class _Item:
     id: str
     kind: str                     # "user" | "assistant" | "notice"
@@ -211,6 +238,11 @@ class ChatView(QAbstractScrollArea):
     message_action_requested = pyqtSignal(str, str)
     #: The items near the viewport have all their documents built.
     viewport_ready = pyqtSignal()
+    #: Every message given to add_messages is in the view (long histories
+    #: complete in the background).
+    history_completed = pyqtSignal()
+    # Private: earlier history items prepared on a helper thread.
+    _history_ready = pyqtSignal(object)
 
     def __init__(self, render_service: RenderService | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -225,8 +257,11 @@ class ChatView(QAbstractScrollArea):
         self._render = render_service if render_service is not None else RenderService(self)
         self._items: list[_Item] = []
         self._index: dict[str, int] = {}
-        self._tops: list[float] = []
-        self._dirty_from = 0
+        self._heights = Fenwick()   # item height + ITEM_GAP, per item
+        self._live: set[str] = set()  # ids of items holding documents
+        self._history_pending = 0
+        self._generation = 0          # bumped by clear(): late results of before are dropped
+        self._finalizing: set[str] = set()  # ids of messages whose final render is awaited
         self._width = -1.0
         self._work: deque[tuple[str, Callable[[], None]]] = deque()
         self._work_keys: set[str] = set()
@@ -258,6 +293,7 @@ class ChatView(QAbstractScrollArea):
 
     def _connect_signals(self) -> None:
         self._render.rendered.connect(self._on_rendered)
+        self._history_ready.connect(self._on_history_ready)
         self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
 
     # ------------------------------------------------------------------ geometry
@@ -312,34 +348,16 @@ class ChatView(QAbstractScrollArea):
             body += (UNIT_GAP if item.units else 0.0) + item.tail_height
         return PAD_Y + self._header_height(item) + body + self._footer_height(item) + PAD_Y
 
-    def _tops_upto(self, index: int) -> None:
-        """Make self._tops valid up to ``index`` (inclusive)."""
-        if self._dirty_from > index:
-            return
-        tops = self._tops
-        del tops[self._dirty_from :]
-        y = 0.0 if not tops else tops[-1] + self._items[len(tops) - 1].height + ITEM_GAP
-        for i in range(len(tops), min(index, len(self._items) - 1) + 1):
-            tops.append(y)
-            y += self._items[i].height + ITEM_GAP
-        self._dirty_from = len(tops)
-
     def _top(self, index: int) -> float:
-        self._tops_upto(index)
-        return self._tops[index]
+        """Content y of item ``index``: O(log n)."""
+        return self._heights.prefix(index)
 
     def total_height(self) -> float:
-        if not self._items:
-            return 0.0
-        last = len(self._items) - 1
-        return self._top(last) + self._items[last].height + ITEM_GAP
+        return self._heights.total()
 
     def _item_at_y(self, y: float) -> int:
-        """Index of the item covering content y (clamped)."""
-        if not self._items:
-            return -1
-        self._tops_upto(len(self._items) - 1)
-        return max(0, min(len(self._items) - 1, bisect.bisect_right(self._tops, y) - 1))
+        """Index of the item covering content y (clamped): O(log n)."""
+        return self._heights.find(y)
 
     def _set_height(self, index: int, height: float) -> None:
         """Change an item's height, keeping the content under the viewport still."""
@@ -351,7 +369,7 @@ class ChatView(QAbstractScrollArea):
         stick = self.at_bottom()
         above = self._top(index) + item.height <= sb.value() + 0.5
         item.height = height
-        self._dirty_from = min(self._dirty_from, index + 1)
+        self._heights.set(index, height + ITEM_GAP)
         self._update_scrollbar()
         if stick:
             sb.setValue(sb.maximum())
@@ -387,6 +405,7 @@ class ChatView(QAbstractScrollArea):
         self._items.append(item)
         self._index[item.id] = index
         item.height = self._item_height(item)
+        self._heights.append(item.height + ITEM_GAP)
         self._update_scrollbar()
         if stick:
             self.scroll_to_bottom()
@@ -416,16 +435,39 @@ class ChatView(QAbstractScrollArea):
         self._append_item(item)
 
     def add_messages(self, messages: list[Message]) -> None:
-        """Show many finished messages at once (history): O(n) plain Python
-        arithmetic (an estimated height each), no Qt call per message; only
-        what comes on screen is rendered and laid out, later."""
-        stick = self.at_bottom()
+        """Show many finished messages at once (history), below any already
+        shown. O(n) plain Python arithmetic (an estimated height each), no Qt
+        call per message; only what comes on screen is rendered and laid out,
+        later. Beyond SYNC_HISTORY messages, the last SYNC_HISTORY are shown
+        at once and the earlier ones are prepared on a helper thread (pure
+        Python), then put in front in one step (``history_completed``)."""
+        if len(messages) > SYNC_HISTORY and not self._items:
+            head, tail = messages[:-SYNC_HISTORY], messages[-SYNC_HISTORY:]
+            self._append_history(self._make_history_items(tail, self._history_params()))
+            params = self._history_params()
+            generation = self._generation
+            thread = threading.Thread(
+                target=lambda: self._history_ready.emit((self._make_history_items(head, params), generation)),
+                name="rill-history",
+                daemon=True,
+            )
+            self._history_pending += 1
+            thread.start()
+            return
+        self._append_history(self._make_history_items(messages, self._history_params()))
+        self.history_completed.emit()
+
+    def _history_params(self) -> tuple[int, float, float]:
         width = self._content_width()
-        per_line = max(10, int(width / 7.5))
-        line_h = self._line_height()
         frame = 2 * PAD_Y + self._line_height(self._bold) + HEADER_GAP + self._line_height(self._small) + FOOTER_GAP
+        return max(10, int(width / 7.5)), self._line_height(), frame
+
+    def _make_history_items(self, messages: list[Message], params: tuple[int, float, float]) -> list[_Item]:
+        """Items with estimated heights. Pure Python: safe on any thread."""
+        per_line, line_h, frame = params
         user = Role.USER.value
-        items, index = self._items, self._index
+        complete = MessageStatus.COMPLETE
+        out: list[_Item] = []
         for message in messages:
             kind = "user" if message.role == user else "assistant"
             item = _Item(message.id, kind, message, "You" if kind == "user" else "Rill")
@@ -433,20 +475,50 @@ class ChatView(QAbstractScrollArea):
             if cached is not None:
                 item.units = [_Unit(u) for u in cached]
                 item.rendered_len = len(message)
-                item.height = self._item_height(item)
-            else:
-                content = message.content
-                lines = len(content) // per_line + content.count("\n", 0, 20000) + 1
-                item.height = frame + lines * line_h + 12.0
-            if message.status != MessageStatus.COMPLETE or message.meta.tokens:
+            content = message.content
+            lines = len(content) // per_line + content.count("\n", 0, 20000) + 1
+            item.height = frame + lines * line_h + 12.0
+            if message.status != complete or message.meta.tokens:
                 self._set_footer_from_status(item)
+            out.append(item)
+        return out
+
+    def _append_history(self, new: list[_Item]) -> None:
+        stick = self.at_bottom()
+        items, index = self._items, self._index
+        for item in new:
             index[item.id] = len(items)
             items.append(item)
+        self._heights.rebuild(itertools.chain(self._heights.values(), (i.height + ITEM_GAP for i in new)))
         self._update_scrollbar()
         if stick:
             self.scroll_to_bottom()
         self._schedule_visibility()
         self.viewport().update()
+
+    def _on_history_ready(self, payload: tuple[list[_Item], int]) -> None:
+        """Earlier messages prepared off the GUI thread: put them in front,
+        keeping what is on screen where it is."""
+        older, owner = payload
+        self._history_pending -= 1
+        if owner != self._generation:
+            return  # the view was cleared meanwhile
+        k = len(older)
+        added = sum(i.height for i in older) + k * ITEM_GAP
+        sb = self.verticalScrollBar()
+        value = sb.value()
+        self._items[0:0] = older
+        self._index = {item.id: n for n, item in enumerate(self._items)}
+        self._heights.rebuild(i.height + ITEM_GAP for i in self._items)
+        self._anchor = None if self._anchor is None else Pos(self._anchor.item + k, self._anchor.unit, self._anchor.char)
+        self._cursor_pos = (
+            None if self._cursor_pos is None else Pos(self._cursor_pos.item + k, self._cursor_pos.unit, self._cursor_pos.char)
+        )
+        self._update_scrollbar()
+        sb.setValue(int(round(value + added)))
+        self._schedule_visibility()
+        self.viewport().update()
+        self.history_completed.emit()
 
     def add_notice(self, text: str, kind: str = "info", notice_id: str = "") -> str:
         """A line outside the conversation (errors, warnings): its own item."""
@@ -467,26 +539,42 @@ class ChatView(QAbstractScrollArea):
         del self._items[index]
         for i in range(index, len(self._items)):
             self._index[self._items[i].id] = i
-        self._dirty_from = min(self._dirty_from, index)
+        self._heights.rebuild(i.height + ITEM_GAP for i in self._items)
         self._anchor = self._cursor_pos = None
         self._update_scrollbar()
         self._schedule_visibility()
         self.viewport().update()
 
     def clear(self) -> None:
-        """Forget every item (New Chat): O(live documents), never a layout."""
-        for item in self._items:
-            self._render.cancel(item.id)
-        self._items.clear()
-        self._index.clear()
-        self._tops.clear()
-        self._dirty_from = 0
+        """Forget every item (New Chat): O(1) now; the old items are freed
+        in later slices, a few thousand at a time."""
+        old = self._items
+        self._generation += 1
+        self._render.cancel_all()
+        self._items = []
+        self._index = {}
+        self._heights = Fenwick()
+        self._live = set()
+        self._finalizing = set()
         self._work.clear()
         self._work_keys.clear()
         self._anchor = self._cursor_pos = None
         self._find_current = None
+        self._reveal = None
         self._update_scrollbar()
         self.viewport().update()
+        if old:
+            self._queue(f"free:{id(old)}", lambda: self._free_items(old))
+
+    def _free_items(self, items: list[_Item]) -> Iterator[None]:
+        while items:
+            chunk = items[-2000:]
+            del items[-2000:]
+            for item in chunk:
+                self._drop_documents(item)
+                item.tail = item.tail_cursor = None
+            del chunk
+            yield
 
     def message_ids(self) -> list[str]:
         return [i.id for i in self._items if i.kind != "notice"]
@@ -613,6 +701,7 @@ class ChatView(QAbstractScrollArea):
             return
         item.streaming = False
         item.final_pending = True
+        self._finalizing.add(item.id)
         self._set_footer_from_status(item)
         content = item.message.content
         self._render.request(RenderJob(item.id, "final", content, token=len(content)), PRIORITY_NOW)
@@ -696,6 +785,7 @@ class ChatView(QAbstractScrollArea):
         item.breaker = None
         item.tail_height = 0.0
         item.final_pending = False
+        self._finalizing.discard(item.id)
         assert item.message is not None
         item.rendered_len = item.committed = len(item.message)
         self._relayout_item(item)
@@ -743,6 +833,7 @@ class ChatView(QAbstractScrollArea):
                 u.doc.deleteLater()
                 u.doc = None
         item.live = False
+        self._live.discard(item.id)
 
     # ------------------------------------------------------------------ time-sliced work
 
@@ -790,7 +881,7 @@ class ChatView(QAbstractScrollArea):
     @property
     def busy(self) -> bool:
         """True while documents are being built or renders are awaited."""
-        return bool(self._work) or any(i.final_pending for i in self._items)
+        return bool(self._work) or bool(self._finalizing) or self._history_pending > 0
 
     # ------------------------------------------------------------------ virtualization
 
@@ -824,7 +915,11 @@ class ChatView(QAbstractScrollArea):
         keep = self._visible_range(KEEP_MARGIN + LIVE_ABOVE, KEEP_MARGIN + LIVE_BELOW)
         visible = self._visible_range()
         # Drop documents of items far away (cheap: a few per scroll step).
-        for index in [i for i, it in enumerate(self._items) if it.live] if len(self._items) < 512 else self._live_indices():
+        for item_id in list(self._live):
+            index = self._index.get(item_id)
+            if index is None:
+                self._live.discard(item_id)
+                continue
             if index not in keep:
                 item = self._items[index]
                 if not item.streaming and not item.final_pending and not self._pinned(index):
@@ -837,11 +932,9 @@ class ChatView(QAbstractScrollArea):
                 continue
             if not item.live or not item.docs_ready:
                 item.live = True
+                self._live.add(item.id)
                 self._queue(f"build:{item.id}", lambda it=item: self._build_item(it))
         self._check_viewport_ready()
-
-    def _live_indices(self) -> list[int]:
-        return [i for i, it in enumerate(self._items) if it.live]
 
     def _request_render(self, item: _Item, priority: int) -> None:
         msg = item.message
@@ -894,20 +987,26 @@ class ChatView(QAbstractScrollArea):
         super().resizeEvent(event)
         width = self._content_width()
         if width != self._width:
-            self._width = width
-            # Visible items re-lay out now (bounded by the screen); the others
-            # get a fresh estimate and re-lay out when they come into view.
-            visible = set(self._visible_range())
+            old_width, self._width = self._width, width
+            # Items holding documents (near the viewport, bounded by the
+            # screen) re-lay out now; the others' heights are scaled (text
+            # wraps inversely to the width) and measured when they come into
+            # view. O(n) arithmetic, no Qt call per message.
             stick = self.at_bottom()
-            for index, item in enumerate(self._items):
-                if index in visible or item.tail is not None:
-                    self._relayout_item(item)
-                else:
-                    for u in item.units:
-                        if u.doc is not None:
-                            u.measured_width = -1.0
-                    item.height = self._item_height(item)
-            self._dirty_from = 0
+            ratio = old_width / width if old_width > 0 else 1.0
+            frame = 2 * PAD_Y + self._line_height(self._bold) + HEADER_GAP + self._line_height(self._small) + FOOTER_GAP
+            live: list[_Item] = []
+            scale = ratio != 1.0
+            for item in self._items:
+                if item.live or item.tail is not None:
+                    live.append(item)
+                elif scale and item.height > frame and item.kind != "notice":
+                    # (units without documents re-estimate themselves: their
+                    # measured_width no longer matches)
+                    item.height = frame + (item.height - frame) * ratio
+            self._heights.rebuild(i.height + ITEM_GAP for i in self._items)
+            for item in live:
+                self._relayout_item(item)
             self._update_scrollbar()
             if stick:
                 self.scroll_to_bottom()
@@ -1337,6 +1436,18 @@ class ChatView(QAbstractScrollArea):
         return "\n\n".join(p for p in parts if p)
 
     def copy_selection(self) -> None:
+        """Copy the selection. A large one (many messages) goes to the
+        clipboard as data made when it is pasted, so Copy itself costs
+        nothing whatever the selection's size."""
+        sel = self._ordered_selection()
+        if sel is None:
+            return
+        if sel[1].item - sel[0].item > LAZY_COPY_ITEMS:
+            clipboard = QGuiApplication.clipboard()
+            if clipboard is not None:
+                clipboard.setMimeData(LazyTextMime(self.selected_text))
+            self.copied.emit("selection", "")
+            return
         text = self.selected_text()
         if text:
             self._set_clipboard(text, "selection")

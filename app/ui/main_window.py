@@ -26,7 +26,7 @@ from app.resources import read_text_resource, resource_path
 from app.core.metrics import HealthSnapshot
 from app.ui.chat import ChatController, ChatState
 from app.ui.stream_health import StreamHealthMonitor, StreamHealthPanel
-from app.ui.chat_view import ChatView
+from app.ui.chat_view import ChatView, LazyTextMime
 from app.ui.find_bar import FindBar
 from app.ui.prompt import PromptArea
 
@@ -248,7 +248,8 @@ class MainWindow(QMainWindow):
     def _on_copy_conversation_triggered(self) -> None:
         clipboard = QApplication.clipboard()
         if clipboard is not None:
-            clipboard.setText(self.chat.conversation_markdown())
+            # Made when pasted: Copy costs nothing whatever the conversation's length.
+            clipboard.setMimeData(LazyTextMime(self.chat.conversation_markdown))
         self.statusBar().showMessage("Conversation copied as Markdown", 3000)
 
     def _on_copied(self, what: str, text: str) -> None:

@@ -237,3 +237,44 @@ def test_find_highlights_matches_in_messages_without_layout(qtbot, view) -> None
     with qtbot.waitSignal(view.viewport_ready, timeout=10000):
         bar.find_next()
     assert view.point_of_text(target.id, "turn 10)") is not None
+
+
+def test_a_very_long_history_shows_its_end_at_once_and_the_rest_follows(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+    from app.ui.chat_view import SYNC_HISTORY
+
+    msgs = history_messages(SYNC_HISTORY * 3)
+    with qtbot.waitSignal(view.history_completed, timeout=30000):
+        view.add_messages(msgs)
+        # The end (what the user sees) is there before the earlier messages.
+        assert view.item_count() == SYNC_HISTORY
+        assert view.message_ids()[-1] == msgs[-1].id
+        assert view.at_bottom()
+    assert view.message_ids() == [m.id for m in msgs], "every message, in order"
+    assert view.at_bottom(), "putting the earlier messages in front did not move the view"
+    with qtbot.waitSignal(view.viewport_ready, timeout=20000):
+        view.verticalScrollBar().setValue(0)
+    assert view.point_of_text(msgs[0].id, "turn 0") is not None
+
+
+def test_clear_while_earlier_history_is_being_prepared(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+    from app.ui.chat_view import SYNC_HISTORY
+
+    msgs = history_messages(SYNC_HISTORY * 3)
+    with qtbot.waitSignal(view.history_completed, timeout=30000, raising=False):
+        view.add_messages(msgs)
+        view.clear()
+    qtbot.waitUntil(lambda: not view.busy, timeout=30000)
+    assert view.item_count() == 0
+
+
+def test_resize_re_lays_out_what_is_on_screen_and_keeps_the_bottom(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+    msgs = history_messages(300)
+    with qtbot.waitSignal(view.viewport_ready, timeout=20000):
+        view.add_messages(msgs)
+    last = msgs[-1].id
+    wide = view.point_of_text(last, "##") or view.point_of_text(last, "turn")
+    view.resize(420, 500)
+    qtbot.waitUntil(lambda: not view.busy, timeout=20000)
+    assert view.at_bottom()
+    item = view._item(last)
+    assert all(u.doc is None or u.doc.textWidth() == view._content_width() for u in item.units)
