@@ -6,10 +6,11 @@ Writes DIR/results.json, DIR/report.md and PNG plots (default DIR:
 bench-out/). Every measurement runs in a child process (the real window
 offscreen, the naive renderers, the llama-cpp-python baselines); this
 process only orchestrates, so it never competes with them for the GUI
-thread. ``--quick`` takes about 5 minutes on a 2-core machine, the full run
-about 30. Suites: tick_cost, ui_lag, lag_sources, throughput, stop, memory.
-``--only`` re-runs some suites and keeps the others' results from an
-existing DIR/results.json.
+thread. ``--quick`` takes about 7 minutes on a 2-core machine, the full run
+about 30. Suites: tick_cost, ui_lag, lag_sources, actions, throughput, stop,
+memory. ``--only`` re-runs some suites and keeps the others' results from an
+existing DIR/results.json. report.md starts with the goals of issue #7,
+each measured value and whether it was met.
 """
 
 from __future__ import annotations
@@ -23,10 +24,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks import report, throughput, ui_lag
+from benchmarks import actions, report, throughput, ui_lag
 from benchmarks.common import ChildFailed, load_average, log, machine_info, run_json, write_stream_text
 
-SUITES = ("tick_cost", "ui_lag", "lag_sources", "throughput", "stop", "memory")
+SUITES = ("tick_cost", "ui_lag", "lag_sources", "actions", "throughput", "stop", "memory")
+M = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -40,25 +42,34 @@ class Plan:
     tick_levels: tuple[int, ...]
     tick_ticks: int
     lag_sources: tuple[tuple[int, int], ...]   # (rate, history)
+    action_reps: int
+    history_positions: int
 
 
 def plan(quick: bool) -> Plan:
     if quick:
         return Plan(
             quick=True,
-            ui=ui_lag.Config(reps=1, stream_s=1.5, cap_s=4.0),
+            # 10 M of history at one rate only (Rill and naive_append: the
+            # naive renderers take ~20 s to set up a 10 M-character document).
+            ui=ui_lag.Config(reps=1, stream_s=1.5, cap_s=4.0,
+                             rill_rates_at={10 * M: (5000,)}, naive_rates_at={10 * M: (5000,)},
+                             naive_renderers_at={10 * M: ("naive_append",)}, content_reps=1),
             throughput=throughput.Config(lengths=(200, 400), reps={200: 1, 400: 1}),
             stop_runs=10, stalled_tokens=200_000, cycles=100,
-            tick_levels=(1_000, 10_000, 100_000, 1_000_000, 2_000_000), tick_ticks=60,
-            lag_sources=((5000, 1_000_000),),
+            tick_levels=(0, 100_000, 1 * M, 10 * M), tick_ticks=60,
+            lag_sources=((5000, 10 * M), (50000, 0)),
+            action_reps=2, history_positions=20,
         )
     return Plan(
         quick=False,
-        ui=ui_lag.Config(reps=3, stream_s=2.0, cap_s=10.0),
+        ui=ui_lag.Config(reps=3, stream_s=2.0, cap_s=10.0,
+                         naive_rates_at={10 * M: (500, 5000)}, naive_reps_at={10 * M: 1}, content_reps=3),
         throughput=throughput.Config(lengths=(200, 2000), reps={200: 3, 2000: 3}),
         stop_runs=50, stalled_tokens=1_000_000, cycles=100,
-        tick_levels=(1_000, 10_000, 100_000, 300_000, 1_000_000, 2_000_000), tick_ticks=120,
-        lag_sources=((5000, 1_000_000), (50000, 0), (500, 0)),
+        tick_levels=(0, 10_000, 100_000, 1 * M, 3 * M, 10 * M), tick_ticks=120,
+        lag_sources=((5000, 1 * M), (5000, 10 * M), (50000, 0), (500, 0)),
+        action_reps=5, history_positions=40,
     )
 
 
@@ -66,6 +77,8 @@ def suite_tick_cost(p: Plan, results: dict[str, Any], work: Path) -> None:
     data = run_json(["-m", "benchmarks.tick_cost", "--levels", ",".join(map(str, p.tick_levels)),
                      "--ticks", str(p.tick_ticks)]).data
     results["tick_cost"] = data["rows"]
+    results["tick_cost_flatness"] = data.get("flatness")
+    results["tick_cost_flatness_p99"] = data.get("flatness_p99")
 
 
 def suite_ui_lag(p: Plan, results: dict[str, Any], work: Path) -> None:
@@ -86,6 +99,13 @@ def suite_lag_sources(p: Plan, results: dict[str, Any], work: Path) -> None:
         except ChildFailed as exc:
             log(f"  lag_sources failed: {exc}")
     results["lag_sources"] = out
+
+
+def suite_actions(p: Plan, results: dict[str, Any], work: Path) -> None:
+    data = actions.run(list(actions.ACTIONS), p.action_reps, work)
+    results["actions"] = data["rows"]
+    results["actions_runs"] = data["runs"]
+    results["actions_config"] = {"reps": data["reps"], "history_chars": data["history_chars"]}
 
 
 def suite_throughput(p: Plan, results: dict[str, Any], work: Path) -> None:
@@ -123,6 +143,13 @@ def suite_memory(p: Plan, results: dict[str, Any], work: Path) -> None:
         mem["cycles_rss_growth_mb"] = cycles.get("cycles_rss_growth_mb")
     except ChildFailed as exc:
         log(f"  memory cycles failed: {exc}")
+    try:
+        hist = run_json(["-m", "benchmarks.memory", "history", "--chars", str(10 * M),
+                         "--positions", str(p.history_positions)]).data
+        mem["history"] = hist
+        mem["history_rss_growth_mb"] = hist.get("history_rss_growth_mb")
+    except ChildFailed as exc:
+        log(f"  memory history failed: {exc}")
     results["memory"] = mem
 
 
@@ -130,6 +157,7 @@ RUNNERS: dict[str, Callable[[Plan, dict[str, Any], Path], None]] = {
     "tick_cost": suite_tick_cost,
     "ui_lag": suite_ui_lag,
     "lag_sources": suite_lag_sources,
+    "actions": suite_actions,
     "throughput": suite_throughput,
     "stop": suite_stop,
     "memory": suite_memory,
@@ -139,7 +167,7 @@ RUNNERS: dict[str, Callable[[Plan, dict[str, Any], Path], None]] = {
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true", help="fewer repetitions and shorter runs (~5 min)")
+    ap.add_argument("--quick", action="store_true", help="fewer repetitions and shorter runs (~7 min)")
     ap.add_argument("--out", default="bench-out", help="output folder (default: bench-out)")
     ap.add_argument("--only", default="", help=f"comma-separated subset of {','.join(SUITES)}")
     args = ap.parse_args(argv)
@@ -186,7 +214,8 @@ def main(argv: list[str] | None = None) -> int:
     results_path.write_text(json.dumps(results, indent=1), encoding="utf-8")
     log(f"wrote {results_path}, {out / 'report.md'} in {timing['total_s']:.0f} s")
     for g in results.get("goals", []):
-        log(f"  {'MET   ' if g['met'] else 'MISSED'} {g['goal']}: {g['measured']} (target {g['target']})")
+        mark = "n/a   " if g["met"] is None else ("MET   " if g["met"] else "MISSED")
+        log(f"  {mark} {g['goal']}: {g['measured']} (target {g['target']})")
     return 0
 
 

@@ -6,6 +6,9 @@ process never creates a QApplication; every measurement runs in a child).
 * ``rss_mb``: this process's resident set size, from /proc.
 * ``spread``: median and min-max over repetitions.
 * ``stream_text``: a Markdown-ish text of a given number of scripted tokens.
+* ``content_text``: the hard content rows of the UI suite (a long unbroken
+  line, a CJK paragraph, a big code block, a wide table) and what a reader
+  must see of each (``visible_text``).
 * ``machine_info``: cores, CPU model, load, versions.
 """
 
@@ -120,6 +123,109 @@ def write_stream_text(folder: Path, n_tokens: int) -> Path:
     path = folder / f"stream-{n_tokens}.md"
     if not path.exists():
         path.write_text(stream_text(n_tokens), encoding="utf-8")
+    return path
+
+
+# ------------------------------------------------------------------ content rows
+
+_CJK_SENTENCES = (
+    "流式输出让界面保持响应，模型每生成一个词元，窗口就立刻显示出来，而不是等整段回答结束。",
+    "上下文窗口是模型一次能看到的词元数量，对话太长时，较早的内容只能被删去或者概括。",
+    "量化用更少的位数存储权重，四位量化的文件只有原来的四分之一大小，在处理器上也能流畅运行。",
+    "温度控制随机性：接近零时模型总是选择最可能的词元，温度越高，回答越多样，也越容易跑题。",
+    "长段落没有换行也必须能够正常显示、选择和复制，界面不能因为一行文字太长而卡住。",
+)
+
+CONTENT_KINDS = ("long_line_a", "long_line_base64", "cjk_paragraph", "code_block_8k", "table_50_rows")
+
+
+def _code_block(target_chars: int) -> str:
+    lines = ["```python"]
+    i = 0
+    size = len(lines[0]) + 1
+    templates = (
+        "def step_{i}(values: list[int], scale: float = {f}) -> list[float]:",
+        "    \"\"\"Scale every value by {f} and keep the {i} largest.\"\"\"",
+        "    result = sorted((v * scale for v in values), reverse=True)[:{i}]",
+        "    if not result:  # nothing to keep for step {i}",
+        "        return []",
+        "    return [round(x, 3) for x in result]",
+        "",
+    )
+    while True:
+        line = templates[i % len(templates)].format(i=i // len(templates), f=round(0.5 + (i % 7) / 10, 1))
+        if size + len(line) + 1 + 4 > target_chars:
+            break
+        lines.append(line)
+        size += len(line) + 1
+        i += 1
+    lines.append("```")
+    return "\n".join(lines) + "\n"
+
+
+def _table(rows: int) -> str:
+    out = ["| Model | Size | Context | Speed | Notes |", "|---|---|---|---|---|"]
+    names = ("SmolLM2 135M", "Qwen2.5 0.5B", "Llama 3.2 1B", "Phi 3 mini", "Gemma 2 2B")
+    for i in range(rows):
+        out.append(f"| {names[i % len(names)]} r{i} | {90 + 13 * i} MB | {2048 * (1 + i % 8)} | "
+                   f"{round(12.5 + i * 0.7, 1)} tok/s | row {i} of the table, plain words |")
+    return "\n".join(out) + "\n"
+
+
+def content_text(kind: str) -> str:
+    """The text a content row streams (deterministic)."""
+    if kind == "long_line_a":
+        return "A" * 20_000
+    if kind == "long_line_base64":
+        import base64
+        import random
+
+        rnd = random.Random(20_000)
+        return base64.b64encode(bytes(rnd.getrandbits(8) for _ in range(15_000))).decode("ascii")
+    if kind == "cjk_paragraph":
+        text = ""
+        i = 0
+        while len(text) < 100_000:
+            text += _CJK_SENTENCES[i % len(_CJK_SENTENCES)]
+            i += 1
+        return text[:100_000]
+    if kind == "code_block_8k":
+        return _code_block(8192)
+    if kind == "table_50_rows":
+        return _table(50)
+    raise ValueError(f"unknown content kind {kind!r}")
+
+
+def _squash(text: str) -> str:
+    return "".join(text.split())
+
+
+def visible_text(kind: str, text: str) -> str:
+    """What a reader must see of ``content_text(kind)``, whitespace removed
+    (display breaks, unit boundaries and table cells may add or drop it)."""
+    if kind == "code_block_8k":
+        body = text.split("\n", 1)[1].rsplit("```", 1)[0]
+        return _squash(body)
+    if kind == "table_50_rows":
+        lines = [ln for ln in text.splitlines() if ln.strip() and not set(ln) <= set("|-: ")]
+        return _squash("".join(cell for ln in lines for cell in ln.split("|")))
+    return _squash(text)
+
+
+def text_intact(kind: str, source: str, shown: str) -> bool:
+    """True when the text shown (the doctor's ``reply_text``) holds every
+    character of the source a reader must see, in order. A block over the
+    view's render limit (``app.core.blocks.RENDER_LIMIT``: the 8 KB code
+    block) is shown as its plain source, fences included: that counts too."""
+    squashed = _squash(shown)
+    return squashed == visible_text(kind, source) or squashed == _squash(source)
+
+
+def write_content_text(folder: Path, kind: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"content-{kind}.md"
+    if not path.exists():
+        path.write_text(content_text(kind), encoding="utf-8")
     return path
 
 

@@ -12,6 +12,15 @@ spends the stall blocked. Then Stop is pressed.
 Stop 100 ms after the first token, wait for the worker to exit, File > New
 Chat; RSS after each cycle.
 
+``history``: RSS of the real window (scripted backend) with a 10 M-character
+conversation (``--chars``) against the same window empty: empty (model
+ready, warmed up), the history opened (as ``rill doctor --history-chars``
+does, until shown and the view idle), one reply streamed and settled, after
+jumping to ``--positions`` places spread over the whole conversation (each
+shown, then the view idle: documents are built near the viewport and dropped
+far from it), and after New Chat. The goal: RSS with 10 M of history at most
+250 MB above the empty window.
+
 ``backend`` (diagnostic, no Qt): Rill's ``LlamaBackend.generate`` called
 ``--requests`` times for a few tokens each, RSS after each; ``--fix close``
 closes llama-cpp-python's per-generate sampler after each request,
@@ -20,6 +29,7 @@ memory from the window's (``cycles --backend scripted`` is the window alone).
 
     python -m benchmarks.memory stalled [--tokens 1000000] [--rate 20000]
     python -m benchmarks.memory cycles [--cycles 100] [--backend local|scripted]
+    python -m benchmarks.memory history [--chars 10000000] [--positions 20]
     python -m benchmarks.memory backend [--requests 60] [--fix none|close|gc]
 """
 
@@ -186,6 +196,86 @@ def _cycles(cycles: int, backend: str = "local", trace: bool = False) -> dict[st
     return out
 
 
+def _history(chars: int, positions: int) -> dict[str, Any]:
+    import gc
+
+    from PyQt6.QtWidgets import QApplication
+
+    from app.application import create_window, make_application, warm_up
+    from app.core.factory import scripted_factory
+    from app.core.history_sample import history_of_chars
+    from app.doctor import open_history
+
+    app = make_application()
+    window = create_window(*scripted_factory(rate=5000))
+    view, chat = window.view, window.chat
+    out: dict[str, Any] = {"history_chars_requested": chars, "error": ""}
+    ready = {"flag": False}
+    view.viewport_ready.connect(lambda: ready.__setitem__("flag", True))
+
+    def spin(until: Any, timeout_s: float = 60.0, hold_s: float = 0.1) -> bool:
+        end = time.monotonic() + timeout_s
+        since: float | None = None
+        while time.monotonic() < end:
+            app.processEvents()
+            if until():
+                since = since or time.monotonic()
+                if time.monotonic() - since >= hold_s:
+                    return True
+            else:
+                since = None
+            time.sleep(0.002)
+        return False
+
+    def idle() -> bool:
+        return not view.busy and view.render_service.pending() == 0 and chat.current_reply is None
+
+    window.show()
+    if not spin(lambda: chat.model_info is not None, 30):
+        return {"error": "the scripted backend did not load"}
+    warm_up(window)
+    spin(idle)
+    gc.collect()
+    rss: dict[str, float] = {"empty": round(rss_mb(), 1)}
+    history = history_of_chars(chars)
+    out["history_chars"] = sum(len(m) for m in history)
+    out["history_messages"] = len(history)
+    ready["flag"] = False
+    open_history(window, history)
+    del history
+    spin(lambda: ready["flag"] and idle(), 120)
+    rss["history_open"] = round(rss_mb(), 1)
+    window.enter_prompt("Write a reply in Markdown.")
+    spin(lambda: chat.current_reply is None and chat.replies_pending() == 0 and idle(), 120)
+    rss["after_reply"] = round(rss_mb(), 1)
+    sb = view.verticalScrollBar()
+    docs: list[int] = []
+    for k in range(positions):
+        ready["flag"] = False
+        sb.setValue(round(sb.maximum() * k / max(1, positions - 1)))
+        spin(lambda: ready["flag"] and idle(), 60, hold_s=0.05)
+        docs.append(view.live_document_count())
+    spin(idle)
+    gc.collect()
+    rss["after_scrolling"] = round(rss_mb(), 1)
+    out["live_documents_max_while_scrolling"] = max(docs, default=0)
+    out["live_documents_after_scrolling"] = view.live_document_count()
+    window.new_chat_action.trigger()
+    QApplication.processEvents()
+    spin(idle)
+    gc.collect()
+    rss["after_new_chat"] = round(rss_mb(), 1)
+    chat.shutdown()
+    out["rss_mb"] = rss
+    out["growth_mb"] = {k: round(v - rss["empty"], 1) for k, v in rss.items() if k != "empty"}
+    with_history = {k: v for k, v in out["growth_mb"].items() if k != "after_new_chat"}
+    worst = max(with_history, key=lambda k: with_history[k])
+    out["history_rss_growth_mb"] = with_history[worst]
+    out["history_rss_growth_at"] = worst
+    out["positions"] = positions
+    return out
+
+
 def _backend(requests: int, fix: str) -> dict[str, Any]:
     import gc
     import threading
@@ -229,6 +319,9 @@ def main(argv: list[str] | None = None) -> None:
     c.add_argument("--cycles", type=int, default=100)
     c.add_argument("--backend", choices=("local", "scripted"), default="local")
     c.add_argument("--trace", action="store_true", help="print the top Python allocations (tracemalloc)")
+    h = sub.add_parser("history")
+    h.add_argument("--chars", type=int, default=10_000_000)
+    h.add_argument("--positions", type=int, default=20)
     b = sub.add_parser("backend")
     b.add_argument("--requests", type=int, default=60)
     b.add_argument("--fix", choices=("none", "close", "gc"), default="none")
@@ -236,6 +329,8 @@ def main(argv: list[str] | None = None) -> None:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     if args.command == "stalled":
         print(json.dumps(_stalled(args.tokens, args.rate)))
+    elif args.command == "history":
+        print(json.dumps(_history(args.chars, args.positions)))
     elif args.command == "backend":
         print(json.dumps(_backend(args.requests, args.fix)))
     else:

@@ -8,13 +8,14 @@ references for the UI-responsiveness suite (``benchmarks/ui_lag.py``).
   Rill uses) and replaces the reply's range of the document with it.
 
 Everything else is Rill's: the token source (``ScriptedBackend`` on the same
-text file and rate), the history (the same rendered turns as
-``app.doctor.fill_history``), the heartbeat (``app.doctor.Heartbeat``, a 5 ms
+text file and rate), the history (the same messages as ``rill doctor
+--history-chars``, ``app.core.history_sample.history_of_chars``, rendered
+with Rill's renderer into the one QTextEdit), the heartbeat (``app.doctor.Heartbeat``, a 5 ms
 PreciseTimer) and the metric definitions of ``rill doctor``. One run per
 process; it prints one JSON object on stdout:
 
     python -m benchmarks.naive --mode append|rerender --rate R
-        [--history-chars H] [--text-file F] [--cap-s 20]
+        [--history-chars H] [--text-file F] [--cap-s 20] [--cache-dir D]
 
 A naive renderer may never catch up: ``--cap-s`` seconds after the producer
 finished the run is cut and the backlog reported (``capped``, ``unshown``);
@@ -43,7 +44,7 @@ from PyQt6.QtWidgets import QApplication, QMainWindow, QTextEdit
 from app.core import render
 from app.core.backend import ChatMessage, GenerationRequest
 from app.core.metrics import percentile, summarize_ms
-from app.core.scripted import SAMPLE_MARKDOWN, ScriptedBackend
+from app.core.scripted import ScriptedBackend
 from app.doctor import HEARTBEAT_MS, Heartbeat
 
 MODES = ("append", "rerender")
@@ -59,28 +60,57 @@ class OpenHeartbeat(Heartbeat):
 
 _USER_HEADER = '<p style="margin-top:14px"><b><span style="color:#1f6feb">You</span></b></p>'
 _REPLY_HEADER = '<p style="margin-top:14px"><b><span style="color:#8250df">Rill</span></b></p>'
-_FILL_BATCH_TURNS = 10
+_FILL_BATCH_MESSAGES = 200
 
 
-def fill_history(edit: QTextEdit, chars: int) -> int:
-    """The same earlier conversation ``app.doctor.fill_history`` shows (same
-    questions, same rendered sample reply, same character count), inserted in
-    batches of turns so setting up a naive run is quicker. Laid out before
-    the measurement starts, like the doctor does."""
-    reply_html = render.render_markdown(SAMPLE_MARKDOWN)
+def history_html(chars: int, cache_dir: str | None = None) -> list[str]:
+    """The earlier conversation ``rill doctor --history-chars`` opens
+    (``app.core.history_sample.history_of_chars``: same messages, same
+    character count), each message rendered to HTML with Rill's own renderer
+    under a You / Rill header. Cached as JSON in ``cache_dir`` (rendering 10 M
+    characters takes seconds; the orchestrator passes its work folder)."""
+    from app.core.history_sample import history_of_chars
+
+    path = os.path.join(cache_dir, f"naive-history-{chars}.json") if cache_dir else None
+    if path and os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    render.warm_up()
+    memo: dict[tuple[str, str], str] = {}
+    out: list[str] = []
+    for msg in history_of_chars(chars):
+        key = (msg.role, msg.content)
+        html = memo.get(key)
+        if html is None:
+            if msg.role == "user":
+                html = _USER_HEADER + render.render_user_text(msg.content)
+            else:
+                html = _REPLY_HEADER + render.render_markdown(msg.content)
+            memo[key] = html
+        out.append(html)
+    if path:
+        os.makedirs(cache_dir, exist_ok=True)  # type: ignore[arg-type]
+        tmp = path + f".{os.getpid()}.tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(out, f)
+        os.replace(tmp, path)
+    return out
+
+
+def fill_history(edit: QTextEdit, chars: int, cache_dir: str | None = None) -> int:
+    """The same earlier conversation as the doctor's ``--history-chars``
+    (``history_html``), inserted into the QTextEdit in batches of messages
+    (quicker to set up than one message at a time; the resulting document is
+    the same). Laid out before the measurement starts. Returns the number of
+    source characters."""
+    from app.core.history_sample import history_of_chars
+
+    shown = sum(len(m) for m in history_of_chars(chars))
+    htmls = history_html(chars, cache_dir)
     cursor = QTextCursor(edit.document())
-    shown = 0
-    turn = 0
-    batch: list[str] = []
-    while shown < chars:
-        question = f"Earlier question {turn}: how does streaming stay smooth?"
-        batch.append(_USER_HEADER + render.render_user_text(question) + _REPLY_HEADER + reply_html)
-        shown += len(question) + len(SAMPLE_MARKDOWN)
-        turn += 1
-        if len(batch) >= _FILL_BATCH_TURNS or shown >= chars:
-            cursor.movePosition(QTextCursor.MoveOperation.End)
-            cursor.insertHtml("".join(batch))
-            batch.clear()
+    for i in range(0, len(htmls), _FILL_BATCH_MESSAGES):
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        cursor.insertHtml("".join(htmls[i:i + _FILL_BATCH_MESSAGES]))
     edit.document().documentLayout().documentSize()
     sb = edit.verticalScrollBar()
     sb.setValue(sb.maximum())
@@ -233,7 +263,7 @@ class NaiveRun:
         QApplication.processEvents()
         render.warm_up()
         if self.args.history_chars > 0:
-            self.history_chars = fill_history(self.window.edit, self.args.history_chars)
+            self.history_chars = fill_history(self.window.edit, self.args.history_chars, self.args.cache_dir)
         QApplication.processEvents()
         self.window.begin_reply("Write a reply in Markdown.")
         expected_s = len(self.backend.tokens) / self.args.rate if self.args.rate > 0 else 10.0
@@ -301,6 +331,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--text-file", default=None)
     ap.add_argument("--cap-s", type=float, default=20.0,
                     help="stop waiting this long after the producer finished")
+    ap.add_argument("--cache-dir", default=None,
+                    help="keep the rendered history HTML here between runs")
     return ap
 
 

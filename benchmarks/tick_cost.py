@@ -1,20 +1,21 @@
-"""Per-tick append cost vs transcript length (1 k to 2 M characters of history).
+"""Per-tick cost vs conversation length (0 to 10,000,000 characters of history).
 
-In one window (the real MainWindow, offscreen, no model), the history grows
-step by step; at each size one reply streams in the way the consumer tick
-feeds it: ``TranscriptView.append_reply_text`` of one tick's worth of text
-(25 ms of a 5,000 tok/s stream: 125 scripted tokens, ~500 characters),
-timed alone, with a deferred Markdown pass (``commit_completed_blocks`` with
-the controller's budget) every 5 ticks as the 120 ms throttle would, and
-the event processing that follows (layout + paint) timed separately. The
-append must stay flat as the history grows.
+In one window (the real MainWindow, offscreen, no model), for each history
+size: New Chat (``view.clear()``), open the history the way the doctor does
+(``view.add_messages(history_of_chars(n))``, waiting for ``viewport_ready``
+and for the view to finish its work), then stream one reply into a new
+message exactly as the controller's tick feeds it: ``Message.append`` +
+``ChatView.append_stream`` of one tick's worth of text (25 ms of a 5,000
+tok/s stream: 125 scripted tokens, ~500 characters), timed alone. Between
+ticks the event loop runs until the next 25 ms tick is due (render results,
+the view's work slices, paint), and the time spent in it is timed too
+("between ticks": everything else the GUI thread did for this reply). Then
+the reply is finished (``finish_stream``) and its settle time recorded.
 
-    python -m benchmarks.tick_cost [--levels 1000,10000,...] [--ticks 120] [--history plain]
+The goal: the tick's cost is flat (within +-20 %) from 0 to 10 M characters
+of history, because the view never puts the conversation into one document.
 
-``--history plain`` (diagnostic) fills the same number of characters as
-plain-text paragraphs instead of rendered turns (no tables, no code
-blocks): it separates "the document is long" from "the document holds many
-tables".
+    python -m benchmarks.tick_cost [--levels 0,100000,...] [--ticks 120]
 """
 
 from __future__ import annotations
@@ -26,101 +27,117 @@ import sys
 import time
 from typing import Any
 
-LEVELS = (1_000, 10_000, 100_000, 300_000, 1_000_000, 2_000_000)
+LEVELS = (0, 10_000, 100_000, 1_000_000, 3_000_000, 10_000_000)
 TICK_TOKENS = 125           # 25 ms at 5,000 tok/s
-RENDER_EVERY = 5            # ticks between deferred Markdown passes (120 ms / 25 ms)
+TICK_S = 0.025
 
 
 def _ms(values: list[float], q: float) -> float:
     from app.core.metrics import percentile
 
-    return round(percentile(values, q) * 1000, 3)
+    return round(percentile(values, q) * 1000, 3) if values else 0.0
 
 
-_PLAIN_PARAGRAPH = "Plain paragraph of earlier conversation, no Markdown structure at all. " * 25 + "\n"
+def _spin(app: Any, until: Any, timeout_s: float) -> bool:
+    """Process events until ``until()`` (True) or the timeout (False)."""
+    end = time.monotonic() + timeout_s
+    while not until():
+        if time.monotonic() > end:
+            return False
+        app.processEvents()
+        time.sleep(0.001)
+    return True
 
 
-def fill_plain(transcript: Any, chars: int) -> int:
-    from PyQt6.QtGui import QTextCursor
-
-    cursor = QTextCursor(transcript.document())
-    cursor.movePosition(QTextCursor.MoveOperation.End)
-    n = max(1, chars // len(_PLAIN_PARAGRAPH))
-    cursor.insertText(_PLAIN_PARAGRAPH * n)
-    transcript.document().documentLayout().documentSize()
-    return n * len(_PLAIN_PARAGRAPH)
-
-
-def run(levels: list[int], ticks: int, history_kind: str = "chat") -> list[dict[str, Any]]:
-    from PyQt6.QtGui import QTextCursor
+def run(levels: list[int], ticks: int) -> list[dict[str, Any]]:
     from PyQt6.QtWidgets import QApplication
 
     from app.application import make_application, warm_up
+    from app.core.conversation import Message, MessageStatus, Role
+    from app.core.history_sample import history_of_chars
     from app.core.scripted import tokenize_text
-    from app.ui.chat import RENDER_BUDGET_S
     from app.ui.main_window import MainWindow
     from benchmarks.common import stream_text
-    from benchmarks.naive import fill_history
 
     app = make_application()
     window = MainWindow()
     window.show()
     app.processEvents()
     warm_up(window)
-    transcript = window.transcript
+    view = window.view
     tokens = tokenize_text(stream_text(TICK_TOKENS * ticks))
     chunks = [
         b"".join(tokens[i:i + TICK_TOKENS]).decode("utf-8")
         for i in range(0, len(tokens), TICK_TOKENS)
     ]
+    ready = {"flag": False}
+    view.viewport_ready.connect(lambda: ready.__setitem__("flag", True))
+
+    def idle() -> bool:
+        return not view.busy and view.render_service.pending() == 0
+
     rows: list[dict[str, Any]] = []
-    history = 0
     try:
         for level in levels:
-            if level > history:
-                fill = fill_history if history_kind == "chat" else fill_plain
-                history += fill(transcript, level - history)
+            view.clear()
+            history = history_of_chars(level) if level > 0 else []
+            t0 = time.perf_counter()
+            ready["flag"] = False
+            if history:
+                view.add_messages(history)
+                add_s = time.perf_counter() - t0
+                _spin(app, lambda: ready["flag"], 30.0)
+            else:
+                add_s = 0.0
+            open_s = time.perf_counter() - t0
+            _spin(app, idle, 30.0)
+            t_end = time.monotonic() + 0.2
+            _spin(app, lambda: time.monotonic() > t_end, 1.0)
+            msg = Message(Role.ASSISTANT.value, "", MessageStatus.STREAMING)
+            view.add_message(msg)
             app.processEvents()
-            doc = transcript.document()
-            reply_at = doc.characterCount() - 1
-            transcript.begin_reply()
-            app.processEvents()
+            view.max_slice_s = 0.0
+            slices0 = view.slices
             append_s: list[float] = []
-            render_s: list[float] = []
-            events_s: list[float] = []
-            for i, text in enumerate(chunks):
-                t0 = time.perf_counter()
-                transcript.append_reply_text(text)
-                append_s.append(time.perf_counter() - t0)
-                if i % RENDER_EVERY == RENDER_EVERY - 1:
-                    t0 = time.perf_counter()
-                    transcript.commit_completed_blocks(RENDER_BUDGET_S)
-                    render_s.append(time.perf_counter() - t0)
-                t0 = time.perf_counter()
-                QApplication.processEvents()
-                events_s.append(time.perf_counter() - t0)
-            transcript.finalize_reply("")
-            doc_chars = doc.characterCount()
-            # Drop the measured reply: the next size starts from history only.
-            cursor = QTextCursor(doc)
-            cursor.setPosition(reply_at)
-            cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
-            cursor.removeSelectedText()
+            between_s: list[float] = []
+            for text in chunks:
+                tick_at = time.perf_counter()
+                msg.append(text)
+                view.append_stream(msg.id, text)
+                append_s.append(time.perf_counter() - tick_at)
+                busy = 0.0
+                while True:
+                    t1 = time.perf_counter()
+                    QApplication.processEvents()
+                    busy += time.perf_counter() - t1
+                    if time.perf_counter() - tick_at >= TICK_S:
+                        break
+                    time.sleep(0.0005)
+                between_s.append(busy)
+            msg.status = MessageStatus.COMPLETE
+            t0 = time.perf_counter()
+            view.finish_stream(msg.id)
+            settled = _spin(app, lambda: view.is_settled(msg.id) and idle(), 30.0)
+            settle_s = time.perf_counter() - t0
             row = {
                 "history_chars": level,
-                "history_kind": history_kind,
-                "history_chars_actual": history,
-                "document_chars_with_reply": doc_chars,
+                "history_chars_actual": sum(len(m) for m in history),
+                "history_messages": len(history),
+                "add_messages_ms": round(add_s * 1000, 1),
+                "viewport_ready_ms": round(open_s * 1000, 1),
                 "tick_chars": round(sum(map(len, chunks)) / len(chunks)),
+                "reply_chars": len(msg),
                 "ticks": len(append_s),
                 "tick_ms_p50": _ms(append_s, 50),
                 "tick_ms_p99": _ms(append_s, 99),
                 "tick_ms_max": round(max(append_s) * 1000, 3),
-                "render_pass_ms_p50": _ms(render_s, 50),
-                "render_pass_ms_p99": _ms(render_s, 99),
-                "render_pass_ms_max": round(max(render_s, default=0.0) * 1000, 3),
-                "events_ms_p50": _ms(events_s, 50),
-                "events_ms_p99": _ms(events_s, 99),
+                "between_ms_p50": _ms(between_s, 50),
+                "between_ms_p99": _ms(between_s, 99),
+                "between_ms_max": round(max(between_s) * 1000, 3),
+                "view_slices": view.slices - slices0,
+                "view_slice_max_ms": round(view.max_slice_s * 1000, 3),
+                "final_settle_ms": round(settle_s * 1000, 1) if settled else None,
+                "live_documents": view.live_document_count(),
             }
             rows.append(row)
             print(f"tick_cost {level}: {row}", file=sys.stderr, flush=True)
@@ -129,15 +146,27 @@ def run(levels: list[int], ticks: int, history_kind: str = "chat") -> list[dict[
     return rows
 
 
+def flatness(rows: list[dict[str, Any]], key: str = "tick_ms_p50") -> dict[str, Any]:
+    """Each level's ``key`` relative to the empty conversation's (or the
+    smallest level's): the goal is every ratio within 0.8-1.2."""
+    if not rows:
+        return {}
+    base = rows[0][key]
+    ratios = {str(r["history_chars"]): round(r[key] / base, 3) if base else None for r in rows}
+    vals = [v for v in ratios.values() if v is not None]
+    return {"key": key, "base_history": rows[0]["history_chars"], "ratios": ratios,
+            "min_ratio": min(vals, default=None), "max_ratio": max(vals, default=None)}
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--levels", default=",".join(map(str, LEVELS)))
     ap.add_argument("--ticks", type=int, default=120)
-    ap.add_argument("--history", choices=("chat", "plain"), default="chat")
     args = ap.parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    rows = run([int(x) for x in args.levels.split(",")], args.ticks, args.history)
-    print(json.dumps({"rows": rows}))
+    rows = run([int(x) for x in args.levels.split(",")], args.ticks)
+    print(json.dumps({"rows": rows, "flatness": flatness(rows),
+                      "flatness_p99": flatness(rows, "tick_ms_p99")}))
 
 
 if __name__ == "__main__":

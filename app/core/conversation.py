@@ -85,7 +85,7 @@ class Message:
     from; it is dropped whenever the content changes.
     """
 
-    __slots__ = ("id", "role", "status", "error", "created_at", "meta", "_parts", "_len", "_rendered")
+    __slots__ = ("id", "role", "status", "error", "created_at", "meta", "parent_id", "_parts", "_len", "_rendered")
 
     def __init__(
         self,
@@ -97,8 +97,10 @@ class Message:
         id: str | None = None,  # noqa: A002 - the natural name
         created_at: float | None = None,
         meta: MessageMeta | None = None,
+        parent_id: str | None = None,
     ) -> None:
         self.id = id or new_id()
+        self.parent_id = parent_id  # the message this one answers or follows (None: first)
         self.role = role  # "user" | "assistant"
         self.status = status
         self.error = error
@@ -154,6 +156,8 @@ class Message:
         }
         if self.error:
             out["error"] = self.error
+        if self.parent_id:
+            out["parent_id"] = self.parent_id
         if self.role == Role.ASSISTANT.value:
             out["meta"] = self.meta.to_dict()
         return out
@@ -171,6 +175,7 @@ class Message:
             id=str(data["id"]) if data.get("id") else None,
             created_at=float(data["created_at"]) if data.get("created_at") is not None else None,
             meta=MessageMeta.from_dict(data.get("meta") or {}),
+            parent_id=str(data["parent_id"]) if data.get("parent_id") else None,
         )
 
     def __repr__(self) -> str:
@@ -189,6 +194,8 @@ class Conversation:
         self._index = {m.id: m for m in self.messages}
 
     def add(self, msg: Message) -> Message:
+        if msg.parent_id is None and self.messages:
+            msg.parent_id = self.messages[-1].id
         self.messages.append(msg)
         self._index[msg.id] = msg
         return msg
