@@ -39,6 +39,9 @@ class Role(str, enum.Enum):
     ASSISTANT = "assistant"
 
 
+_END = object()  # "after the end of the current path"
+
+
 def new_id() -> str:
     return uuid.uuid4().hex
 
@@ -184,29 +187,164 @@ class Message:
 
 @dataclass
 class Conversation:
+    """A conversation: a tree of messages and the path the user is on.
+
+    Regenerating a reply or editing a prompt adds a sibling (same parent), so
+    nothing is ever overwritten. ``messages`` is the current path, root to
+    leaf: what the view shows and the model is sent. ``siblings`` and
+    ``switch_to`` move between branches.
+    """
+
     system_prompt: str = DEFAULT_SYSTEM_PROMPT
     messages: list[Message] = field(default_factory=list)
     id: str = field(default_factory=new_id)
     title: str = ""
+    created_at: float = field(default_factory=time.time)
+    updated_at: float = field(default_factory=time.time)
+    pinned: bool = False
+    model: str = ""
     _index: dict[str, Message] = field(default_factory=dict, repr=False)
+    _children: dict[str | None, list[str]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
-        self._index = {m.id: m for m in self.messages}
+        given, self.messages = self.messages, []
+        self._index = {}
+        self._children = {}
+        for msg in given:
+            self.add(msg)
 
-    def add(self, msg: Message) -> Message:
-        if msg.parent_id is None and self.messages:
+    # -- the tree ------------------------------------------------------------------
+
+    def add(self, msg: Message, *, follow: bool = True, root: bool = False) -> Message:
+        """Add ``msg`` under its parent (a message without one: under the end
+        of the current path, unless ``root``). With ``follow`` the current
+        path becomes root → ``msg``."""
+        if msg.parent_id is None and not root and self.messages and msg.id not in self._index:
             msg.parent_id = self.messages[-1].id
-        self.messages.append(msg)
         self._index[msg.id] = msg
+        self._children.setdefault(msg.parent_id, []).append(msg.id)
+        if follow:
+            if self.messages and self.messages[-1].id == msg.parent_id:
+                self.messages.append(msg)
+            else:
+                self.messages = self._ancestors(msg)
+        self.updated_at = time.time()
         return msg
 
-    def add_user(self, text: str) -> Message:
+    def load(self, messages: list[Message], leaf_id: str | None = None) -> None:
+        """Replace the tree with ``messages`` (any order of creation; parents
+        before children) and go to ``leaf_id`` (default: the newest leaf)."""
+        self.messages, self._index, self._children = [], {}, {}
+        for msg in messages:
+            self._index[msg.id] = msg
+            self._children.setdefault(msg.parent_id, []).append(msg.id)
+        if not messages:
+            return
+        start = self._index.get(leaf_id) if leaf_id else None
+        if start is None:
+            roots = self._children.get(None, [])
+            start = self._index[roots[-1]] if roots else messages[-1]
+        self.switch_to(start.id)
+
+    def _ancestors(self, msg: Message) -> list[Message]:
+        path = []
+        seen: set[str] = set()
+        node: Message | None = msg
+        while node is not None and node.id not in seen:
+            seen.add(node.id)
+            path.append(node)
+            node = self._index.get(node.parent_id) if node.parent_id else None
+        path.reverse()
+        return path
+
+    def children(self, message_id: str | None) -> list[Message]:
+        return [self._index[i] for i in self._children.get(message_id, []) if i in self._index]
+
+    def siblings(self, message_id: str) -> list[Message]:
+        """The messages sharing this one's parent (itself included), oldest first."""
+        msg = self._index.get(message_id)
+        return [] if msg is None else self.children(msg.parent_id)
+
+    def switch_to(self, message_id: str) -> None:
+        """Make the current path go through ``message_id``, then down its
+        newest children to a leaf."""
+        msg = self._index.get(message_id)
+        if msg is None:
+            return
+        path = self._ancestors(msg)
+        node = msg
+        while True:
+            kids = self.children(node.id)
+            if not kids:
+                break
+            node = kids[-1]
+            path.append(node)
+        self.messages = path
+
+    @property
+    def current_leaf(self) -> str | None:
+        return self.messages[-1].id if self.messages else None
+
+    def remove(self, message_id: str) -> list[Message]:
+        """Remove a message and everything after it in the tree; returns them
+        (parents first) so ``restore`` can undo it. The path moves to a
+        sibling when there is one, else it ends at the parent."""
+        msg = self._index.get(message_id)
+        if msg is None:
+            return []
+        removed: list[Message] = []
+        stack = [msg]
+        while stack:
+            node = stack.pop()
+            removed.append(node)
+            stack.extend(reversed(self.children(node.id)))
+        for node in removed:
+            self._index.pop(node.id, None)
+            self._children.pop(node.id, None)
+        siblings = self._children.get(msg.parent_id, [])
+        if message_id in siblings:
+            siblings.remove(message_id)
+        if any(m.id == message_id for m in self.messages):
+            if siblings:
+                self.switch_to(siblings[-1])
+            else:
+                parent = self._index.get(msg.parent_id) if msg.parent_id else None
+                self.messages = self._ancestors(parent) if parent is not None else []
+        return removed
+
+    def restore(self, removed: list[Message]) -> None:
+        """Undo ``remove``: put the messages back and go to the first one."""
+        for node in removed:
+            self._index[node.id] = node
+            kids = self._children.setdefault(node.parent_id, [])
+            kids.append(node.id)
+            kids.sort(key=lambda i: self._index[i].created_at)
+        if removed:
+            self.switch_to(removed[0].id)
+
+    def all_messages(self) -> list[Message]:
+        """Every message of the tree, oldest first."""
+        return sorted(self._index.values(), key=lambda m: m.created_at)
+
+    # -- turns -----------------------------------------------------------------------
+
+    def add_user(self, text: str, parent_id: str | None | object = _END) -> Message:
+        """A prompt after the end of the current path, or under ``parent_id``
+        (None: a new first message: editing the first prompt)."""
         if not self.title:
             self.title = " ".join(text.split())[:80]
-        return self.add(Message(Role.USER.value, text))
+        return self._add_turn(Message(Role.USER.value, text), parent_id)
 
-    def start_reply(self) -> Message:
-        return self.add(Message(Role.ASSISTANT.value, status=MessageStatus.STREAMING))
+    def start_reply(self, parent_id: str | None | object = _END) -> Message:
+        """A streaming reply after the end of the current path, or under
+        ``parent_id`` (regenerating: a sibling of the earlier reply)."""
+        return self._add_turn(Message(Role.ASSISTANT.value, status=MessageStatus.STREAMING), parent_id)
+
+    def _add_turn(self, msg: Message, parent_id: str | None | object) -> Message:
+        if parent_id is _END:
+            return self.add(msg)
+        msg.parent_id = parent_id if isinstance(parent_id, str) else None
+        return self.add(msg, root=msg.parent_id is None)
 
     def get(self, message_id: str) -> Message | None:
         return self._index.get(message_id)
@@ -230,8 +368,9 @@ class Conversation:
         return tuple(out)
 
     def clear(self) -> None:
-        self.messages.clear()
+        self.messages = []
         self._index.clear()
+        self._children.clear()
         self.title = ""
 
     def to_markdown(self) -> str:
@@ -252,15 +391,24 @@ class Conversation:
             "id": self.id,
             "title": self.title,
             "system_prompt": self.system_prompt,
-            "messages": [m.to_dict() for m in self.messages],
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+            "pinned": self.pinned,
+            "model": self.model,
+            "current_leaf": self.current_leaf,
+            "messages": [m.to_dict() for m in self.all_messages()],
         }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Conversation:
         conv = cls(
             system_prompt=str(data.get("system_prompt", DEFAULT_SYSTEM_PROMPT)),
-            messages=[Message.from_dict(m) for m in data.get("messages", [])],
             id=str(data.get("id") or new_id()),
             title=str(data.get("title", "")),
+            created_at=float(data.get("created_at") or time.time()),
+            updated_at=float(data.get("updated_at") or time.time()),
+            pinned=bool(data.get("pinned", False)),
+            model=str(data.get("model", "")),
         )
+        conv.load([Message.from_dict(m) for m in data.get("messages", [])], data.get("current_leaf"))
         return conv

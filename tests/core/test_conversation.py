@@ -125,3 +125,35 @@ def test_conversation_as_markdown_has_every_turn_and_marks_stopped_replies() -> 
     md = conv.to_markdown()
     assert "## You\n\nQuestion?" in md
     assert "## Rill (stopped)\n\nPartial **answer**" in md
+
+
+def test_regenerations_and_edits_are_branches_and_the_path_switches() -> None:
+    from app.core.conversation import Conversation, MessageStatus
+
+    conv = Conversation()
+    q = conv.add_user("question")
+    a1 = conv.start_reply()
+    a1.append("first answer")
+    a1.status = MessageStatus.COMPLETE
+    # Regenerate: a sibling of a1, the path follows it.
+    a2 = conv.start_reply(parent_id=q.id)
+    assert [m.id for m in conv.messages] == [q.id, a2.id]
+    assert [m.id for m in conv.siblings(a2.id)] == [a1.id, a2.id]
+    # Switch back to the first answer.
+    conv.switch_to(a1.id)
+    assert [m.id for m in conv.messages] == [q.id, a1.id]
+    # Edit & resend the question: a sibling of q, with its own reply.
+    q2 = conv.add_user("better question")
+    assert q2.parent_id == a1.id  # default: continues the path
+    q3 = conv.add_user("edited question", parent_id=q.parent_id)
+    assert q3.parent_id is None and [m.id for m in conv.siblings(q3.id)] == [q.id, q3.id]
+    assert conv.messages == [q3]
+    # Removing a branch and undoing it.
+    removed = conv.remove(q3.id)
+    assert [m.id for m in removed] == [q3.id] and conv.messages[0].id == q.id
+    conv.restore(removed)
+    assert conv.messages == [q3]
+    # Round trip keeps the tree and the current leaf.
+    again = Conversation.from_dict(conv.to_dict())
+    assert [m.id for m in again.messages] == [q3.id]
+    assert {m.id for m in again.all_messages()} == {q.id, a1.id, a2.id, q2.id, q3.id}
