@@ -1,4 +1,7 @@
-"""Command line: ``rill [options]`` opens the window, ``rill doctor`` checks the pipeline."""
+"""Command line: ``rill [options]`` opens the window, ``rill doctor`` checks the
+pipeline, ``rill export`` / ``rill import`` / ``rill search`` work on the
+conversation store without Qt (they never import it, so they start fast and
+run on machines without a display)."""
 
 from __future__ import annotations
 
@@ -39,12 +42,277 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.add_argument("--max-tokens", type=int, default=None)
     doctor.add_argument("--ignore-eos", action="store_true",
                         help="keep generating past the end-of-generation token (benchmarks)")
+
+    db_help = "the conversation database (default: $XDG_DATA_HOME/rill/rill.db)"
+    export = sub.add_parser("export", help="write conversations as Markdown or JSON (stdout by default)",
+                            description="Write conversations as Markdown or as Rill's JSON format "
+                                        "(docs/FORMAT.md), to standard output or to a file.")
+    which = export.add_mutually_exclusive_group()
+    which.add_argument("--conversation", metavar="ID", action="append",
+                       help="this conversation (an id, or a unique start of one); may be repeated")
+    which.add_argument("--all", action="store_true", help="every conversation (the default)")
+    export.add_argument("--format", choices=("md", "json"), default=None,
+                        help="md: the current branch of each conversation, readable; json: everything, "
+                             "importable (default: from the -o file's extension, else json)")
+    export.add_argument("-o", "--output", metavar="PATH", help="write to this file (default: standard output)")
+    export.add_argument("--db", metavar="PATH", help=db_help)
+    imp = sub.add_parser("import", help="add the conversations of a Rill JSON export",
+                         description="Add the conversations of a Rill JSON export (all or nothing). A "
+                                     "conversation that already exists is added as a copy with new ids.")
+    imp.add_argument("path", metavar="PATH", help="the JSON file ('-': standard input)")
+    imp.add_argument("--db", metavar="PATH", help=db_help)
+    search = sub.add_parser("search", help="find messages in every conversation")
+    search.add_argument("text", metavar="TEXT", help="the words to find")
+    search.add_argument("--json", action="store_true", help="print a JSON list of the matches")
+    search.add_argument("--limit", type=int, default=50, metavar="N", help="at most N matches (default 50)")
+    search.add_argument("--db", metavar="PATH", help=db_help)
     return parser
+
+
+# -- the store commands (no Qt) ------------------------------------------------------------
+
+STORE_COMMANDS = ("export", "import", "search")
+
+
+class _Failed(Exception):
+    """A plain message for the user; the command exits with status 1."""
+
+
+def _utf8_stdout() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(encoding="utf-8")
+            except (ValueError, OSError):  # pragma: no cover - already written to
+                pass
+
+
+def _open_store(db: str | None, *, write: bool):  # type: ignore[no-untyped-def]
+    """The store at ``--db`` (default: the app's), or ``_Failed`` with a plain
+    message: no database (when only reading: looking creates nothing), one
+    from a newer Rill (never touched), one that cannot be opened or written."""
+    import sqlite3
+    from pathlib import Path
+
+    from app.core import store as store_module
+
+    path = Path(db).expanduser() if db else store_module.default_path()
+    if path.is_dir():
+        raise _Failed(f"{path} is a folder, not a conversation database.")
+    if not path.exists():
+        if not write:
+            raise _Failed(f"No conversation database at {path} (nothing saved yet, or --db points elsewhere).")
+    else:
+        try:  # a newer Rill's file is refused before the store even probes it
+            conn = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)
+            try:
+                version = conn.execute("PRAGMA user_version").fetchone()[0]
+            finally:
+                conn.close()
+        except sqlite3.Error:
+            version = 0  # the store says what is wrong with it
+        if version > store_module.SCHEMA_VERSION:
+            raise _Failed(f"The conversation database {path} was written by a newer version of Rill (format "
+                          f"{version}; this one knows format {store_module.SCHEMA_VERSION} and older). It has "
+                          "been left untouched: update Rill to use it.")
+    # recover=False: the app may be running and streaming into this very file.
+    result = store_module.Store.open(path, recover=False)
+    notices = list(result.notices)
+    if result.store is not None and result.read_only and notices:
+        notices.pop()  # "…is read-only: your history is shown…": the app's wording, said below if it matters
+    for notice in notices:
+        print(f"rill: {notice}", file=sys.stderr)
+    if result.store is None:
+        raise _Failed(f"Cannot use the conversation database {path}" + (" (see above)." if notices else "."))
+    if write and result.read_only:
+        result.store.close()
+        raise _Failed(f"The conversation database {path} cannot be written (a read-only file or folder). "
+                      "Nothing was imported.")
+    return result.store
+
+
+def _write_atomically(path_text: str, write) -> None:  # type: ignore[no-untyped-def]
+    import os
+    import tempfile
+    from pathlib import Path
+
+    path = Path(path_text).expanduser()
+    folder = path.parent
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=folder)
+    except OSError as exc:
+        raise _Failed(f"Cannot write {path}: {exc.strerror or exc}.") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
+            write(out)
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise _Failed(f"Cannot write {path}: {exc.strerror or exc}.") from None
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from app.core import exchange
+
+    fmt = args.format
+    if fmt is None:
+        suffix = (args.output or "").lower().rsplit(".", 1)[-1]
+        fmt = "md" if suffix in ("md", "markdown") else "json"
+    write = exchange.write_markdown if fmt == "md" else exchange.write_json
+    ids = None if args.all or not args.conversation else args.conversation
+    store = _open_store(args.db, write=False)
+    try:
+        exchange.resolve_conversations(store, ids)  # fail before creating any file
+        if args.output:
+            counts: list[tuple[int, int]] = []
+            _write_atomically(args.output, lambda out: counts.append(write(store, ids, out)))
+            n_conv, n_msg = counts[0]
+            what = "messages" if fmt == "json" else "messages on the current branches"
+            print(f"Exported {n_conv} conversation{'s' * (n_conv != 1)} ({n_msg} {what}) to {args.output}.",
+                  file=sys.stderr)
+        else:
+            write(store, ids, sys.stdout)
+            sys.stdout.flush()
+    except exchange.UnknownConversationError as exc:
+        raise _Failed(str(exc).capitalize() + ".") from None
+    finally:
+        store.close()
+    return 0
+
+
+def _cmd_import(args: argparse.Namespace) -> int:
+    from app.core import exchange
+
+    name = "standard input" if args.path == "-" else args.path
+    try:
+        if args.path == "-":
+            data = sys.stdin.buffer.read()
+        else:
+            with open(args.path, "rb") as f:
+                data = f.read()
+    except OSError as exc:
+        raise _Failed(f"Cannot read {name}: {exc.strerror or exc}.") from None
+    try:
+        parsed = exchange.parse_export(exchange.decode_bytes(data))  # every check, before the database opens
+    except exchange.ImportFormatError as exc:
+        raise _Failed(f"{name}: {exc}\nNothing was imported.") from None
+    store = _open_store(args.db, write=True)
+    try:
+        result = exchange.import_parsed(store, parsed)
+    except Exception as exc:  # a database failure: the transaction was rolled back
+        raise _Failed(f"Import failed, nothing was imported: {exc}") from None
+    finally:
+        store.close()
+    copies = dict(result.copies)
+    new_ids = {new: old for old, new in copies.items()}
+    print(f"Imported {result.conversations} conversation{'s' * (result.conversations != 1)} "
+          f"({result.messages} message{'s' * (result.messages != 1)}) from {name}.")
+    for cid, title, count in zip(result.conversation_ids, result.titles, result.message_counts):
+        line = f"  {cid}  {title or '(untitled)'}  ({count} message{'s' * (count != 1)})"
+        if cid in new_ids:
+            line += f"  [a copy: {new_ids[cid]} already existed]"
+        print(line)
+    return 0
+
+
+def _plain_snippet(snippet: str) -> tuple[str, list[list[int]]]:
+    """The snippet without the store's \\x02 … \\x03 marks, and the marked spans."""
+    text, spans, start = [], [], None
+    n = 0
+    for ch in snippet:
+        if ch == "\x02":
+            start = n
+        elif ch == "\x03":
+            if start is not None:
+                spans.append([start, n])
+            start = None
+        else:
+            text.append(ch)
+            n += 1
+    return "".join(text), spans
+
+
+def _cmd_search(args: argparse.Namespace) -> int:
+    import json
+    import time
+
+    if not args.text.strip():
+        raise _Failed("Give some text to search for.")
+    if args.limit < 1:
+        raise _Failed("--limit must be at least 1.")
+    store = _open_store(args.db, write=False)
+    try:
+        hits = store.search(args.text, args.limit)
+    finally:
+        store.close()
+    if args.json:
+        out = []
+        for hit in hits:
+            snippet, spans = _plain_snippet(hit.snippet)
+            out.append({"conversation_id": hit.conversation_id, "conversation_title": hit.conversation_title,
+                        "message_id": hit.message_id, "role": hit.role, "created_at": hit.created_at,
+                        "snippet": snippet, "matches": spans})
+        print(json.dumps(out, ensure_ascii=False, indent=2))
+        return 0
+    if not hits:
+        print(f"No messages match {args.text!r}.", file=sys.stderr)
+        return 0
+    import os
+
+    # Matches in [brackets]; on a terminal, highlighted instead (unless NO_COLOR).
+    color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    mark_on, mark_off = ("\x1b[1;7m", "\x1b[0m") if color else ("[", "]")
+    for hit in hits:
+        who = "You" if hit.role == "user" else "Rill"
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(hit.created_at))
+        snippet = " ".join(hit.snippet.split())
+        if color:
+            snippet = "".join(ch for ch in snippet if ch >= " " or ch in "\x02\x03")  # no escapes from the text
+        snippet = snippet.replace("\x02", mark_on).replace("\x03", mark_off)
+        print(f"{hit.conversation_title or '(untitled)'}  (conversation {hit.conversation_id})")
+        print(f"  {who}, {when}, message {hit.message_id}:")
+        print(f"    {snippet}")
+    return 0
+
+
+def run_store_command(args: argparse.Namespace) -> int:
+    _utf8_stdout()
+    command = {"export": _cmd_export, "import": _cmd_import, "search": _cmd_search}[args.command]
+    try:
+        return command(args)
+    except _Failed as exc:
+        print(f"rill {args.command}: {exc}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:  # `rill export | head`
+        import os
+
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+    except OSError as exc:  # writing to standard output failed (a full disk...)
+        print(f"rill {args.command}: {exc.strerror or exc}.", file=sys.stderr)
+        return 1
+    except Exception as exc:  # a database error: say it plainly, no traceback
+        import sqlite3
+
+        from app.core.store import StoreError
+
+        if not isinstance(exc, (sqlite3.Error, StoreError)):
+            raise
+        print(f"rill {args.command}: the conversation database failed: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    if args.command in STORE_COMMANDS:
+        return run_store_command(args)  # before anything imports Qt
     from app.application import backend_from_args, create_window, make_application, use_offscreen_without_display
 
     if args.command == "doctor":
@@ -54,7 +322,13 @@ def main(argv: list[str] | None = None) -> int:
         return run_doctor(args)
     use_offscreen_without_display()
     app = make_application()
+    from app.ui.single_instance import claim_single_instance
+
+    instance = claim_single_instance(app)
+    if instance is None:
+        return 0  # another Rill on this data dir was brought forward instead
     window = create_window(*backend_from_args(args))
+    instance.attach(window)
     window.show()
     return app.exec()
 

@@ -1,0 +1,256 @@
+"""`rill export`, `rill import` and `rill search` as a user runs them: separate
+processes, a temporary data dir, no Qt loaded, plain messages on bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.core.exchange import export_json
+from app.core.store import Store
+from tests.core.test_exchange import fill, valid_doc, without_exported_at
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def data_home(tmp_path: Path) -> Path:
+    home = tmp_path / "xdg-data"
+    home.mkdir()
+    return home
+
+
+def rill(data_home: Path, *args: str, stdin: str | None = None, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, XDG_DATA_HOME=str(data_home), PYTHONIOENCODING="ascii")  # the CLI must not rely on it
+    env.pop("QT_QPA_PLATFORM", None)
+    return subprocess.run([sys.executable, "-m", "app.cli", *args], cwd=ROOT, capture_output=True, timeout=timeout,
+                          env=env, input=None if stdin is None else stdin.encode(), text=False)  # type: ignore[call-overload]
+
+
+def out(proc: Any) -> str:
+    return proc.stdout.decode("utf-8")
+
+
+def err(proc: Any) -> str:
+    return proc.stderr.decode("utf-8")
+
+
+def make_db(path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    result = Store.open(path)
+    assert result.store is not None, result.notices
+    fill(result.store)
+    result.store.close()
+    return path
+
+
+def export_of(path: Path) -> str:
+    result = Store.open(path)
+    assert result.store is not None
+    try:
+        return export_json(result.store)
+    finally:
+        result.store.close()
+
+
+@pytest.fixture
+def default_db(data_home: Path) -> Path:
+    """The database where `rill` looks without --db."""
+    return make_db(data_home / "rill" / "rill.db")
+
+
+# -- export ------------------------------------------------------------------------------
+
+
+def test_export_json_to_stdout_from_the_default_database(data_home: Path, default_db: Path) -> None:
+    proc = rill(data_home, "export", "--all", "--format", "json")
+    assert proc.returncode == 0, err(proc)
+    assert without_exported_at(out(proc)) == without_exported_at(export_of(default_db))
+    assert "界面 design 👋" in out(proc)  # UTF-8, whatever the locale says
+    assert err(proc) == ""
+
+
+def test_export_markdown_to_a_file(data_home: Path, default_db: Path, tmp_path: Path) -> None:
+    target = tmp_path / "chats.md"
+    proc = rill(data_home, "export", "-o", str(target))  # format from the extension, all by default
+    assert proc.returncode == 0, err(proc)
+    assert out(proc) == ""
+    assert "Exported 3 conversations" in err(proc)
+    md = target.read_text(encoding="utf-8")
+    assert md.startswith("# 界面 design 👋\n") and "## Rill (interrupted)" in md and "# Pinned" in md
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".chats")] == []  # no temp file left
+
+
+def test_export_one_conversation_by_id_prefix(data_home: Path, default_db: Path) -> None:
+    proc = rill(data_home, "export", "--conversation", "c2c2", "--format", "json")
+    assert proc.returncode == 0, err(proc)
+    assert [c["id"] for c in json.loads(out(proc))["conversations"]] == ["c2" * 16]
+
+
+def test_export_of_an_unknown_conversation_fails_plainly(data_home: Path, default_db: Path, tmp_path: Path) -> None:
+    target = tmp_path / "x.json"
+    proc = rill(data_home, "export", "--conversation", "nope", "-o", str(target))
+    assert proc.returncode == 1
+    assert "No conversation with id 'nope'" in err(proc) and "Traceback" not in err(proc)
+    assert not target.exists()
+
+
+def test_export_and_search_without_a_database(data_home: Path) -> None:
+    for args in (["export", "--format", "md"], ["search", "x"]):
+        proc = rill(data_home, *args)
+        assert proc.returncode == 1
+        assert "No conversation database at" in err(proc) and "Traceback" not in err(proc)
+        assert not (data_home / "rill" / "rill.db").exists()  # looking creates nothing
+
+
+def test_all_and_conversation_are_exclusive(data_home: Path) -> None:
+    proc = rill(data_home, "export", "--all", "--conversation", "x")
+    assert proc.returncode == 2 and "not allowed with" in err(proc)
+
+
+# -- import ------------------------------------------------------------------------------
+
+
+def test_cli_round_trip_into_a_new_database(data_home: Path, tmp_path: Path) -> None:
+    src = make_db(tmp_path / "src.db")
+    dump = tmp_path / "dump.json"
+    assert rill(data_home, "export", "--db", str(src), "-o", str(dump)).returncode == 0
+    proc = rill(data_home, "import", str(dump))  # into the default database, created for it
+    assert proc.returncode == 0, err(proc)
+    assert out(proc).startswith(f"Imported 3 conversations (8 messages) from {dump}.\n")
+    assert f"  {'c1' * 16}  界面 design 👋  (6 messages)\n" in out(proc)
+    db = data_home / "rill" / "rill.db"
+    assert without_exported_at(export_of(db)) == without_exported_at(dump.read_text(encoding="utf-8"))
+
+    again = rill(data_home, "import", str(dump))  # the same again: copies, nothing overwritten
+    assert again.returncode == 0, err(again)
+    assert out(again).count("[a copy: ") == 3 and f"[a copy: {'c1' * 16} already existed]" in out(again)
+
+
+def test_import_from_stdin(data_home: Path, tmp_path: Path) -> None:
+    db = tmp_path / "in.db"
+    proc = rill(data_home, "import", "-", "--db", str(db), stdin=json.dumps(valid_doc()))
+    assert proc.returncode == 0, err(proc)
+    assert "Imported 2 conversations (5 messages) from standard input." in out(proc)
+
+
+def test_malformed_import_names_the_place_and_imports_nothing(data_home: Path, tmp_path: Path) -> None:
+    db = make_db(tmp_path / "keep.db")
+    before = export_of(db)
+    doc = valid_doc()
+    doc["conversations"][1]["messages"][2]["role"] = "bot"
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc, indent=2), encoding="utf-8")
+    proc = rill(data_home, "import", str(bad), "--db", str(db))
+    assert proc.returncode == 1
+    line = next(i for i, text in enumerate(bad.read_text().split("\n"), 1) if '"bot"' in text)
+    assert f'{bad}: line {line}, column 19: conversations[1].messages[2].role: expected "user" or "assistant", got "bot"' in err(proc)
+    assert "Nothing was imported." in err(proc) and "Traceback" not in err(proc)
+    assert out(proc) == ""
+    assert without_exported_at(export_of(db)) == without_exported_at(before)
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (b'{"format": "rill.export",\n  "version": 1,\n  "conversations": [,]}', "line 3, column 21: not valid JSON: Expecting value"),
+        (b'{"format": "rill.export", "version": 7, "conversations": []}', "newer Rill (format version 7)"),
+        (b"\xff\xfe{}", "line 1, column 1: not UTF-8 text"),
+        (b"", "the file is empty"),
+    ],
+)
+def test_bad_files_fail_plainly_and_create_no_database(data_home: Path, tmp_path: Path, content: bytes,
+                                                       expected: str) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(content)
+    proc = rill(data_home, "import", str(bad))
+    assert proc.returncode == 1 and expected in err(proc) and "Traceback" not in err(proc), err(proc)
+    assert not (data_home / "rill" / "rill.db").exists()
+
+
+def test_import_of_a_missing_file(data_home: Path, tmp_path: Path) -> None:
+    proc = rill(data_home, "import", str(tmp_path / "gone.json"))
+    assert proc.returncode == 1
+    assert f"Cannot read {tmp_path / 'gone.json'}: No such file or directory." in err(proc)
+
+
+def test_a_newer_database_is_refused_untouched(data_home: Path, tmp_path: Path) -> None:
+    db = make_db(tmp_path / "future.db")
+    with sqlite3.connect(db) as conn:
+        conn.execute("PRAGMA user_version = 999")
+    conn.close()
+    before = db.read_bytes()
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(valid_doc()), encoding="utf-8")
+    for args in (["export", "--format", "json"], ["search", "hello"], ["import", str(good)]):
+        proc = rill(data_home, *args, "--db", str(db))
+        assert proc.returncode == 1, (args, out(proc), err(proc))
+        assert "newer" in err(proc).lower() and "Traceback" not in err(proc)
+        assert out(proc) == ""
+    assert db.read_bytes() == before
+
+
+# -- search ------------------------------------------------------------------------------
+
+
+def test_search_plain_marks_the_matches(data_home: Path, default_db: Path) -> None:
+    proc = rill(data_home, "search", "界面")
+    assert proc.returncode == 0, err(proc)
+    text = out(proc)
+    assert f"界面 design 👋  (conversation {'c1' * 16})" in text
+    assert "message u1:" in text and "[界面]" in text
+
+
+def test_search_json(data_home: Path, default_db: Path) -> None:
+    proc = rill(data_home, "search", "cut", "--json", "--limit", "5")
+    assert proc.returncode == 0, err(proc)
+    hits = json.loads(out(proc))
+    assert hits and all(h.keys() == {"conversation_id", "conversation_title", "message_id", "role", "created_at",
+                                     "snippet", "matches"} for h in hits)
+    (hit,) = [h for h in hits if h["message_id"] == "v2"]
+    assert hit["conversation_id"] == "c2" * 16 and hit["conversation_title"] == "Pinned" and hit["role"] == "assistant"
+    assert [hit["snippet"][a:b].lower() for a, b in hit["matches"]] == ["cut"]
+    assert json.loads(out(rill(data_home, "search", "zzzqqq", "--json"))) == []
+
+
+def test_search_with_no_match_says_so(data_home: Path, default_db: Path) -> None:
+    proc = rill(data_home, "search", "zzzqqq")
+    assert proc.returncode == 0 and out(proc) == "" and "No messages match" in err(proc)
+
+
+# -- no Qt, and fast ---------------------------------------------------------------------
+
+
+def test_store_commands_never_import_qt(data_home: Path, default_db: Path, tmp_path: Path) -> None:
+    dump = tmp_path / "d.json"
+    code = textwrap.dedent(
+        f"""
+        import io, json, sys, time, contextlib
+        start = time.perf_counter()
+        from app.cli import main
+        runs = [["export", "--format", "md"], ["export", "-o", {str(dump)!r}], ["search", "界面", "--json"],
+                ["import", {str(dump)!r}, "--db", {str(tmp_path / "other.db")!r}]]
+        codes = []
+        for argv in runs:
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+                codes.append(main(argv))
+        elapsed = time.perf_counter() - start
+        print(json.dumps({{"codes": codes, "qt": sorted(m for m in sys.modules if m.startswith("PyQt6")),
+                          "elapsed": elapsed}}))
+        """
+    )
+    env = dict(os.environ, XDG_DATA_HOME=str(data_home))
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, env=env, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["codes"] == [0, 0, 0, 0]
+    assert result["qt"] == []
+    assert result["elapsed"] < 2.0  # in practice ~0.1 s: no Qt, no model, nothing heavy
