@@ -51,9 +51,10 @@ def backend_from_args(args: argparse.Namespace) -> tuple[BackendFactory, str]:
     return local_factory(args.model)
 
 
-def create_window(factory: BackendFactory, description: str) -> MainWindow:
-    """The main window with its model loading in the background."""
-    window = MainWindow()
+def create_window(factory: BackendFactory, description: str, persist: bool = True) -> MainWindow:
+    """The main window with its model loading in the background. With
+    ``persist=False`` nothing is read from or written to the history (doctor)."""
+    window = MainWindow(persist=persist)
     window.model_open_requested.connect(
         lambda path: window.chat.load_model(*local_factory(path))
     )

@@ -9,6 +9,7 @@ from PyQt6.QtCore import PYQT_VERSION_STR, Qt, QTimer, pyqtSignal, qVersion
 from PyQt6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence, QShortcut
 from PyQt6.QtWidgets import (
     QApplication,
+    QSplitter,
     QFileDialog,
     QFrame,
     QHBoxLayout,
@@ -28,6 +29,9 @@ from app.ui.chat import ChatController, ChatState
 from app.ui.stream_health import StreamHealthMonitor, StreamHealthPanel
 from app.ui.chat_view import ChatView, LazyTextMime
 from app.ui.find_bar import FindBar
+from app.ui.library import ConversationLibrary
+from app.ui.sidebar import Sidebar
+from app.ui.store_service import StoreService
 from app.ui.prompt import PromptArea
 
 
@@ -75,23 +79,30 @@ class FirstRunPanel(QFrame):
         )
 
 
+UNDO_MS = 10000  # how long a deleted conversation can be brought back
+CLOSE_WAIT_MS = 12  # closing waits this long for the threads, then hides the window and closes when they end
+
+
 class MainWindow(QMainWindow):
     """Rill's window. All behaviour lives in ChatController."""
 
     #: The user asked for a model file to be opened; arg: its path.
     model_open_requested = pyqtSignal(str)
 
-    def __init__(self) -> None:
+    def __init__(self, persist: bool = True) -> None:
         super().__init__()
         self.setWindowTitle("Rill")
-        self.resize(900, 720)
+        self.resize(1120, 760)
         icon = resource_path("icon.svg")
         if icon is not None:
             self.setWindowIcon(QIcon(str(icon)))
         self.setStyleSheet(read_text_resource("style.qss"))
 
         self.view = ChatView()
-        self.chat = ChatController(self.view, self)
+        self.store = StoreService(parent=self, enabled=persist)
+        self.library = ConversationLibrary(self.store, self)
+        self.chat = ChatController(self.view, self, self.library)
+        self.sidebar = Sidebar(self.library)
         self.find_bar = FindBar(lambda: self.chat.conversation.messages)
         self.find_bar.hide()
         self.prompt_area = PromptArea()
@@ -127,9 +138,22 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.view, 1)
         layout.addWidget(self.find_bar)
         layout.addLayout(row)
-        central = QWidget()
-        central.setLayout(layout)
-        self.setCentralWidget(central)
+        chat_area = QWidget()
+        chat_area.setLayout(layout)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(self.sidebar)
+        self.splitter.addWidget(chat_area)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([220, 680])
+        self.splitter.setChildrenCollapsible(False)
+        self.setCentralWidget(self.splitter)
+        self.undo_button = QPushButton("Undo")
+        self.undo_button.setObjectName("undo")
+        self.undo_button.hide()
+        self._pending_delete: tuple[str, object] | None = None
+        self._undo_timer = QTimer(self)
+        self._undo_timer.setSingleShot(True)
+        self._undo_timer.setInterval(UNDO_MS)
         self.statusBar().addWidget(self.model_label, 1)
         self.statusBar().addPermanentWidget(self.health_label)
         self.statusBar().addPermanentWidget(self.state_label)
@@ -138,6 +162,7 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self._stop_shortcut = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)
         self._connect_signals()
+        self.install_search()
         self._on_state_changed(self.chat.state)
         self.prompt.setFocus()
 
@@ -152,6 +177,11 @@ class MainWindow(QMainWindow):
         self.quit_action.setShortcut(QKeySequence.StandardKey.Quit)
         file_menu.addAction(self.open_model_action)
         file_menu.addAction(self.new_chat_action)
+        self.rename_action = QAction("&Rename Conversation", self)
+        self.rename_action.setShortcut(QKeySequence(Qt.Key.Key_F2))
+        self.delete_conversation_action = QAction("&Delete Conversation", self)
+        file_menu.addAction(self.rename_action)
+        file_menu.addAction(self.delete_conversation_action)
         file_menu.addSeparator()
         file_menu.addAction(self.quit_action)
         edit_menu = bar.addMenu("&Edit")
@@ -213,6 +243,7 @@ class MainWindow(QMainWindow):
         self.chat.model_failed.connect(self._on_model_failed)
         self.health_monitor.updated.connect(self._on_health_updated)
         self._connect_first_run()
+        self._connect_store()
 
     # -- slots ------------------------------------------------------------------
 
@@ -239,6 +270,116 @@ class MainWindow(QMainWindow):
         else:
             self.prompt.setPlainText(text)
         self.prompt.submit_requested.emit()
+
+    # -- the store and the sidebar ---------------------------------------------------
+
+    def _connect_store(self) -> None:
+        self.store.opened.connect(self._on_store_opened)
+        self.store.saving_failed.connect(self._on_saving_failed)
+        self.store.saving_recovered.connect(self._on_saving_recovered)
+        self.library.conversation_changed.connect(self._on_conversation_changed)
+        self.sidebar.conversation_activated.connect(self._on_conversation_activated)
+        self.sidebar.new_chat_requested.connect(self.new_chat_action.trigger)
+        self.sidebar.delete_requested.connect(self._on_delete_requested)
+        self.sidebar.model.page_loaded.connect(self._on_first_page_loaded)
+        self.chat.conversation_shown.connect(self._on_conversation_shown)
+        self.rename_action.triggered.connect(self._on_rename_triggered)
+        self.delete_conversation_action.triggered.connect(self._on_delete_conversation_triggered)
+        self.undo_button.clicked.connect(self._on_undo_delete)
+        self._undo_timer.timeout.connect(self._commit_pending_delete)
+        self.statusBar().addPermanentWidget(self.undo_button)
+
+    def _on_store_opened(self, usable: bool, notices: list[str], read_only: bool) -> None:
+        for notice in notices:
+            self.chat.notify(f"⚠ {notice}", "warning")
+        if not usable and self.store.enabled:
+            self.chat.notify(
+                "Conversations are kept for this session only: the history could not be opened.", "warning"
+            )
+            return
+        self.sidebar.model.fetchMore()
+
+    def _on_first_page_loaded(self, count: int) -> None:
+        self.sidebar.model.page_loaded.disconnect(self._on_first_page_loaded)
+        rows = self.sidebar.model.rows()
+        if rows and not self.chat.conversation.messages:
+            self._on_conversation_activated(rows[0].id)  # open on the last conversation
+
+    def _on_saving_failed(self, reason: str) -> None:
+        self.chat.notify(
+            f"⚠ Not saved: {reason}. Your conversation is kept in memory and Rill keeps trying to save it.",
+            "warning",
+        )
+
+    def _on_saving_recovered(self) -> None:
+        self.chat.notify("Saved again: everything is in the history now.", "info")
+
+    def _on_conversation_changed(self, conversation_id: str) -> None:
+        conv = self.library.open.get(conversation_id)
+        if conv is not None and conv.messages:
+            self.sidebar.model.upsert(conv.id, conv.title or "New chat", conv.updated_at, conv.pinned)
+            if conv is self.chat.conversation:
+                self.sidebar.select(conv.id)
+
+    def _on_conversation_activated(self, conversation_id: str) -> None:
+        if conversation_id == self.chat.conversation.id:
+            return
+
+        def show(conv: object) -> None:
+            if conv is not None:
+                self.chat.show_conversation(conv)  # type: ignore[arg-type]
+
+        self.library.load(conversation_id, show)
+
+    def _on_conversation_shown(self, conv: object) -> None:
+        self.sidebar.select(getattr(conv, "id", ""))
+        self.find_bar.close_bar()
+        self.setWindowTitle(f"{getattr(conv, 'title', '') or 'New chat'} — Rill")
+
+    def _on_rename_triggered(self) -> None:
+        self.sidebar.select(self.chat.conversation.id)
+        self.sidebar.rename_current()
+
+    def _on_delete_conversation_triggered(self) -> None:
+        self._on_delete_requested(self.chat.conversation.id)
+
+    def _on_delete_requested(self, conversation_id: str) -> None:
+        """Take the conversation out of the list now; delete it for good when
+        the undo time is over (or at close)."""
+        self._commit_pending_delete()
+        row = self.sidebar.model.hide(conversation_id)
+        if row is None:
+            return
+        reply = self.chat.current_reply
+        if reply is not None and getattr(reply.conversation, "id", None) == conversation_id:
+            self.chat.stop()
+        self._pending_delete = (conversation_id, row)
+        self.statusBar().showMessage(f"Deleted “{row.title or 'New chat'}”", UNDO_MS)
+        self.undo_button.show()
+        self._undo_timer.start()
+        if conversation_id == self.chat.conversation.id:
+            rows = self.sidebar.model.rows()
+            if rows:
+                self._on_conversation_activated(rows[0].id)
+            else:
+                self.chat.new_chat()
+
+    def _on_undo_delete(self) -> None:
+        pending, self._pending_delete = self._pending_delete, None
+        self._undo_timer.stop()
+        self.undo_button.hide()
+        self.statusBar().clearMessage()
+        if pending is not None:
+            self.sidebar.model.unhide(pending[1])  # type: ignore[arg-type]
+            self._on_conversation_activated(pending[0])
+
+    def _commit_pending_delete(self) -> None:
+        pending, self._pending_delete = self._pending_delete, None
+        self._undo_timer.stop()
+        self.undo_button.hide()
+        if pending is not None:
+            self.sidebar.model.forget(pending[0])
+            self.library.delete(pending[0])
 
     def _on_new_chat_triggered(self) -> None:
         self.chat.new_chat()
@@ -393,11 +534,9 @@ class MainWindow(QMainWindow):
         end before that.
         """
         chat = self.chat
+        self._commit_pending_delete()
         chat.request_shutdown()
-        if not chat.threads_finished():
-            chat.service.thread.wait(10)
-            chat.view.render_service.thread_.wait(10)
-        if not chat.threads_finished():
+        if not chat.wait_threads(CLOSE_WAIT_MS):
             if event is not None:
                 event.ignore()
             self.hide()
@@ -419,3 +558,59 @@ class MainWindow(QMainWindow):
             ]
             if QApplication.quitOnLastWindowClosed() and not others:
                 QApplication.quit()
+
+    def install_search(self) -> None:
+        """Search all conversations (Ctrl+K, Edit menu): the popup
+        (``app.ui.search_dialog``) and what choosing a match does: open its
+        conversation on the branch that holds the message, scroll to it and
+        highlight the words searched for."""
+        from app.ui.search_dialog import SearchDialog, highlight_text
+
+        self.search_dialog = SearchDialog(self.store, self)
+        self.search_action = QAction(self.tr("&Search All Conversations…"), self)
+        self.search_action.setShortcut(QKeySequence("Ctrl+K"))
+        self.search_action.setToolTip(self.tr("Search all conversations (Ctrl+K)"))
+        self.addAction(self.search_action)  # the shortcut works even with the menu bar hidden
+        edit_menu = next(
+            (a.menu() for a in self.menuBar().actions() if a.menu() is not None and self.find_action in a.menu().actions()),
+            None,
+        )
+        if edit_menu is not None:
+            edit_menu.addAction(self.search_action)
+        self.search_action.triggered.connect(self.search_dialog.open_search)
+
+        def open_result(conversation_id: str, message_id: str, query: str) -> None:
+            pending = self._pending_delete
+            if pending is not None and pending[0] == conversation_id:
+                self._on_undo_delete()  # found in a conversation just deleted: bring it back
+
+            def show(conv: object) -> None:
+                if conv is None:
+                    self.statusBar().showMessage(self.tr("That conversation is no longer in the history."), 5000)
+                    return
+                msg = conv.get(message_id)  # type: ignore[attr-defined]
+                on_path = any(m.id == message_id for m in conv.messages)  # type: ignore[attr-defined]
+                if msg is not None and not on_path:
+                    conv.switch_to(message_id)  # type: ignore[attr-defined]
+                    self.library.set_current_leaf(conv)  # type: ignore[arg-type]
+                if conv is not self.chat.conversation or not on_path:
+                    self.chat.show_conversation(conv)  # type: ignore[arg-type]
+                text = highlight_text(query, msg.content if msg is not None else "")
+
+                def reveal() -> None:
+                    if self.chat.conversation is conv:
+                        self.view.set_find(text, (message_id, 0))
+
+                if self.view.has_item(message_id):
+                    reveal()
+                else:  # a long conversation: its earlier messages come a moment later
+
+                    def once() -> None:
+                        self.view.history_completed.disconnect(once)
+                        reveal()
+
+                    self.view.history_completed.connect(once)
+
+            self.library.load(conversation_id, show)
+
+        self.search_dialog.result_activated.connect(open_result)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import enum
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from PyQt6.QtCore import QObject, pyqtSignal
@@ -109,6 +110,11 @@ class Reply(QObject):
         self._worker_done = False
         self._rendered = False
         self.expected_seq = 0
+        #: Called with force=False as text arrives and force=True when the
+        #: reply ends (the conversation library saves it: crash safety).
+        self.saver: Callable[[bool], None] | None = None
+        #: The conversation the reply belongs to (it may not be the one shown).
+        self.conversation: object | None = None
         self._connect_signals()
 
     def _connect_signals(self) -> None:
@@ -157,6 +163,8 @@ class Reply(QObject):
             stats.token_to_screen_s.extend([now - t for t in produced_at])
         if self.phase in (ReplyPhase.SENDING, ReplyPhase.READING_PROMPT):
             self._set_phase(ReplyPhase.STREAMING)
+        if self.saver is not None:
+            self.saver(False)
 
     def on_producer_done(self, finish_reason: FinishReason, error: str, tokens: int, prompt_tokens: int, at: float) -> None:
         """The worker finished this request (any reason)."""
@@ -217,8 +225,14 @@ class Reply(QObject):
             if stats.last_token_at and stats.tokens_shown > 1 and stats.last_token_at > stats.first_token_at:
                 meta.tokens_per_s = round((stats.tokens_shown - 1) / (stats.last_token_at - stats.first_token_at), 1)
         self._set_phase(ReplyPhase.FINALIZING)
-        self.view.finish_stream(self.message.id)
+        if self.saver is not None:
+            self.saver(True)
+        if self.view.has_item(self.message.id):
+            self.view.finish_stream(self.message.id)
+        else:
+            self._rendered = True  # not on screen (another conversation is): nothing to render
         self.finished.emit(stats)
+        self._maybe_settle()
 
     # -- settling ----------------------------------------------------------------------
 
@@ -230,9 +244,10 @@ class Reply(QObject):
         self._maybe_settle()
 
     def on_view_cleared(self) -> None:
-        """The view forgot this message (New Chat): nothing left to render."""
-        self._rendered = True
-        self._maybe_settle()
+        """The view forgot this message (another conversation is shown)."""
+        if self.phase == ReplyPhase.FINALIZING:
+            self._rendered = True
+            self._maybe_settle()
 
     def _maybe_settle(self) -> None:
         if self.phase == ReplyPhase.SETTLED or self.phase != ReplyPhase.FINALIZING:

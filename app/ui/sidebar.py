@@ -1,0 +1,316 @@
+"""The conversation list: newest first, pinned on top, grouped by day.
+
+``ConversationListModel`` fetches pages from the store lazily (Qt's
+``canFetchMore``/``fetchMore``), so 10,000 conversations cost one page at
+start-up. The delegate draws a group header (Pinned, Today, Yesterday,
+Previous 7 days, Older) above the first row of each group.
+
+Threading rule: GUI thread only.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from dataclasses import dataclass, replace
+from typing import Any
+
+from PyQt6.QtCore import QAbstractListModel, QModelIndex, QRect, QSize, Qt, pyqtSignal
+from PyQt6.QtGui import QColor, QFont, QFontMetrics, QKeySequence, QPainter, QShortcut
+from PyQt6.QtWidgets import (
+    QAbstractItemView,
+    QListView,
+    QPushButton,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.ui.library import ConversationLibrary
+
+PAGE = 200
+ID_ROLE = Qt.ItemDataRole.UserRole + 1
+GROUP_ROLE = Qt.ItemDataRole.UserRole + 2
+FIRST_IN_GROUP_ROLE = Qt.ItemDataRole.UserRole + 3
+PINNED_ROLE = Qt.ItemDataRole.UserRole + 4
+
+
+@dataclass(frozen=True)
+class Row:
+    id: str
+    title: str
+    updated_at: float
+    pinned: bool = False
+
+
+def group_of(row: Row, now: float | None = None) -> str:
+    if row.pinned:
+        return "Pinned"
+    today = dt.date.fromtimestamp(now if now is not None else time.time())
+    day = dt.date.fromtimestamp(row.updated_at)
+    if day >= today:
+        return "Today"
+    if day == today - dt.timedelta(days=1):
+        return "Yesterday"
+    if day > today - dt.timedelta(days=7):
+        return "Previous 7 days"
+    return "Older"
+
+
+class ConversationListModel(QAbstractListModel):
+    """Rows of conversations, fetched from the library page by page."""
+
+    #: A page arrived (the first one tells the window what to open at start).
+    page_loaded = pyqtSignal(int)
+
+    def __init__(self, library: ConversationLibrary, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._library = library
+        self._rows: list[Row] = []
+        self._total: int | None = None
+        self._fetching = False
+        self._hidden: set[str] = set()   # deleted, undo still possible
+
+    # -- Qt model API -------------------------------------------------------------------
+
+    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802, B008 (Qt API)
+        return 0 if parent.isValid() else len(self._rows)
+
+    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._rows):
+            return None
+        row = self._rows[index.row()]
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
+            return row.title or "New chat"
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return row.title
+        if role == ID_ROLE:
+            return row.id
+        if role == PINNED_ROLE:
+            return row.pinned
+        if role == GROUP_ROLE:
+            return group_of(row)
+        if role == FIRST_IN_GROUP_ROLE:
+            return index.row() == 0 or group_of(self._rows[index.row() - 1]) != group_of(row)
+        if role == Qt.ItemDataRole.AccessibleTextRole:
+            return f"{row.title or 'New chat'}, {group_of(row)}"
+        return None
+
+    def flags(self, index: QModelIndex) -> Qt.ItemFlag:
+        base = super().flags(index)
+        return base | Qt.ItemFlag.ItemIsEditable if index.isValid() else base
+
+    def setData(self, index: QModelIndex, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:  # noqa: N802
+        if role != Qt.ItemDataRole.EditRole or not index.isValid():
+            return False
+        title = " ".join(str(value).split())[:200]
+        if not title:
+            return False
+        row = self._rows[index.row()]
+        self._rows[index.row()] = replace(row, title=title)
+        self.dataChanged.emit(index, index)
+        self._library.rename(row.id, title)
+        return True
+
+    def canFetchMore(self, parent: QModelIndex = QModelIndex()) -> bool:  # noqa: N802, B008
+        if parent.isValid():
+            return False
+        return self._total is None or len(self._rows) + len(self._hidden) < self._total
+
+    def fetchMore(self, parent: QModelIndex = QModelIndex()) -> None:  # noqa: N802, B008
+        if parent.isValid() or self._fetching:
+            return
+        self._fetching = True
+        if self._total is None:
+            self._library.count(self._on_count)
+        self._library.page(len(self._rows) + len(self._hidden), PAGE, self._on_page)
+
+    def _on_count(self, total: int) -> None:
+        self._total = total
+
+    def _on_page(self, infos: list[Any]) -> None:
+        self._fetching = False
+        known = {r.id for r in self._rows}
+        fresh = [
+            Row(i.id, i.title or "", float(i.updated_at or 0.0), bool(i.pinned))
+            for i in infos
+            if i.id not in known and i.id not in self._hidden
+        ]
+        if fresh:
+            self.beginInsertRows(QModelIndex(), len(self._rows), len(self._rows) + len(fresh) - 1)
+            self._rows.extend(fresh)
+            self.endInsertRows()
+        if not infos:
+            self._total = len(self._rows) + len(self._hidden)
+        self.page_loaded.emit(len(infos))
+
+    # -- changes ---------------------------------------------------------------------------
+
+    def row_of(self, conversation_id: str) -> int:
+        for n, row in enumerate(self._rows):
+            if row.id == conversation_id:
+                return n
+        return -1
+
+    def upsert(self, conversation_id: str, title: str, updated_at: float, pinned: bool) -> None:
+        """A conversation was created or changed: put it where it belongs
+        (pinned first, then newest first)."""
+        n = self.row_of(conversation_id)
+        row = Row(conversation_id, title, updated_at, pinned)
+        if n >= 0:
+            self.beginRemoveRows(QModelIndex(), n, n)
+            del self._rows[n]
+            self.endRemoveRows()
+        elif self._total is not None:
+            self._total += 1
+        at = 0
+        while at < len(self._rows) and (
+            (self._rows[at].pinned and not pinned)
+            or (self._rows[at].pinned == pinned and self._rows[at].updated_at > updated_at)
+        ):
+            at += 1
+        self.beginInsertRows(QModelIndex(), at, at)
+        self._rows.insert(at, row)
+        self.endInsertRows()
+
+    def hide(self, conversation_id: str) -> Row | None:
+        """Take a row out (deleted, undo still possible)."""
+        n = self.row_of(conversation_id)
+        if n < 0:
+            return None
+        row = self._rows[n]
+        self.beginRemoveRows(QModelIndex(), n, n)
+        del self._rows[n]
+        self.endRemoveRows()
+        self._hidden.add(conversation_id)
+        return row
+
+    def unhide(self, row: Row) -> None:
+        self._hidden.discard(row.id)
+        self.upsert(row.id, row.title, row.updated_at, row.pinned)
+
+    def forget(self, conversation_id: str) -> None:
+        """The deletion is final."""
+        if conversation_id in self._hidden:
+            self._hidden.discard(conversation_id)
+            if self._total is not None:
+                self._total -= 1
+
+    def rows(self) -> list[Row]:
+        return list(self._rows)
+
+
+class _Delegate(QStyledItemDelegate):
+    """Draws a group header above the first row of each group."""
+
+    def _header_height(self, option: QStyleOptionViewItem) -> int:
+        return QFontMetrics(option.font).height() + 12
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:  # noqa: N802
+        size = super().sizeHint(option, index)
+        size.setHeight(max(size.height(), QFontMetrics(option.font).height() + 12))
+        if index.data(FIRST_IN_GROUP_ROLE):
+            size.setHeight(size.height() + self._header_height(option))
+        return size
+
+    def paint(self, painter: QPainter | None, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+        if painter is None:
+            return
+        rect = QRect(option.rect)
+        if index.data(FIRST_IN_GROUP_ROLE):
+            header = QRect(rect.x() + 8, rect.y() + 4, rect.width() - 16, self._header_height(option) - 4)
+            painter.save()
+            font = QFont(option.font)
+            font.setPointSizeF(max(6.0, font.pointSizeF() * 0.85))
+            font.setBold(True)
+            painter.setFont(font)
+            painter.setPen(QColor("#57606a"))
+            painter.drawText(header, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), str(index.data(GROUP_ROLE)))
+            painter.restore()
+            rect.setTop(rect.top() + self._header_height(option))
+        opt = QStyleOptionViewItem(option)
+        opt.rect = rect
+        opt.textElideMode = Qt.TextElideMode.ElideRight
+        if index.data(PINNED_ROLE):
+            opt.text = "📌 " + str(index.data())
+        super().paint(painter, opt, index)
+
+    def initStyleOption(self, option: QStyleOptionViewItem | None, index: QModelIndex) -> None:  # noqa: N802
+        super().initStyleOption(option, index)
+        if option is not None and index.data(PINNED_ROLE):
+            option.text = "📌 " + str(index.data())
+
+    def updateEditorGeometry(self, editor: QWidget | None, option: QStyleOptionViewItem, index: QModelIndex) -> None:  # noqa: N802
+        if editor is None:
+            return
+        rect = QRect(option.rect)
+        if index.data(FIRST_IN_GROUP_ROLE):
+            rect.setTop(rect.top() + self._header_height(option))
+        editor.setGeometry(rect)
+
+
+class Sidebar(QWidget):
+    """New Chat, and the list of conversations."""
+
+    #: The user chose a conversation; arg: its id.
+    conversation_activated = pyqtSignal(str)
+    #: Delete was asked for (Del); arg: the conversation id.
+    delete_requested = pyqtSignal(str)
+    #: New Chat was clicked.
+    new_chat_requested = pyqtSignal()
+
+    def __init__(self, library: ConversationLibrary, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("sidebar")
+        self.model = ConversationListModel(library, self)
+        self.new_button = QPushButton(self.tr("New Chat"))
+        self.new_button.setObjectName("newChat")
+        self.new_button.setToolTip(self.tr("Start a new conversation (Ctrl+N)"))
+        self.new_button.setAccessibleName(self.tr("New chat"))
+        self.list = QListView()
+        self.list.setObjectName("conversations")
+        self.list.setAccessibleName(self.tr("Conversations"))
+        self.list.setModel(self.model)
+        self.list.setItemDelegate(_Delegate(self.list))
+        self.list.setUniformItemSizes(False)
+        self.list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.list.setEditTriggers(QAbstractItemView.EditTrigger.EditKeyPressed)
+        self.list.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.new_button)
+        layout.addWidget(self.list, 1)
+        self._delete_shortcut = QShortcut(QKeySequence(QKeySequence.StandardKey.Delete), self.list)
+        self._delete_shortcut.setContext(Qt.ShortcutContext.WidgetShortcut)
+        self.setMinimumWidth(180)
+        self._connect_signals()
+
+    def _connect_signals(self) -> None:
+        self.list.clicked.connect(self._on_clicked)
+        self.list.activated.connect(self._on_clicked)
+        self.new_button.clicked.connect(self.new_chat_requested)
+        self._delete_shortcut.activated.connect(self._on_delete_shortcut)
+
+    def _on_clicked(self, index: QModelIndex) -> None:
+        conversation_id = index.data(ID_ROLE)
+        if conversation_id:
+            self.conversation_activated.emit(str(conversation_id))
+
+    def _on_delete_shortcut(self) -> None:
+        index = self.list.currentIndex()
+        if index.isValid():
+            self.delete_requested.emit(str(index.data(ID_ROLE)))
+
+    def select(self, conversation_id: str) -> None:
+        n = self.model.row_of(conversation_id)
+        if n >= 0:
+            self.list.setCurrentIndex(self.model.index(n))
+        else:
+            self.list.clearSelection()
+
+    def rename_current(self) -> None:
+        index = self.list.currentIndex()
+        if index.isValid():
+            self.list.edit(index)
