@@ -18,7 +18,7 @@ from typing import Any
 from PyQt6.QtCore import QObject, Qt, QTimer
 
 from app.core.backend import FinishReason, ModelInfo
-from app.core.conversation import Message
+from app.core.conversation import Conversation, Message
 from app.core.history_sample import history_messages, history_of_chars
 from app.core.metrics import percentile, summarize_ms
 from app.ui.chat import ReplyStats
@@ -64,14 +64,19 @@ def rss_mb() -> float:
         return 0.0
 
 
-def open_history(window: MainWindow, messages: list[Message]) -> None:
-    """Put earlier messages into the conversation and the view, the way
-    opening a stored conversation does (the view lays out only what is on
-    screen, and renders Markdown off the GUI thread)."""
-    conversation = window.chat.conversation
-    for msg in messages:
-        conversation.add(msg)
-    window.view.add_messages(messages)
+def history_conversation(messages: list[Message]) -> Conversation:
+    """A conversation of earlier messages, built the way the store thread
+    builds one it opens (off the GUI thread in the app)."""
+    conv = Conversation(title="Earlier conversation")
+    conv.load(messages)
+    return conv
+
+
+def open_history(window: MainWindow, conv: Conversation) -> None:
+    """Open a long conversation exactly as the sidebar does (the view lays
+    out only what is on screen, renders Markdown off the GUI thread, and
+    prepares very long histories on a helper thread)."""
+    window.chat.show_conversation(conv)
 
 
 class DoctorRun(QObject):
@@ -120,13 +125,14 @@ class DoctorRun(QObject):
             history = history_messages(self.args.history_messages)
         elif self.args.history_chars > 0:
             history = history_of_chars(self.args.history_chars)
+        conv = history_conversation(history) if history else None
         self.heartbeat.start()  # the whole run counts, actions included
-        if history:
+        if conv is not None:
             self._history_chars = sum(len(m) for m in history)
             self._history_count = len(history)
             self._history_t0 = time.perf_counter()
             self.window.view.viewport_ready.connect(self._on_history_shown)
-            open_history(self.window, history)
+            open_history(self.window, conv)
         else:
             QTimer.singleShot(50, self._send)
 
@@ -261,7 +267,7 @@ def run_doctor(args: argparse.Namespace) -> int:
     from app.application import backend_from_args, create_window, make_application
 
     app = make_application()
-    window = create_window(*backend_from_args(args))
+    window = create_window(*backend_from_args(args), persist=False)  # a check leaves no trace in the history
     run = DoctorRun(window, args)
     window.show()
     app.exec()

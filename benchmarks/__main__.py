@@ -6,7 +6,7 @@ Writes DIR/results.json, DIR/report.md and PNG plots (default DIR:
 bench-out/). Every measurement runs in a child process (the real window
 offscreen, the naive renderers, the llama-cpp-python baselines); this
 process only orchestrates, so it never competes with them for the GUI
-thread. ``--quick`` takes about 7 minutes on a 2-core machine, the full run
+thread. ``--quick`` takes about 6 minutes on a 2-core machine, the full run
 about 30. Suites: tick_cost, ui_lag, lag_sources, actions, throughput, stop,
 memory. ``--only`` re-runs some suites and keeps the others' results from an
 existing DIR/results.json. report.md starts with the goals of issue #7,
@@ -167,7 +167,7 @@ RUNNERS: dict[str, Callable[[Plan, dict[str, Any], Path], None]] = {
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true", help="fewer repetitions and shorter runs (~7 min)")
+    ap.add_argument("--quick", action="store_true", help="fewer repetitions and shorter runs (~6 min)")
     ap.add_argument("--out", default="bench-out", help="output folder (default: bench-out)")
     ap.add_argument("--only", default="", help=f"comma-separated subset of {','.join(SUITES)}")
     args = ap.parse_args(argv)

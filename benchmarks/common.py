@@ -42,29 +42,44 @@ class ChildResult:
     wall_s: float
 
 
-def child_env() -> dict[str, str]:
+def child_env(profile: str | None = None) -> dict[str, str]:
+    """The environment of a measurement child. With ``profile`` (a folder),
+    Rill's settings, data (saved conversations, user models) and state live
+    there: every child starts as a fresh install with the default model,
+    never the user's last model or last conversation, and leaves nothing
+    behind in the user's profile."""
     env = dict(os.environ)
     env.setdefault("QT_QPA_PLATFORM", "offscreen")
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
     env.setdefault("PYTHONHASHSEED", "0")
+    if profile:
+        for var, sub in (("XDG_CONFIG_HOME", "config"), ("XDG_DATA_HOME", "data"), ("XDG_STATE_HOME", "state")):
+            env[var] = os.path.join(profile, sub)
     return env
 
 
 def run_json(args: Sequence[str], timeout_s: float = 900.0) -> ChildResult:
-    """Run ``python <args>`` from the repository root; return its last JSON line.
+    """Run ``python <args>`` from the repository root, in a fresh temporary
+    Rill profile (``child_env``); return its last JSON line.
 
     A child that exits non-zero but still printed JSON is a measurement (the
     doctor exits 1 when a reply did not come through completely, which is a
     result, not a crash); one that printed nothing raises ChildFailed.
     """
+    import shutil
+    import tempfile
+
     t0 = time.monotonic()
+    profile = tempfile.mkdtemp(prefix="rill-bench-profile-")
     try:
         proc = subprocess.run(
-            [PYTHON, *args], cwd=ROOT, env=child_env(), capture_output=True,
+            [PYTHON, *args], cwd=ROOT, env=child_env(profile), capture_output=True,
             text=True, timeout=timeout_s,
         )
     except subprocess.TimeoutExpired as exc:
         raise ChildFailed(f"{' '.join(args)}: timed out after {timeout_s:g} s") from exc
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
     wall = time.monotonic() - t0
     for line in reversed(proc.stdout.splitlines()):
         line = line.strip()

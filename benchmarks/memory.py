@@ -241,9 +241,11 @@ def _history(chars: int, positions: int) -> dict[str, Any]:
     out["history_chars"] = sum(len(m) for m in history)
     out["history_messages"] = len(history)
     ready["flag"] = False
+    n_messages = len(history)
     open_history(window, history)
     del history
-    spin(lambda: ready["flag"] and idle(), 120)
+    # A long history may show its end first and the rest later.
+    spin(lambda: ready["flag"] and view.item_count() >= n_messages and idle(), 120)
     rss["history_open"] = round(rss_mb(), 1)
     window.enter_prompt("Write a reply in Markdown.")
     spin(lambda: chat.current_reply is None and chat.replies_pending() == 0 and idle(), 120)

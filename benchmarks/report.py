@@ -70,12 +70,15 @@ def _lag_met(row: dict[str, Any] | None) -> bool | None:
 
 
 def _action_measures(results: dict[str, Any]) -> list[dict[str, Any]]:
-    return [r for r in results.get("actions") or [] if not r.get("skipped")]
+    """The measured user actions (not skipped ones, not diagnostics)."""
+    return [r for r in results.get("actions") or [] if not r.get("skipped") and not r.get("diagnostic")]
 
 
 def _action_label(r: dict[str, Any]) -> str:
     labels = {
         ("enter_after_reply", "enter"): "Enter right after a ~200 KB reply (until its final render)",
+        ("enter_after_reply", "long_reply_stream"): "(diagnostic) the ~200 KB reply streaming at 50,000 tok/s",
+        ("enter_10m", "enter"): "Enter with 10 M characters of conversation (until the reply settled)",
         ("new_chat", "new_chat"): "New Chat with 10 M characters",
         ("close_idle", "close_idle"): "close (idle)",
         ("close_streaming", "close_streaming"): "close while streaming",
@@ -85,6 +88,7 @@ def _action_label(r: dict[str, Any]) -> str:
         ("paste_4mb", "paste"): "paste a 4 MB prompt",
         ("paste_4mb", "send"): "Enter with the 4 MB prompt",
         ("open_2000", "open_2000"): "open 2,000 messages / 2 M characters",
+        ("open_10m", "open_10m"): "open 10 M characters (26,554 messages)",
         ("resize", "resize_once"): "resize once (10 M characters)",
         ("resize", "resize_drag"): "resize drag, 25 steps (10 M characters)",
         ("select_all_copy", "select_all"): "Select All (10 M characters)",
@@ -126,6 +130,8 @@ def goal_details(results: dict[str, Any]) -> list[dict[str, Any]]:
                          f"{_f(rill['p99'])} vs {_f(naive['p99'])} ms ({_f(r['p99_ratio'], 3)}x)",
                          _le(rill["p99"], naive["p99"]) if naive.get("p99") is not None else None))
     for r in results.get("actions") or []:
+        if r.get("diagnostic"):
+            continue
         if r.get("skipped"):
             out.append(_goal(f"action: {_action_label(r)}", "GUI block <= 16 ms", f"skipped: {r['skipped']}", None))
             continue
@@ -174,9 +180,9 @@ def goals(results: dict[str, Any]) -> list[dict[str, Any]]:
         text = (f"{len(judged) - len(misses)} of {len(judged)} workloads met; worst p99 {_f(worst_p99[0])} ms "
                 f"({where(worst_p99)}), worst max {_f(worst_max[0])} ms ({where(worst_max)})")
         if misses:
-            text += "; missed: " + ", ".join(d["goal"].removeprefix("lag, ") for d in misses)
+            text += "; missed: " + "; ".join(d["goal"].removeprefix("lag, ") for d in misses)
         if missing:
-            text += "; not run: " + ", ".join(missing)
+            text += "; not run in this mode: " + "; ".join(missing)
         out.append(_goal("Heartbeat lag at 50, 500 and 5,000 tok/s with 0, 1 M and 10 M characters of history, "
                          "and for every content row (long line, CJK, 8 KB code, 50-row table)",
                          "p99 <= 4 ms and max <= 16 ms (whole doctor run)", text,
@@ -203,7 +209,7 @@ def goals(results: dict[str, Any]) -> list[dict[str, Any]]:
         text = (f"worst Rill/naive_append p99 ratio {_f(worst['p99_ratio'], 3)} ({worst['rate']:,} tok/s, "
                 f"{_hist(worst['history_chars'])})" if worst else "")
         if misses:
-            text += "; Rill worse at: " + ", ".join(misses)
+            text += "; Rill worse at: " + "; ".join(misses)
         if rer:
             text += f"; vs naive_rerender: worst ratio {_f(max(r['p99_ratio'] for r in rer), 3)}"
         out.append(_goal("Rill's p99 <= the naive per-token renderer's p99 at every rate (and history run)",
@@ -228,9 +234,9 @@ def goals(results: dict[str, Any]) -> list[dict[str, Any]]:
         skipped = [d["goal"].removeprefix("action: ") for d in acts if d["met"] is None]
         text = f"{len(judged) - len(misses)} of {len(judged)} met"
         if misses:
-            text += "; over: " + ", ".join(f"{_action_label(r)} {_f(r['lag_max_ms'])} ms" for r in misses)
+            text += "; over: " + "; ".join(f"{_action_label(r)} {_f(r['lag_max_ms'])} ms" for r in misses)
         if skipped:
-            text += "; skipped: " + ", ".join(skipped)
+            text += "; skipped: " + "; ".join(skipped)
         out.append(_goal("Every user action: GUI-thread block (max heartbeat lag over the action, median of runs)",
                          "<= 16 ms", text, not misses and bool(judged)))
     # 6. open 2,000 messages
@@ -565,6 +571,17 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     return "\n".join(lines)
 
 
+def _met(v: bool | None) -> str:
+    return "n/a" if v is None else ("yes" if v else "**no**")
+
+
+def _sp(row: dict[str, Any], key: str) -> str:
+    """'median [min-max]' when there were several repetitions."""
+    if (row.get("reps") or 1) <= 1:
+        return _f(row.get(key))
+    return f"{_f(row.get(key))} [{_mm(row, key)}]"
+
+
 def markdown(results: dict[str, Any], images: Sequence[str] = ()) -> str:
     m = results.get("machine") or {}
     parts = [f"# Rill benchmark report ({results.get('mode', '?')} run)", ""]
@@ -578,21 +595,33 @@ def markdown(results: dict[str, Any], images: Sequence[str] = ()) -> str:
     )
     parts.append("")
     g = results.get("goals") or goals(results)
+    cfg = results.get("ui_lag_config") or {}
+    acfg = results.get("actions_config") or {}
     if g:
-        parts += ["## Goals", "", _table(["goal", "target", "measured", "met"],
-                                         [[x["goal"], x["target"], x["measured"],
-                                           "yes" if x["met"] else "**no**"] for x in g]), ""]
-    rows = results.get("ui_lag") or []
+        parts += ["## Goals (issue #7, and the wave-1 guarantees)", "",
+                  f"Lag: the doctor's 5 ms GUI heartbeat over the whole run (opening the history, Enter, "
+                  f"streaming, final render), median over {cfg.get('reps', '?')} repetition(s). Actions: the "
+                  f"maximum heartbeat lateness from the action until its effects settled, median over "
+                  f"{acfg.get('reps', '?')} run(s) (each in its own process). Details below.", "",
+                  _table(["goal", "target", "measured", "met"],
+                         [[x["goal"], x["target"], x["measured"], _met(x["met"])] for x in g]), ""]
+    details = results.get("goal_details") or goal_details(results)
+    if details:
+        parts += ["### Goal details", "",
+                  _table(["workload / action", "target", "measured", "met"],
+                         [[x["goal"], x["target"], x["measured"], _met(x["met"])] for x in details]), ""]
+    rows = [r for r in results.get("ui_lag") or [] if not r.get("content")]
     if rows:
-        cfg = results.get("ui_lag_config") or {}
         parts += ["## UI responsiveness (scripted producer)", "",
                   f"Medians over {cfg.get('reps')} repetition(s), min-max in brackets; each stream lasts "
                   f"~{cfg.get('stream_s')} s at its rate; naive runs are cut {cfg.get('naive_cap_s')} s after the "
-                  "producer finished (capped). Lag: lateness of a 5 ms GUI PreciseTimer (ms). t2s: token "
-                  "produced -> appended to the document (ms). display: tokens shown per s / produced per s. "
-                  "backlog: tokens produced but not shown when the producer finished. produced/s: the rate "
-                  "the producer achieved (a naive GUI thread flooded with per-token signals starves its "
-                  "producer of the GIL); shown/s: tokens appended per second. Capped naive runs: t2s "
+                  "producer finished (capped). Lag: lateness of a 5 ms GUI PreciseTimer (ms), for Rill over the "
+                  "whole doctor run (history open, Enter, streaming, final render); \"streaming\": Rill's lag "
+                  "from Enter to the last token only (naive runs measure only that part). t2s: token produced -> "
+                  "appended (ms). display: tokens shown per s / produced per s. shown: runs in which every token "
+                  "produced was shown. backlog: tokens produced but not shown when the producer finished. "
+                  "produced/s: the rate the producer achieved (a naive GUI thread flooded with per-token signals "
+                  "starves its producer of the GIL); shown/s: tokens appended per second. Capped naive runs: t2s "
                   "counts unshown tokens with their wait so far (a lower bound).", ""]
         for hist in sorted({r["history_chars"] for r in rows}):
             parts += [f"### History {hist:,} characters", ""]
@@ -600,36 +629,100 @@ def markdown(results: dict[str, Any], images: Sequence[str] = ()) -> str:
             for r in sorted((r for r in rows if r["history_chars"] == hist),
                             key=lambda r: (r["rate"], RENDERERS.index(r["renderer"]))):
                 note = f" ({r['capped_runs']} capped)" if r.get("capped_runs") else ""
-                table.append([f"{r['rate']:,}", r["renderer"] + note, _f(r["p50"]),
-                              f"{_f(r['p99'])} [{_mm(r, 'p99')}]", f"{_f(r['max'])} [{_mm(r, 'max')}]",
+                rill = r["renderer"] == "rill"
+                table.append([f"{r['rate']:,}", r["renderer"] + note, _f(r["p50"]), _sp(r, "p99"), _sp(r, "max"),
+                              f"{_f(r.get('stream_p99'))} / {_f(r.get('stream_max'))}" if rill else "",
                               _f(r["t2s_p50"]), _f(r["t2s_p95"]), _f(r["display_ratio"], 3),
+                              f"{r.get('all_shown_runs')}/{r.get('reps')}",
                               _f(r["backlog_end"], 0), _f(r.get("produce_tok_s"), 0),
                               _f(r.get("display_tok_s"), 0)])
-            parts += [_table(["tok/s", "renderer", "lag p50", "lag p99", "lag max", "t2s p50", "t2s p95",
-                              "display", "backlog", "produced/s", "shown/s"], table), ""]
-        rat = results.get("ui_lag_ratios") or []
-        if rat:
-            parts += ["### Rill / naive", "",
-                      "Below 1 means Rill is better for lag and latency; above 1 for display ratio and shown/s "
-                      "(tokens appended per second: where a naive renderer starved its own producer its display "
-                      "ratio looks fine while it shows a fraction of the requested rate).", ""]
-            parts += [_table(["vs", "tok/s", "history", "lag p99", "lag max", "t2s p95", "display ratio",
-                              "shown/s"],
-                             [[x["vs"], f"{x['rate']:,}", f"{x['history_chars']:,}", _f(x["p99_ratio"], 3),
-                               _f(x["max_ratio"], 3), _f(x["t2s_p95_ratio"], 4), _f(x["display_ratio_ratio"], 2),
-                               _f(x.get("display_tok_s_ratio"), 2)]
-                              for x in sorted(rat, key=lambda x: (x["vs"], x["history_chars"], x["rate"]))]), ""]
+            parts += [_table(["tok/s", "renderer", "lag p50", "lag p99", "lag max", "streaming p99 / max",
+                              "t2s p50", "t2s p95", "display", "shown", "backlog", "produced/s", "shown/s"],
+                             table), ""]
+            rill_hist = [r for r in rows if r["history_chars"] == hist and r["renderer"] == "rill"]
+            if hist and rill_hist:
+                r0 = rill_hist[0]
+                parts += [f"Rill with this history: {_f(r0.get('history_messages'))} messages; opening them "
+                          f"(doctor's history_open_ms, to viewport_ready) {_f(r0.get('history_open_ms'))} ms; "
+                          f"max lag while opening {_f(r0.get('open_max'))} ms; Enter (send_ms) {_f(r0.get('send_ms'))} ms.", ""]
+    crows = _content_rows(results)
+    if crows:
+        parts += ["### Content rows (Rill, no history)", "",
+                  "Each text written to a file and streamed by `rill doctor --backend scripted --text-file F "
+                  f"--rate {cfg.get('content_rate', 1000)}`. intact: the text shown holds every character of the "
+                  "source a reader must see (whitespace aside; a block over the render limit shows its source).", "",
+                  _table(["content", "tok/s", "lag p50", "lag p99", "lag max", "streaming max", "final-render max",
+                          "display", "tokens shown / produced", "U+FFFD", "intact"],
+                         [[r["content"], f"{r['rate']:,}", _f(r["p50"]), _sp(r, "p99"), _sp(r, "max"),
+                           _f(r.get("stream_max")), _f(r.get("final_max")), _f(r.get("display_ratio"), 3),
+                           f"{r.get('all_shown_runs')}/{r.get('reps')} runs all", _f(r.get("fffd_max")),
+                           f"{r.get('text_intact_runs')}/{r.get('reps')}"] for r in crows]), ""]
+    rat = results.get("ui_lag_ratios") or []
+    if rat:
+        parts += ["### Rill / naive", "",
+                  "Below 1 means Rill is better for lag and latency; above 1 for display ratio and shown/s "
+                  "(tokens appended per second: where a naive renderer starved its own producer its display "
+                  "ratio looks fine while it shows a fraction of the requested rate).", ""]
+        parts += [_table(["vs", "tok/s", "history", "lag p99", "lag max", "t2s p95", "display ratio",
+                          "shown/s"],
+                         [[x["vs"], f"{x['rate']:,}", f"{x['history_chars']:,}", _f(x["p99_ratio"], 3),
+                           _f(x["max_ratio"], 3), _f(x["t2s_p95_ratio"], 4), _f(x["display_ratio_ratio"], 2),
+                           _f(x.get("display_tok_s_ratio"), 2)]
+                          for x in sorted(rat, key=lambda x: (x["vs"], x["history_chars"], x["rate"]))]), ""]
+    acts = results.get("actions") or []
+    if acts:
+        parts += ["## User actions", "",
+                  f"`python -m benchmarks.actions --action NAME`, one process per run, {acfg.get('reps')} run(s) "
+                  "each; the state an action needs is set up and settled first (not measured). lag max: the "
+                  "largest heartbeat lateness from the action until its effects settled (median [min-max] over "
+                  "runs); call: the synchronous call itself (median / worst); window: how long the action's "
+                  "effects took to settle; baseline: the heartbeat's max over 200 ms of idling just before.", "",
+                  _table(["action", "measure", "lag max", "call (median / worst)", "window", "first paint",
+                          "other", "baseline", "runs ok"],
+                         [[r["action"], r["measure"],
+                           "skipped" if r.get("skipped") else
+                           f"{_f(r['lag_max_ms'])} [{_f(r['lag_max_ms_min'])}-{_f(r['lag_max_ms_max'])}]",
+                           "" if r.get("skipped") else f"{_f(r['call_ms'])} / {_f(r['call_ms_max'])}",
+                           _f(r.get("window_ms"), 0) if not r.get("skipped") else "",
+                           _f(r.get("history_open_ms")) if r.get("history_open_ms") is not None else "",
+                           r.get("skipped") or _action_other(r),
+                           _f(r.get("baseline_max_ms")), f"{r.get('ok_runs', 0)}/{r.get('reps', 0)}"]
+                          for r in acts]), ""]
     ls = results.get("lag_sources") or []
     if ls:
         parts += ["## Where Rill's GUI-thread time goes (diagnostic)", "",
-                  "Each late heartbeat (> 2 ms) blamed on the unit of GUI work that overlapped it most "
-                  "(`python -m benchmarks.lag_sources`).", ""]
+                  "`python -m benchmarks.lag_sources`: the doctor in-process with the GUI thread's units of work "
+                  "timed; each late heartbeat (> 2 ms) blamed on the unit that overlapped it most. Lag by phase: "
+                  "before Enter (opening the history), streaming, final render.", ""]
         for d in ls:
-            parts += [f"### {d['rate']:,} tok/s, history {d['history_chars']:,} (lag {d.get('ui_lag_ms')})", ""]
-            parts += [_table(["source", "calls", "ms p50", "ms p99", "ms max", "late beats", "lateness ms"],
+            ph = d.get("lag_phases") or {}
+            phase_text = "; ".join(f"{k}: p99 {_f(v.get('p99'))}, max {_f(v.get('max'))} ms ({v.get('beats')} beats)"
+                                   for k, v in ph.items())
+            lag = d.get("ui_lag_ms") or {}
+            parts += [f"### {d['rate']:,.0f} tok/s, history {d['history_chars']:,} (lag p50 {_f(lag.get('p50'))}, "
+                      f"p99 {_f(lag.get('p99'))}, max {_f(lag.get('max'))} ms)", "",
+                      phase_text, ""]
+            parts += [_table(["source", "calls", "ms p50", "ms p99", "ms max", "ms total", "late beats",
+                              "lateness ms"],
                              [[k, v.get("calls", "–"), v.get("ms_p50", "–"), v.get("ms_p99", "–"),
-                               v.get("ms_max", "–"), v["late_beats"], v["late_ms"]]
+                               v.get("ms_max", "–"), v.get("ms_total", "–"), v["late_beats"], v["late_ms"]]
                               for k, v in d["sources"].items()]), ""]
+    tc = results.get("tick_cost") or []
+    if tc:
+        flat = results.get("tick_cost_flatness") or {}
+        parts += ["## Tick cost vs conversation length", "",
+                  "`ChatView.append_stream` (+ `Message.append`) of one tick's text (25 ms at 5,000 tok/s) into a "
+                  "streaming reply below the history, per call (ms); \"rest of the tick\": the GUI thread's other "
+                  "work for the reply until the next tick is due (render results, work slices, paint). History: "
+                  "`view.add_messages(history_of_chars(n))`, waited for with `viewport_ready`.", "",
+                  _table(["history chars", "messages", "append p50", "append p99", "append max", "p50 vs first",
+                          "rest p50", "rest p99", "slice max", "final settle", "add_messages", "viewport_ready"],
+                         [[f"{r['history_chars']:,}", _f(r.get("history_messages")), _f(r["tick_ms_p50"], 3),
+                           _f(r["tick_ms_p99"], 3), _f(r["tick_ms_max"], 3),
+                           _f((flat.get("ratios") or {}).get(str(r["history_chars"])), 3),
+                           _f(r["between_ms_p50"], 3), _f(r["between_ms_p99"], 3), _f(r.get("view_slice_max_ms"), 3),
+                           _f(r.get("final_settle_ms"), 1), _f(r.get("add_messages_ms"), 1),
+                           _f(r.get("viewport_ready_ms"), 1)] for r in tc]), ""]
     tp = results.get("throughput") or {}
     if tp.get("by_length"):
         parts += ["## Throughput, real model", "",
@@ -666,8 +759,17 @@ def markdown(results: dict[str, Any], images: Sequence[str] = ()) -> str:
                   f"{st.get('worker_over_token_plus_20ms', 0)} generation run(s) exceeded their own token time + 20 ms.", ""]
     mem = results.get("memory") or {}
     if mem:
-        s, c = mem.get("stalled") or {}, mem.get("cycles") or {}
+        s, c, h = mem.get("stalled") or {}, mem.get("cycles") or {}, mem.get("history") or {}
         parts += ["## Memory", ""]
+        if h.get("rss_mb"):
+            rss = h["rss_mb"]
+            parts += [f"10 M characters of history (`memory.py history`: {_f(h.get('history_chars'))} characters, "
+                      f"{_f(h.get('history_messages'))} messages), RSS in MB (growth above the empty window):", "",
+                      _table(["state", "RSS MB", "growth MB"],
+                             [[k, _f(v), _f((h.get("growth_mb") or {}).get(k)) if k != "empty" else ""]
+                              for k, v in rss.items()]), "",
+                      f"Documents alive: at most {h.get('live_documents_max_while_scrolling')} while jumping to "
+                      f"{h.get('positions')} places, {h.get('live_documents_after_scrolling')} after.", ""]
         if s:
             parts += [f"Stalled GUI: a {s.get('rate', 0):,.0f} tok/s producer asked for {s.get('tokens_requested', 0):,} "
                       f"tokens while the GUI thread was blocked for {s.get('stall_s')} s: RSS {s.get('rss_start_mb')} -> "
@@ -681,22 +783,49 @@ def markdown(results: dict[str, Any], images: Sequence[str] = ()) -> str:
                       f"{(c.get('rss_mb') or [None])[0]} MB -> after the last {(c.get('rss_mb') or [None])[-1]} MB "
                       f"(**+{c.get('cycles_rss_growth_mb')} MB**, {c.get('slope_kb_per_cycle')} KB per cycle; "
                       f"+{c.get('rss_growth_from_start_mb')} MB from before the first).", ""]
-    tc = results.get("tick_cost") or []
-    if tc:
-        parts += ["## Tick cost vs transcript length", "",
-                  "`TranscriptView.append_reply_text` of one tick's text, and the deferred Markdown pass "
-                  "(every 5 ticks), per call; layout+paint: the event processing after each tick (ms).", "",
-                  _table(["history chars", "append p50", "append p99", "append max", "Markdown pass p50",
-                          "pass p99", "layout+paint p50"],
-                         [[f"{r['history_chars']:,}", _f(r["tick_ms_p50"], 3), _f(r["tick_ms_p99"], 3),
-                           _f(r["tick_ms_max"], 3), _f(r["render_pass_ms_p50"], 3), _f(r["render_pass_ms_p99"], 3),
-                           _f(r["events_ms_p50"], 3)] for r in tc]), ""]
     t = results.get("timing") or {}
     if t:
-        parts += ["## Timing", "", _table(["suite", "seconds"], [[k, _f(v, 0)] for k, v in t.items()]), ""]
+        parts += ["## Where the time goes", "", _table(["suite", "seconds"], [[k, _f(v, 0)] for k, v in t.items()]), ""]
+        walls: list[list[Any]] = []
+        uruns = results.get("ui_lag_runs") or []
+        for renderer in RENDERERS:
+            rs = [r for r in uruns if r["renderer"] == renderer and not r.get("content")]
+            if rs:
+                walls.append([f"ui_lag {renderer} (grid)", len(rs), _f(sum(r.get("wall_s") or 0 for r in rs), 0),
+                              _f(max(r.get("wall_s") or 0 for r in rs), 0)])
+        cr = [r for r in uruns if r.get("content")]
+        if cr:
+            walls.append(["ui_lag content rows", len(cr), _f(sum(r.get("wall_s") or 0 for r in cr), 0),
+                          _f(max(r.get("wall_s") or 0 for r in cr), 0)])
+        aruns = results.get("actions_runs") or []
+        if aruns:
+            walls.append(["actions", len(aruns), _f(sum(r.get("wall_s") or 0 for r in aruns), 0),
+                          _f(max(r.get("wall_s") or 0 for r in aruns), 0)])
+        if walls:
+            parts += ["Child processes:", "", _table(["runs", "count", "seconds", "longest"], walls), ""]
     if images:
         parts += ["## Plots", ""] + [f"![{name}]({name})" for name in images] + [""]
     return "\n".join(parts)
+
+
+def _action_other(r: dict[str, Any]) -> str:
+    bits = []
+    for key, label in (("viewport_ready_ms", "viewport_ready"), ("all_items_ms", "all messages in"),
+                       ("final_render_ms", "final render"),
+                       ("settled_ms", "reply settled"), ("hidden_ms", "hidden"), ("threads_ms", "thread ended"),
+                       ("idle_ms", "idle")):
+        if r.get(key) is not None:
+            bits.append(f"{label} {_f(r[key])} ms")
+    if r.get("blockers"):
+        bits.append("worst beat: " + "; ".join(sorted(set(r["blockers"]))[:3]))
+    for key, label in (("chars", "chars"), ("messages", "messages"), ("attachments", "attachments"),
+                       ("copied_chars", "copied chars"), ("reply_chars", "reply chars"),
+                       ("was_loading", "was loading"), ("was_streaming", "was streaming")):
+        if r.get(key) is not None:
+            bits.append(f"{label} {_f(r[key])}")
+    if r.get("errors"):
+        bits.append("errors: " + "; ".join(e.splitlines()[0] for e in r["errors"]))
+    return ", ".join(bits)
 
 
 def write(results: dict[str, Any], out: Path) -> list[str]:
@@ -705,6 +834,7 @@ def write(results: dict[str, Any], out: Path) -> list[str]:
 
         results["ui_lag_ratios"] = ratios(results["ui_lag"])
     results["goals"] = goals(results)
+    results["goal_details"] = goal_details(results)
     images = plots(results, out)
     (out / "report.md").write_text(markdown(results, images), encoding="utf-8")
     return images

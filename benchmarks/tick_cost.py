@@ -87,6 +87,8 @@ def run(levels: list[int], ticks: int) -> list[dict[str, Any]]:
                 view.add_messages(history)
                 add_s = time.perf_counter() - t0
                 _spin(app, lambda: ready["flag"], 30.0)
+                # A long history may show its end first and the rest later.
+                _spin(app, lambda: view.item_count() >= len(history), 60.0)
             else:
                 add_s = 0.0
             open_s = time.perf_counter() - t0

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Install Rill (if needed) plus matplotlib, then run the benchmark suite.
 # Extra arguments go to `python -m benchmarks`, e.g.
-#   scripts/bench.sh --quick              # ~5 minutes on 2 cores
+#   scripts/bench.sh --quick              # ~6 minutes on 2 cores
 #   scripts/bench.sh --out /tmp/bench     # full run (~30 minutes)
-# Results: bench-out/results.json, bench-out/report.md and PNG plots.
+#   scripts/bench.sh --only actions       # re-run some suites, keep the rest
+# Results: bench-out/results.json, bench-out/report.md (the goals of issue #7
+# first: measured value, met or not) and PNG plots.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install.sh

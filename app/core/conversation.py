@@ -12,6 +12,7 @@ import enum
 import time
 import uuid
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
 from app.core.backend import ChatMessage
@@ -185,6 +186,19 @@ class Message:
         return f"Message({self.id[:8]}, {self.role!r}, {self.content[:40]!r}…, {self.status.value})"
 
 
+def _prompt_of(system_prompt: str, path: list[Message], upto_id: str | None) -> tuple[ChatMessage, ...]:
+    out = [ChatMessage("system", system_prompt)] if system_prompt else []
+    for msg in path:
+        if msg.id == upto_id:
+            break
+        if msg.status in (MessageStatus.ERROR, MessageStatus.STREAMING):
+            continue
+        if msg.role == Role.ASSISTANT.value and not msg.content.strip():
+            continue
+        out.append(ChatMessage(msg.role, msg.content))
+    return tuple(out)
+
+
 @dataclass
 class Conversation:
     """A conversation: a tree of messages and the path the user is on.
@@ -332,7 +346,7 @@ class Conversation:
         """A prompt after the end of the current path, or under ``parent_id``
         (None: a new first message: editing the first prompt)."""
         if not self.title:
-            self.title = " ".join(text.split())[:80]
+            self.title = " ".join(text[:400].split())[:80]  # a prefix: a 4 MB paste costs nothing here
         return self._add_turn(Message(Role.USER.value, text), parent_id)
 
     def start_reply(self, parent_id: str | None | object = _END) -> Message:
@@ -349,6 +363,19 @@ class Conversation:
     def get(self, message_id: str) -> Message | None:
         return self._index.get(message_id)
 
+    def prompt_builder(self, upto: Message | None = None) -> Callable[[], tuple[ChatMessage, ...]]:
+        """A function that builds ``prompt(upto)`` later, on another thread.
+        Taking it is O(path) pointer copies; the messages it reads are
+        finished ones, which the GUI no longer changes."""
+        path = list(self.messages)
+        system_prompt = self.system_prompt
+        upto_id = upto.id if upto is not None else None
+
+        def build() -> tuple[ChatMessage, ...]:
+            return _prompt_of(system_prompt, path, upto_id)
+
+        return build
+
     def prompt(self, upto: Message | None = None) -> tuple[ChatMessage, ...]:
         """What the model sees: the system prompt and every finished turn
         (before ``upto`` when given).
@@ -356,16 +383,7 @@ class Conversation:
         Failed replies and empty ones are left out; a stopped reply is kept as
         far as it went (the user saw it, so the model should too).
         """
-        out = [ChatMessage("system", self.system_prompt)] if self.system_prompt else []
-        for msg in self.messages:
-            if msg is upto:
-                break
-            if msg.status in (MessageStatus.ERROR, MessageStatus.STREAMING):
-                continue
-            if msg.role == Role.ASSISTANT.value and not msg.content.strip():
-                continue
-            out.append(ChatMessage(msg.role, msg.content))
-        return tuple(out)
+        return _prompt_of(self.system_prompt, self.messages, upto.id if upto is not None else None)
 
     def clear(self) -> None:
         self.messages = []

@@ -19,9 +19,10 @@ import time
 from PyQt6.QtCore import QObject, Qt, QTimer, pyqtSignal
 
 from app.core.backend import ModelInfo, SamplingParams
-from app.core.conversation import Conversation, Message
+from app.core.conversation import Conversation, Message, MessageStatus
 from app.ui.chat_view import ChatView
 from app.ui.inference import BackendFactory, GenerationResult, InferenceService
+from app.ui.library import ConversationLibrary
 from app.ui.reply import Reply, ReplyPhase, ReplyStats
 
 log = logging.getLogger(__name__)
@@ -30,7 +31,7 @@ __all__ = ["ChatController", "ChatState", "ReplyStats"]
 
 TICK_MS = 25             # consumer tick (the brief asks for 20-40 ms)
 TICK_BUDGET_S = 0.004    # time budget of one tick's drain
-TICK_MAX_CHARS = 8192    # at most this much text per drain call
+TICK_MAX_CHARS = 4096    # at most this much text per drain (and append) call
 
 # Model output may contain control characters: keep tab and newline, drop the
 # rest (a carriage return included, so "\r\n" split across chunks is one line break).
@@ -71,11 +72,14 @@ class ChatController(QObject):
     notice_shown = pyqtSignal(str, str)
     #: After request_shutdown: the inference and render threads have both ended.
     shutdown_finished = pyqtSignal()
+    #: Another conversation is shown (New Chat, the sidebar); arg: Conversation.
+    conversation_shown = pyqtSignal(object)
 
-    def __init__(self, view: ChatView, parent: QObject | None = None) -> None:
+    def __init__(self, view: ChatView, parent: QObject | None = None, library: ConversationLibrary | None = None) -> None:
         super().__init__(parent)
         self.view = view
-        self.conversation = Conversation()
+        self.library = library
+        self.conversation = library.new_conversation() if library is not None else Conversation()
         self.params = SamplingParams()
         self.service = InferenceService(self)
         self.model_info: ModelInfo | None = None
@@ -152,20 +156,39 @@ class ChatController(QObject):
 
         Never waits for an earlier reply's final render: that goes on in the
         background, in its own message."""
-        text = text.strip()
-        if not text or self.state != ChatState.IDLE:
+        if self.state != ChatState.IDLE or not text or text.isspace():
             return False
-        user = self.conversation.add_user(text)
+        if text[:1].isspace() or text[-1:].isspace():
+            text = text.strip()
+        conv = self.conversation
+        user = conv.add_user(text)
         self.view.add_message(user)
-        messages = self.conversation.prompt()
-        reply_msg = self.conversation.start_reply()
-        self.view.add_message(reply_msg)
-        self.view.scroll_to_bottom()
+        self._persist(conv, user)
+        self._start_reply_for(conv)
+        return True
+
+    def _start_reply_for(self, conv: Conversation, parent_id: str | None = None) -> Reply:
+        """Start a reply to the end of ``conv``'s path (or, regenerating,
+        under ``parent_id``)."""
+        reply_msg = conv.start_reply() if parent_id is None else conv.start_reply(parent_id=parent_id)
+        messages = conv.prompt_builder(upto=reply_msg)  # built on the inference thread
+        if conv is self.conversation:
+            self.view.add_message(reply_msg)
+            self.view.scroll_to_bottom()
+        self._persist(conv, reply_msg)
         sent_at = time.monotonic()
         rid = self.service.submit(messages, self.params)
         reply = Reply(rid, reply_msg, self.view, self.model_info.name if self.model_info else "", sent_at, self)
+        reply.conversation = conv
+        if self.library is not None:
+            library = self.library
+            reply.saver = lambda force, c=conv, m=reply_msg: library.message_changed(c, m, force)
         self._start_reply(reply)
-        return True
+        return reply
+
+    def _persist(self, conv: Conversation, msg: Message) -> None:
+        if self.library is not None:
+            self.library.message_added(conv, msg)
 
     def _start_reply(self, reply: Reply) -> None:
         rid = reply.request_id
@@ -193,12 +216,31 @@ class ChatController(QObject):
         self.reply_stopped.emit(reply.request_id)
 
     def new_chat(self) -> None:
-        """Start over: O(1) for the user whatever the conversation's size."""
-        self.stop()
-        self.conversation = Conversation(system_prompt=self.conversation.system_prompt)
+        """Start a new conversation: O(1) for the user whatever the size of
+        the one shown. A reply still streaming goes on in its own conversation."""
+        system_prompt = self.conversation.system_prompt
+        if self.library is not None:
+            conv = self.library.new_conversation(system_prompt)
+        else:
+            conv = Conversation(system_prompt=system_prompt)
+        self.show_conversation(conv)
+
+    def show_conversation(self, conv: Conversation) -> None:
+        """Show ``conv`` (its current path). A reply streaming in another
+        conversation keeps streaming and saving there; coming back to it
+        shows it live."""
+        self.conversation = conv
         self.view.clear()
         for reply in list(self._replies.values()):
             reply.on_view_cleared()
+        path = conv.messages
+        finished = [m for m in path if m.status != MessageStatus.STREAMING]
+        self.view.add_messages(finished)
+        for msg in path:
+            if msg.status == MessageStatus.STREAMING:
+                self.view.add_message(msg)
+        self.view.scroll_to_bottom()
+        self.conversation_shown.emit(conv)
 
     # -- consumer side ----------------------------------------------------------------
 
@@ -221,12 +263,14 @@ class ChatController(QObject):
         stats.ticks += 1
         deadline = time.perf_counter() + TICK_BUDGET_S
         buffer = self.service.buffer
-        parts: list[str] = []
-        produced: list[float] = []
         while True:
+            # One bounded drain, shown at once, until the budget is spent:
+            # a fast producer never makes one tick append megabytes.
             chunks = buffer.drain(TICK_MAX_CHARS)
             if not chunks:
                 break
+            parts: list[str] = []
+            produced: list[float] = []
             for chunk in chunks:
                 if chunk.request_id != stats.request_id:
                     continue  # a stale request's chunk: never shown
@@ -236,10 +280,10 @@ class ChatController(QObject):
                 reply.expected_seq = chunk.seq + 1
                 parts.append(chunk.text)
                 produced.extend(chunk.produced_at)
+            if parts:
+                reply.add_text("".join(parts).translate(_CONTROL_CHARS), produced)
             if time.perf_counter() >= deadline:
                 break
-        if parts:
-            reply.add_text("".join(parts).translate(_CONTROL_CHARS), produced)
         if reply.phase == ReplyPhase.DRAINING and len(buffer) == 0:
             self._tick.stop()
             self._current = None
@@ -277,6 +321,8 @@ class ChatController(QObject):
         """Stop everything and join the threads (blocking: tests and doctor)."""
         self.stop()
         ok = self.service.shutdown()
+        if self.library is not None:
+            ok = self.library.store.shutdown() and ok
         return self.view.shutdown() and ok
 
     def request_shutdown(self) -> None:
@@ -290,10 +336,27 @@ class ChatController(QObject):
         self.service.shutdown_finished.connect(self._on_thread_finished)
         self.view.request_shutdown()
         self.service.request_shutdown()
+        if self.library is not None:
+            self.library.store.thread_.finished.connect(self._on_thread_finished)
+            self.library.store.request_stop()  # the queued saves go first
         self._on_thread_finished()  # both may be over already
 
+    def wait_threads(self, budget_ms: int) -> bool:
+        """Wait at most ``budget_ms`` in all for the threads to end (closing)."""
+        deadline = time.monotonic() + budget_ms / 1000
+        threads = [self.service.thread, self.view.render_service.thread_]
+        if self.library is not None:
+            threads.append(self.library.store.thread_)
+        for thread in threads:
+            left = int((deadline - time.monotonic()) * 1000)
+            if left <= 0:
+                break
+            thread.wait(left)
+        return self.threads_finished()
+
     def threads_finished(self) -> bool:
-        return self.service.is_finished() and self.view.render_service.is_finished()
+        store_done = self.library is None or self.library.store.is_finished()
+        return self.service.is_finished() and self.view.render_service.is_finished() and store_done
 
     def _on_thread_finished(self) -> None:
         if self._shutting_down and self.threads_finished() and not self._shut_down:

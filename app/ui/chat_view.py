@@ -35,6 +35,7 @@ Threading rule: GUI thread only.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import logging
 import threading
@@ -84,6 +85,7 @@ log = logging.getLogger(__name__)
 
 ALLOWED_LINK_SCHEMES = ("http", "https")
 BREAK_LIMIT = 1000          # longest displayed paragraph of the streaming tail
+COMMIT_SCAN_S = 0.05        # completed Markdown blocks are looked for at most this often
 SLICE_BUDGET_S = 0.003      # one slice of document building
 LIVE_ABOVE = 1.0            # screens above the viewport that hold documents
 LIVE_BELOW = 2.0            # screens below
@@ -161,6 +163,15 @@ def _collapse_leading_block(doc: QTextDocument) -> None:
         cursor.setBlockCharFormat(char)
 
 
+def _utf16_prefix(item: _Item, upto: int, doc_chars: int) -> int:
+    """Document positions count UTF-16 units: the tail's first ``doc_chars``
+    characters (source [tail_start, upto) plus break separators) in them."""
+    assert item.message is not None
+    text = item.message.content[item.tail_start : upto]
+    astral = sum(1 for ch in text if ord(ch) > 0xFFFF) if not text.isascii() else 0
+    return doc_chars + astral
+
+
 def _gap_after(units: list[_Unit], n: int) -> float:
     """Space after unit n: none before a continuation piece of the same code block."""
     return 0.0 if n + 1 < len(units) and units[n + 1].unit.cont else UNIT_GAP
@@ -198,6 +209,10 @@ class _Item:
     tail_cursor: QTextCursor | None = None
     breaker: DisplayBreaker | None = None
     tail_height: float = 0.0
+    tail_start: int = 0           # source offset of the tail's first character
+    tail_end: int = 0             # source offset just past the tail's last character
+    tail_breaks: list[int] = field(default_factory=list)  # source offsets of display breaks in the tail
+    last_scan: float = 0.0        # when completed blocks were last looked for
     final_pending: bool = False
     # footer
     note: str = ""
@@ -421,6 +436,9 @@ class ChatView(QAbstractScrollArea):
             item.streaming = True
             item.rendered_len = 0
             self._new_tail(item)
+            if len(message):  # shown again after another conversation was: its text so far
+                self._tail_insert(item, message.content)
+                item.tail_height = item.tail.size().height() if item.tail is not None else 0.0
         else:
             cached = message.rendered
             if cached is not None:
@@ -433,6 +451,8 @@ class ChatView(QAbstractScrollArea):
                 item.rendered_len = len(message)
             self._set_footer_from_status(item)
         self._append_item(item)
+        if item.streaming and len(message):
+            self._maybe_commit(item)
 
     def add_messages(self, messages: list[Message]) -> None:
         """Show many finished messages at once (history), below any already
@@ -641,6 +661,8 @@ class ChatView(QAbstractScrollArea):
         item.tail_cursor = QTextCursor(doc)
         item.breaker = DisplayBreaker(BREAK_LIMIT)
         item.tail_height = 0.0
+        item.tail_start = item.tail_end = item.committed
+        item.tail_breaks = []
 
     def append_stream(self, message_id: str, text: str) -> None:
         """Append streamed text (already appended to the Message) to the tail:
@@ -652,10 +674,15 @@ class ChatView(QAbstractScrollArea):
             self._new_tail(item)
         self._tail_insert(item, text)
         self._tail_changed(item)
-        if "\n" in text:
+        now = time.monotonic()
+        if "\n" in text and now - item.last_scan >= COMMIT_SCAN_S:
+            item.last_scan = now
             self._maybe_commit(item)
 
     def _tail_insert(self, item: _Item, text: str) -> None:
+        """Append source text to the tail document, with the display-only
+        breaks the breaker asks for (their source offsets are kept, so a
+        committed prefix can be cut off the tail exactly)."""
         assert item.breaker is not None and item.tail_cursor is not None
         breaks = item.breaker.feed(text)
         cursor = item.tail_cursor
@@ -666,8 +693,10 @@ class ChatView(QAbstractScrollArea):
                 cursor.insertText(text[start:b])
             if not (cursor.atBlockStart() and cursor.block().length() == 1 and cursor.position() == 0):
                 cursor.insertBlock()
+                item.tail_breaks.append(item.tail_end + b)
             start = b
         cursor.insertText(text[start:])
+        item.tail_end += len(text)
 
     def _tail_changed(self, item: _Item) -> None:
         assert item.tail is not None
@@ -748,17 +777,24 @@ class ChatView(QAbstractScrollArea):
         item.committed += len(job.text)
         item.commit_asked = item.committed
         item.rendered_len = item.committed
-        self._rebuild_tail(item)
+        self._cut_tail(item, item.committed)
         self._tail_changed(item)
         self._maybe_commit(item)
 
-    def _rebuild_tail(self, item: _Item) -> None:
-        """The tail shows content[committed:] (usually a part of one block)."""
-        assert item.message is not None
-        rest = item.message.content[item.committed :]
-        self._new_tail(item)
-        if rest:
-            self._tail_insert(item, rest)
+    def _cut_tail(self, item: _Item, upto: int) -> None:
+        """Remove source text [tail_start, upto) from the front of the tail
+        (it is shown as units now): O(removed), whatever the tail's length."""
+        if item.tail is None or upto <= item.tail_start:
+            return
+        n_breaks = bisect.bisect_right(item.tail_breaks, upto)
+        doc_chars = (upto - item.tail_start) + n_breaks
+        rest = item.tail.characterCount() - 1
+        cursor = QTextCursor(item.tail)
+        cursor.setPosition(0)
+        cursor.setPosition(min(_utf16_prefix(item, upto, doc_chars), rest), QTextCursor.MoveMode.KeepAnchor)
+        cursor.removeSelectedText()
+        del item.tail_breaks[:n_breaks]
+        item.tail_start = upto
 
     def _apply_final(self, item: _Item, units: tuple[Unit, ...]) -> Iterator[None]:
         reuse: dict[str, list[_Unit]] = {}

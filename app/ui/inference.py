@@ -18,10 +18,12 @@ referenced here (``_RUNNING``), so a QThread is never destroyed while it runs
 from __future__ import annotations
 
 import atexit
+import dataclasses
 import logging
 import threading
 import time
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from PyQt6.QtCore import QObject, QThread, QTimer, pyqtSignal, pyqtSlot
@@ -171,6 +173,14 @@ class InferenceWorker(QObject):
     @pyqtSlot(object)
     def run(self, job: _Job) -> None:
         request, cancel = job.request, job.cancel
+        if callable(request.messages):
+            try:
+                request = dataclasses.replace(request, messages=request.messages())
+            except Exception as exc:  # noqa: BLE001 - tell the user, keep the thread
+                log.exception("building the prompt failed")
+                now = time.monotonic()
+                self._finish(request.request_id, FinishReason.ERROR, 0, 0, now, None, f"The prompt could not be built: {exc}")
+                return
         rid = request.request_id
         started = time.monotonic()
         first: float | None = None
@@ -317,8 +327,13 @@ class InferenceService(QObject):
         self._cancel_events.load = cancel = threading.Event()
         self._load_requested.emit(factory, description, cancel)
 
-    def submit(self, messages: tuple[ChatMessage, ...], params: SamplingParams) -> int:
+    def submit(
+        self, messages: tuple[ChatMessage, ...] | Callable[[], tuple[ChatMessage, ...]], params: SamplingParams
+    ) -> int:
         """Queue a generation; returns its request id. Text arrives in ``buffer``.
+        ``messages`` may be a callable that builds them: it is called on the
+        inference thread (a long conversation's prompt is built there, not on
+        the GUI thread); it must only read data the GUI no longer changes.
         After shutdown was requested the request is cancelled from the start
         (its generation_finished never comes: the thread is ending)."""
         rid = self._next_id
@@ -328,7 +343,7 @@ class InferenceService(QObject):
             cancel.set()
             return rid
         self._cancels[rid] = cancel
-        self._run_requested.emit(_Job(GenerationRequest(rid, messages, params), cancel))
+        self._run_requested.emit(_Job(GenerationRequest(rid, messages, params), cancel))  # type: ignore[arg-type]
         return rid
 
     def cancel(self, request_id: int) -> None:
