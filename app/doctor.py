@@ -72,10 +72,13 @@ def history_conversation(messages: list[Message]) -> Conversation:
     return conv
 
 
-def open_history(window: MainWindow, conv: Conversation) -> None:
+def open_history(window: MainWindow, conv: Conversation | list[Message]) -> None:
     """Open a long conversation exactly as the sidebar does (the view lays
     out only what is on screen, renders Markdown off the GUI thread, and
-    prepares very long histories on a helper thread)."""
+    prepares very long histories on a helper thread). A list of messages is
+    first made into a conversation (set-up, as the store thread does)."""
+    if isinstance(conv, list):
+        conv = history_conversation(conv)
     window.chat.show_conversation(conv)
 
 
@@ -126,10 +129,10 @@ class DoctorRun(QObject):
         elif self.args.history_chars > 0:
             history = history_of_chars(self.args.history_chars)
         conv = history_conversation(history) if history else None
+        self._history_chars = sum(len(m) for m in history)
+        self._history_count = len(history)
         self.heartbeat.start()  # the whole run counts, actions included
         if conv is not None:
-            self._history_chars = sum(len(m) for m in history)
-            self._history_count = len(history)
             self._history_t0 = time.perf_counter()
             self.window.view.viewport_ready.connect(self._on_history_shown)
             open_history(self.window, conv)

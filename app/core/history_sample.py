@@ -72,7 +72,8 @@ def _reply(rng: random.Random) -> str:
 
 
 def history_messages(n: int, seed: int = 7) -> list[Message]:
-    """``n`` finished messages (alternating user / assistant, starting with user)."""
+    """``n`` finished messages (alternating user / assistant, starting with
+    user), each the child of the one before (one path, as a conversation)."""
     rng = random.Random(seed)
     out: list[Message] = []
     for i in range(n):
@@ -87,7 +88,13 @@ def history_messages(n: int, seed: int = 7) -> list[Message]:
                     meta=MessageMeta(model="history", finish_reason="stop", tokens=rng.randint(50, 800)),
                 )
             )
+    _chain(out)
     return out
+
+
+def _chain(messages: list[Message]) -> None:
+    for prev, msg in zip(messages, messages[1:]):
+        msg.parent_id = prev.id
 
 
 def history_of_chars(chars: int, seed: int = 7) -> list[Message]:
@@ -102,4 +109,5 @@ def history_of_chars(chars: int, seed: int = 7) -> list[Message]:
             total += len(msg)
         out.extend(batch)
         i += 1
+    _chain(out)
     return out

@@ -580,6 +580,14 @@ class LlamaBackend:
         self.last_completion_tokens = 0
 
         prompt, max_tokens = self._fit_prompt(request.messages, params.max_tokens)
+        if request.continue_text:
+            # The reply so far follows the generation prompt as plain text
+            # (no end-of-turn token), so the model writes on from it.
+            more = llm.tokenize(request.continue_text.encode("utf-8"), add_bos=False, special=False)
+            if len(more) >= max_tokens:
+                raise BackendError("The reply is too long to continue within the model's context.")
+            prompt = prompt + more
+            max_tokens -= len(more)
         self.last_prompt_tokens = len(prompt)
         if cancel.is_set():
             return FinishReason.CANCELLED

@@ -74,6 +74,11 @@ class ChatController(QObject):
     shutdown_finished = pyqtSignal()
     #: Another conversation is shown (New Chat, the sidebar); arg: Conversation.
     conversation_shown = pyqtSignal(object)
+    #: The user asked to edit one of their prompts; args: message id, its text.
+    edit_requested = pyqtSignal(str, str)
+    #: A message (and what followed it) was deleted; args: a description,
+    #: a callable that undoes it.
+    message_deleted = pyqtSignal(str, object)
 
     def __init__(self, view: ChatView, parent: QObject | None = None, library: ConversationLibrary | None = None) -> None:
         super().__init__(parent)
@@ -104,6 +109,8 @@ class ChatController(QObject):
         s.chunks_ready.connect(self._on_chunks_ready)
         s.generation_finished.connect(self._on_generation_finished)
         self._tick.timeout.connect(self._on_tick)
+        self.view.message_action_requested.connect(self.on_message_action)
+        self.view.set_decorator(self.decoration)
 
     @property
     def current_stats(self) -> ReplyStats | None:
@@ -167,17 +174,30 @@ class ChatController(QObject):
         self._start_reply_for(conv)
         return True
 
-    def _start_reply_for(self, conv: Conversation, parent_id: str | None = None) -> Reply:
-        """Start a reply to the end of ``conv``'s path (or, regenerating,
-        under ``parent_id``)."""
-        reply_msg = conv.start_reply() if parent_id is None else conv.start_reply(parent_id=parent_id)
+    def _start_reply_for(
+        self, conv: Conversation, parent_id: str | None = None, existing: Message | None = None
+    ) -> Reply:
+        """Start a reply to the end of ``conv``'s path, or under ``parent_id``
+        (regenerating: a sibling of the earlier reply), or go on with
+        ``existing`` (continuing a stopped reply)."""
+        if existing is not None:
+            reply_msg = existing
+            continue_text = existing.content
+            existing.status = MessageStatus.STREAMING
+        else:
+            reply_msg = conv.start_reply() if parent_id is None else conv.start_reply(parent_id=parent_id)
+            continue_text = ""
         messages = conv.prompt_builder(upto=reply_msg)  # built on the inference thread
         if conv is self.conversation:
-            self.view.add_message(reply_msg)
-            self.view.scroll_to_bottom()
-        self._persist(conv, reply_msg)
+            if parent_id is None and existing is None:
+                self.view.add_message(reply_msg)
+                self.view.scroll_to_bottom()
+            else:
+                self._reshow()
+        if existing is None:
+            self._persist(conv, reply_msg)
         sent_at = time.monotonic()
-        rid = self.service.submit(messages, self.params)
+        rid = self.service.submit(messages, self.params, continue_text)
         reply = Reply(rid, reply_msg, self.view, self.model_info.name if self.model_info else "", sent_at, self)
         reply.conversation = conv
         if self.library is not None:
@@ -234,13 +254,142 @@ class ChatController(QObject):
         for reply in list(self._replies.values()):
             reply.on_view_cleared()
         path = conv.messages
-        finished = [m for m in path if m.status != MessageStatus.STREAMING]
-        self.view.add_messages(finished)
-        for msg in path:
-            if msg.status == MessageStatus.STREAMING:
-                self.view.add_message(msg)
+        # Only the last message of a path can still be streaming.
+        streaming = bool(path) and path[-1].status == MessageStatus.STREAMING
+        self.view.add_messages(path[:-1] if streaming else path)
+        if streaming:
+            self.view.add_message(path[-1])
         self.view.scroll_to_bottom()
+        self._decorate()
         self.conversation_shown.emit(conv)
+
+    def _reshow(self) -> None:
+        """The current path changed (a branch): show it again."""
+        self.show_conversation(self.conversation)
+        if self.library is not None:
+            self.library.set_current_leaf(self.conversation)
+
+    def _decorate(self) -> None:
+        """Branch switchers and footer actions are asked for by the view when
+        it lays out a footer (``decoration``): nothing to do per message."""
+        self.view.viewport().update()
+
+    def decoration(self, message_id: str) -> tuple[tuple[int, int] | None, tuple[str, ...]]:
+        """A message's branch position (k of n) and footer actions."""
+        conv = self.conversation
+        msg = conv.get(message_id)
+        if msg is None:
+            return None, ()
+        siblings = conv.siblings(message_id)
+        branch = (siblings.index(msg) + 1, len(siblings)) if len(siblings) > 1 else None
+        if msg.role == "user":
+            return branch, ("edit", "delete")
+        last = conv.messages[-1] if conv.messages else None
+        if msg.status in (MessageStatus.STOPPED, MessageStatus.TRUNCATED) and msg is last:
+            return branch, ("regenerate", "continue", "delete")
+        return branch, ("regenerate", "delete")
+
+    # -- message actions ----------------------------------------------------------------
+
+    def on_message_action(self, action: str, message_id: str) -> None:
+        """A footer action of the view (``ChatView.message_action_requested``)."""
+        if action == "regenerate":
+            self.regenerate(message_id)
+        elif action == "continue":
+            self.continue_reply(message_id)
+        elif action == "delete":
+            self.delete_message(message_id)
+        elif action in ("previous", "next"):
+            self.switch_branch(message_id, -1 if action == "previous" else 1)
+        elif action == "edit":
+            msg = self.conversation.get(message_id)
+            if msg is not None:
+                self.edit_requested.emit(message_id, msg.content)
+
+    def _busy_notice(self) -> bool:
+        """True (and the user is told) when a reply is streaming: one local
+        generation at a time."""
+        reply = self._current
+        if reply is None:
+            return False
+        where = getattr(reply.conversation, "title", "") or "another conversation"
+        self.notify(f"Rill is still answering in “{where}”. Stop it (Esc) or wait, then try again.", "info")
+        return True
+
+    def regenerate(self, reply_id: str | None = None) -> bool:
+        """A new reply to the same prompt, kept beside the old one ("2/2")."""
+        conv = self.conversation
+        if reply_id is None:
+            replies = [m for m in conv.messages if m.role == "assistant"]
+            if not replies:
+                return False
+            reply_id = replies[-1].id
+        msg = conv.get(reply_id)
+        if msg is None or msg.role != "assistant" or self.state != ChatState.IDLE:
+            self._busy_notice()
+            return False
+        self._start_reply_for(conv, parent_id=msg.parent_id if msg.parent_id else None)
+        return True
+
+    def send_edit(self, text: str, message_id: str) -> bool:
+        """Send ``text`` as a new version of prompt ``message_id`` (a branch;
+        the old prompt and its replies are kept)."""
+        conv = self.conversation
+        original = conv.get(message_id)
+        text = text.strip()
+        if original is None or not text or self.state != ChatState.IDLE:
+            self._busy_notice()
+            return False
+        user = conv.add_user(text, parent_id=original.parent_id)
+        self._persist(conv, user)
+        self._reshow()
+        self._start_reply_for(conv)
+        return True
+
+    def continue_reply(self, reply_id: str) -> bool:
+        """Go on with a stopped or cut reply, in the same message."""
+        conv = self.conversation
+        msg = conv.get(reply_id)
+        if msg is None or msg.status not in (MessageStatus.STOPPED, MessageStatus.TRUNCATED):
+            return False
+        if self.state != ChatState.IDLE:
+            self._busy_notice()
+            return False
+        self._start_reply_for(conv, existing=msg)
+        return True
+
+    def switch_branch(self, message_id: str, step: int) -> None:
+        conv = self.conversation
+        siblings = conv.siblings(message_id)
+        ids = [m.id for m in siblings]
+        if message_id not in ids:
+            return
+        k = ids.index(message_id) + step
+        if 0 <= k < len(ids):
+            conv.switch_to(ids[k])
+            self._reshow()
+
+    def delete_message(self, message_id: str) -> bool:
+        """Delete a message and what followed it; ``message_deleted`` carries the undo."""
+        conv = self.conversation
+        msg = conv.get(message_id)
+        if msg is None or msg.status == MessageStatus.STREAMING:
+            return False
+        removed = conv.remove(message_id)
+        if self.library is not None:
+            self.library.messages_removed(conv, removed)
+        self._reshow()
+
+        def undo() -> None:
+            conv.restore(removed)
+            if self.library is not None:
+                self.library.messages_restored(conv, removed)
+            if conv is self.conversation:
+                self._reshow()
+
+        what = "Message deleted" if len(removed) == 1 else f"{len(removed)} messages deleted"
+        self.message_deleted.emit(what, undo)
+        return True
 
     # -- consumer side ----------------------------------------------------------------
 
@@ -302,6 +451,8 @@ class ChatController(QObject):
 
     def _on_reply_settled(self, stats: ReplyStats) -> None:
         reply = self._replies.pop(stats.request_id, None)
+        if reply is not None and reply.conversation is self.conversation:
+            self._decorate()
         self.last_stats = stats
         self.reply_settled.emit(stats)
         if reply is not None:

@@ -36,6 +36,7 @@ Threading rule: GUI thread only.
 from __future__ import annotations
 
 import bisect
+import gc
 import itertools
 import logging
 import threading
@@ -184,6 +185,38 @@ def _doc_text(unit: Unit, doc: QTextDocument) -> str:
     return text
 
 
+class _Positions:
+    """Item id → index in the view's list. Ids map to sequence numbers with
+    a movable base, so putting k items in front costs O(k), not O(n)."""
+
+    __slots__ = ("_seq", "_base")
+
+    def __init__(self) -> None:
+        self._seq: dict[str, int] = {}
+        self._base = 0
+
+    def get(self, key: str, default: int | None = None) -> int | None:
+        seq = self._seq.get(key)
+        return default if seq is None else seq - self._base
+
+    def __getitem__(self, key: str) -> int:
+        return self._seq[key] - self._base
+
+    def __setitem__(self, key: str, index: int) -> None:
+        self._seq[key] = index + self._base
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._seq
+
+    def prepend(self, keys: list[str]) -> None:
+        """``keys`` now come first (indices 0..k-1); every other index grows by k."""
+        self._base -= len(keys)
+        base = self._base
+        seq = self._seq
+        for n, key in enumerate(keys):
+            seq[key] = n + base
+
+
 @dataclass(slots=True)
 class _Unit:
     unit: Unit
@@ -218,6 +251,8 @@ class _Item:
     note: str = ""
     note_kind: str = "info"
     facts: str = ""
+    branch: tuple[int, int] | None = None   # (k, n): this is version k of n
+    actions: tuple[str, ...] = ()
     # geometry
     height: float = 0.0
     measured_width: float = -1.0
@@ -271,10 +306,11 @@ class ChatView(QAbstractScrollArea):
         self.verticalScrollBar().setSingleStep(24)
         self._render = render_service if render_service is not None else RenderService(self)
         self._items: list[_Item] = []
-        self._index: dict[str, int] = {}
+        self._index = _Positions()
         self._heights = Fenwick()   # item height + ITEM_GAP, per item
         self._live: set[str] = set()  # ids of items holding documents
         self._history_pending = 0
+        self._decorator: Callable[[str], tuple[tuple[int, int] | None, tuple[str, ...]]] | None = None
         self._generation = 0          # bumped by clear(): late results of before are dropped
         self._finalizing: set[str] = set()  # ids of messages whose final render is awaited
         self._width = -1.0
@@ -464,17 +500,27 @@ class ChatView(QAbstractScrollArea):
         if len(messages) > SYNC_HISTORY and not self._items:
             head, tail = messages[:-SYNC_HISTORY], messages[-SYNC_HISTORY:]
             self._append_history(self._make_history_items(tail, self._history_params()))
+            gc.freeze()
             params = self._history_params()
             generation = self._generation
-            thread = threading.Thread(
-                target=lambda: self._history_ready.emit((self._make_history_items(head, params), generation)),
-                name="rill-history",
-                daemon=True,
-            )
+
+            def prepare() -> None:
+                items: list[_Item] = []
+                try:
+                    items = self._make_history_items(head, params)
+                finally:
+                    self._history_ready.emit((items, generation))
+
+            # Creating tens of thousands of objects would set off full GC
+            # passes (tens of ms holding the GIL, stalling the GUI thread):
+            # automatic GC pauses until the items are in, then they are frozen.
+            gc.disable()
             self._history_pending += 1
-            thread.start()
+            threading.Thread(target=prepare, name="rill-history", daemon=True).start()
             return
         self._append_history(self._make_history_items(messages, self._history_params()))
+        if len(messages) > SYNC_HISTORY // 4:
+            gc.freeze()
         self.history_completed.emit()
 
     def _history_params(self) -> tuple[int, float, float]:
@@ -521,15 +567,19 @@ class ChatView(QAbstractScrollArea):
         keeping what is on screen where it is."""
         older, owner = payload
         self._history_pending -= 1
-        if owner != self._generation:
+        if self._history_pending == 0:
+            gc.freeze()
+            gc.enable()
+        if owner != self._generation or not older:
             return  # the view was cleared meanwhile
         k = len(older)
         added = sum(i.height for i in older) + k * ITEM_GAP
         sb = self.verticalScrollBar()
         value = sb.value()
         self._items[0:0] = older
-        self._index = {item.id: n for n, item in enumerate(self._items)}
-        self._heights.rebuild(i.height + ITEM_GAP for i in self._items)
+        self._index.prepend([item.id for item in older])
+        self._heights.rebuild([i.height + ITEM_GAP for i in older] + self._heights.values())
+        gc.freeze()  # a long history is long-lived: keep it out of every later GC pass
         self._anchor = None if self._anchor is None else Pos(self._anchor.item + k, self._anchor.unit, self._anchor.char)
         self._cursor_pos = (
             None if self._cursor_pos is None else Pos(self._cursor_pos.item + k, self._cursor_pos.unit, self._cursor_pos.char)
@@ -552,13 +602,14 @@ class ChatView(QAbstractScrollArea):
         return nid
 
     def remove_item(self, item_id: str) -> None:
-        index = self._index.pop(item_id, None)
+        index = self._index.get(item_id)
         if index is None:
             return
         self._render.cancel(item_id)
         del self._items[index]
-        for i in range(index, len(self._items)):
-            self._index[self._items[i].id] = i
+        self._index = _Positions()
+        for i, it in enumerate(self._items):
+            self._index[it.id] = i
         self._heights.rebuild(i.height + ITEM_GAP for i in self._items)
         self._anchor = self._cursor_pos = None
         self._update_scrollbar()
@@ -572,7 +623,7 @@ class ChatView(QAbstractScrollArea):
         self._generation += 1
         self._render.cancel_all()
         self._items = []
-        self._index = {}
+        self._index = _Positions()
         self._heights = Fenwick()
         self._live = set()
         self._finalizing = set()
@@ -647,10 +698,48 @@ class ChatView(QAbstractScrollArea):
             self.viewport().update()
 
     def _actions(self, item: _Item) -> list[tuple[str, str]]:
-        """(action, label) pairs shown in a message's footer."""
-        if item.kind == "notice" or item.streaming:
+        """(action, label) pairs shown in a message's footer: the branch
+        switcher ("‹ 2/3 ›") when the message has siblings, then Copy and
+        what the conversation allows (``set_actions``)."""
+        if item.kind == "notice" or item.streaming or item.final_pending:
             return []
-        return [("copy", "Copy")]
+        out: list[tuple[str, str]] = []
+        branch, actions = item.branch, item.actions
+        if self._decorator is not None:
+            branch, actions = self._decorator(item.id)
+        if branch is not None and branch[1] > 1:
+            k, n = branch
+            if k > 1:
+                out.append(("previous", "‹"))
+            out.append(("branch", f"{k}/{n}"))
+            if k < n:
+                out.append(("next", "›"))
+        out.append(("copy", "Copy"))
+        labels = {"edit": "Edit", "regenerate": "Regenerate", "continue": "Continue", "delete": "Delete"}
+        out.extend((a, labels[a]) for a in actions if a in labels)
+        return out
+
+    def set_decorator(
+        self, decorator: Callable[[str], tuple[tuple[int, int] | None, tuple[str, ...]]] | None
+    ) -> None:
+        """``decorator(message_id) -> ((k, n) or None, actions)``: asked only
+        for the footers laid out (on screen), so it costs O(visible)."""
+        self._decorator = decorator
+        self.viewport().update()
+
+    def set_branch(self, message_id: str, k: int, n: int) -> None:
+        """Show "k/n" with previous/next in the message's footer (n > 1)."""
+        item = self._item(message_id)
+        if item is not None:
+            item.branch = (k, n) if n > 1 else None
+            self.viewport().update()
+
+    def set_actions(self, message_id: str, actions: tuple[str, ...]) -> None:
+        """The footer actions beyond Copy: "edit", "regenerate", "continue", "delete"."""
+        item = self._item(message_id)
+        if item is not None:
+            item.actions = actions
+            self.viewport().update()
 
     # ------------------------------------------------------------------ streaming
 
@@ -1153,7 +1242,7 @@ class ChatView(QAbstractScrollArea):
         for kind, text, rect in self._footer_layout(item, y):
             if kind == "note":
                 color = _COLORS.get(item.note_kind, _COLORS["info"])
-            elif kind == "facts":
+            elif kind in ("facts", "action:branch"):
                 color = _COLORS["muted"]
             else:
                 color = _COLORS["action"]

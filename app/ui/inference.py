@@ -328,7 +328,10 @@ class InferenceService(QObject):
         self._load_requested.emit(factory, description, cancel)
 
     def submit(
-        self, messages: tuple[ChatMessage, ...] | Callable[[], tuple[ChatMessage, ...]], params: SamplingParams
+        self,
+        messages: tuple[ChatMessage, ...] | Callable[[], tuple[ChatMessage, ...]],
+        params: SamplingParams,
+        continue_text: str = "",
     ) -> int:
         """Queue a generation; returns its request id. Text arrives in ``buffer``.
         ``messages`` may be a callable that builds them: it is called on the
@@ -343,7 +346,8 @@ class InferenceService(QObject):
             cancel.set()
             return rid
         self._cancels[rid] = cancel
-        self._run_requested.emit(_Job(GenerationRequest(rid, messages, params), cancel))  # type: ignore[arg-type]
+        request = GenerationRequest(rid, messages, params, continue_text)  # type: ignore[arg-type]
+        self._run_requested.emit(_Job(request, cancel))
         return rid
 
     def cancel(self, request_id: int) -> None:

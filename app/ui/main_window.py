@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from html import escape as html_escape
+from collections.abc import Callable
 from pathlib import Path
 
 from PyQt6.QtCore import PYQT_VERSION_STR, Qt, QTimer, pyqtSignal, qVersion
@@ -28,6 +29,7 @@ from app.core.metrics import HealthSnapshot
 from app.ui.chat import ChatController, ChatState
 from app.ui.stream_health import StreamHealthMonitor, StreamHealthPanel
 from app.ui.chat_view import ChatView, LazyTextMime
+from app.ui import exchange_actions
 from app.ui.find_bar import FindBar
 from app.ui.library import ConversationLibrary
 from app.ui.sidebar import Sidebar
@@ -150,7 +152,8 @@ class MainWindow(QMainWindow):
         self.undo_button = QPushButton("Undo")
         self.undo_button.setObjectName("undo")
         self.undo_button.hide()
-        self._pending_delete: tuple[str, object] | None = None
+        self._pending_delete: tuple[Callable[[], None], Callable[[], None] | None] | None = None
+        self._editing: str | None = None  # a prompt being edited (its message id)
         self._undo_timer = QTimer(self)
         self._undo_timer.setSingleShot(True)
         self._undo_timer.setInterval(UNDO_MS)
@@ -180,8 +183,17 @@ class MainWindow(QMainWindow):
         self.rename_action = QAction("&Rename Conversation", self)
         self.rename_action.setShortcut(QKeySequence(Qt.Key.Key_F2))
         self.delete_conversation_action = QAction("&Delete Conversation", self)
+        self.regenerate_action = QAction("Re&generate Reply", self)
+        self.regenerate_action.setShortcut(QKeySequence("Ctrl+R"))
+        self.addAction(self.regenerate_action)
         file_menu.addAction(self.rename_action)
         file_menu.addAction(self.delete_conversation_action)
+        file_menu.addSeparator()
+        self.export_action = QAction("&Export Conversation…", self)
+        self.export_all_action = QAction("Export &All Conversations…", self)
+        self.import_action = QAction("&Import Conversations…", self)
+        for action in (self.export_action, self.export_all_action, self.import_action):
+            file_menu.addAction(action)
         file_menu.addSeparator()
         file_menu.addAction(self.quit_action)
         edit_menu = bar.addMenu("&Edit")
@@ -205,6 +217,7 @@ class MainWindow(QMainWindow):
             edit_menu.addAction(action)
         edit_menu.addSeparator()
         edit_menu.addAction(self.copy_conversation_action)
+        edit_menu.addAction(self.regenerate_action)
         edit_menu.addSeparator()
         for action in (self.find_action, self.find_next_action, self.find_previous_action):
             edit_menu.addAction(action)
@@ -221,7 +234,7 @@ class MainWindow(QMainWindow):
         self.prompt_area.submit_requested.connect(self._on_send_requested)
         self.send_button.clicked.connect(self._on_send_requested)
         self.stop_button.clicked.connect(self.chat.stop)
-        self._stop_shortcut.activated.connect(self.chat.stop)
+        self._stop_shortcut.activated.connect(self._on_escape)
         self.open_model_action.triggered.connect(self._on_open_model_triggered)
         self.new_chat_action.triggered.connect(self._on_new_chat_triggered)
         self.copy_action.triggered.connect(self.view.copy_selection)
@@ -249,11 +262,23 @@ class MainWindow(QMainWindow):
 
     def _on_send_requested(self) -> None:
         area = self.prompt_area
+        reply = self.chat.current_reply
+        if reply is not None:
+            where = getattr(reply.conversation, "title", "") or "a conversation"
+            self.statusBar().showMessage(
+                f"Not sent: Rill is still answering in “{where}”. Stop it (Esc) or wait; your text stays here.", 8000
+            )
+            return
         if area.over_limit():
             self.statusBar().showMessage(
                 "Not sent: the message is longer than the model's context. Remove the attachment or shorten it.",
                 8000,
             )
+            return
+        editing, self._editing = self._editing, None
+        if editing is not None and self.chat.conversation.get(editing) is not None:
+            if self.chat.send_edit(area.text(), editing):
+                area.clear()
             return
         if self.chat.send(area.text()):
             area.clear()
@@ -284,6 +309,14 @@ class MainWindow(QMainWindow):
         self.sidebar.model.page_loaded.connect(self._on_first_page_loaded)
         self.chat.conversation_shown.connect(self._on_conversation_shown)
         self.rename_action.triggered.connect(self._on_rename_triggered)
+        self.chat.edit_requested.connect(self._on_edit_requested)
+        self.sidebar.pin_requested.connect(self._on_pin_requested)
+        self.sidebar.export_requested.connect(self._on_export_conversation)
+        self.export_action.triggered.connect(lambda: self._on_export_conversation(self.chat.conversation.id))
+        self.export_all_action.triggered.connect(self._on_export_all_triggered)
+        self.import_action.triggered.connect(self._on_import_triggered)
+        self.chat.message_deleted.connect(self._on_message_deleted)
+        self.regenerate_action.triggered.connect(self._on_regenerate_triggered)
         self.delete_conversation_action.triggered.connect(self._on_delete_conversation_triggered)
         self.undo_button.clicked.connect(self._on_undo_delete)
         self._undo_timer.timeout.connect(self._commit_pending_delete)
@@ -346,17 +379,22 @@ class MainWindow(QMainWindow):
     def _on_delete_requested(self, conversation_id: str) -> None:
         """Take the conversation out of the list now; delete it for good when
         the undo time is over (or at close)."""
-        self._commit_pending_delete()
         row = self.sidebar.model.hide(conversation_id)
         if row is None:
             return
         reply = self.chat.current_reply
         if reply is not None and getattr(reply.conversation, "id", None) == conversation_id:
             self.chat.stop()
-        self._pending_delete = (conversation_id, row)
-        self.statusBar().showMessage(f"Deleted “{row.title or 'New chat'}”", UNDO_MS)
-        self.undo_button.show()
-        self._undo_timer.start()
+
+        def undo() -> None:
+            self.sidebar.model.unhide(row)
+            self._on_conversation_activated(conversation_id)
+
+        def commit() -> None:
+            self.sidebar.model.forget(conversation_id)
+            self.library.delete(conversation_id)
+
+        self._offer_undo(f"Deleted “{row.title or 'New chat'}”", undo, commit)
         if conversation_id == self.chat.conversation.id:
             rows = self.sidebar.model.rows()
             if rows:
@@ -364,22 +402,82 @@ class MainWindow(QMainWindow):
             else:
                 self.chat.new_chat()
 
+    def _on_message_deleted(self, what: str, undo: object) -> None:
+        self._offer_undo(what, undo)  # type: ignore[arg-type]
+
+    def _offer_undo(self, text: str, undo: Callable[[], None], commit: Callable[[], None] | None = None) -> None:
+        """Show ``text`` with an Undo button for UNDO_MS; an earlier offer is
+        committed first. ``commit`` runs when the time is over (or at close)."""
+        self._commit_pending_delete()
+        self._pending_delete = (undo, commit)
+        self.statusBar().showMessage(text, UNDO_MS)
+        self.undo_button.show()
+        self._undo_timer.start()
+
     def _on_undo_delete(self) -> None:
         pending, self._pending_delete = self._pending_delete, None
         self._undo_timer.stop()
         self.undo_button.hide()
         self.statusBar().clearMessage()
         if pending is not None:
-            self.sidebar.model.unhide(pending[1])  # type: ignore[arg-type]
-            self._on_conversation_activated(pending[0])
+            pending[0]()
 
     def _commit_pending_delete(self) -> None:
         pending, self._pending_delete = self._pending_delete, None
         self._undo_timer.stop()
         self.undo_button.hide()
-        if pending is not None:
-            self.sidebar.model.forget(pending[0])
-            self.library.delete(pending[0])
+        if pending is not None and pending[1] is not None:
+            pending[1]()
+
+    def _on_edit_requested(self, message_id: str, text: str) -> None:
+        """Edit a prompt: it goes back into the box; sending makes a new
+        version (the old one and its replies stay, as "1/2")."""
+        self._editing = message_id
+        self.prompt_area.clear()
+        self.prompt.setPlainText(text)
+        self.prompt.setFocus()
+        self.statusBar().showMessage("Editing your message: Enter sends it as a new version, Esc cancels", 8000)
+
+    def _on_pin_requested(self, conversation_id: str, pinned: bool) -> None:
+        self.library.set_pinned(conversation_id, pinned)
+        self.sidebar.model.set_pinned(conversation_id, pinned)
+
+    def _on_export_conversation(self, conversation_id: str) -> None:
+        conv = self.library.open.get(conversation_id)
+        title = (conv.title if conv is not None else "") or "conversation"
+        safe = "".join(c if c.isalnum() or c in " -_" else "_" for c in title)[:60].strip() or "conversation"
+        path = exchange_actions.ask_export_path(self, f"{safe}.md")
+        if path is not None:
+            exchange_actions.export_to(self.store, path, [conversation_id], self._on_exchange_done)
+
+    def _on_export_all_triggered(self) -> None:
+        path = exchange_actions.ask_export_path(self, "rill-conversations.json")
+        if path is not None:
+            exchange_actions.export_to(self.store, path, None, self._on_exchange_done)
+
+    def _on_import_triggered(self) -> None:
+        path = exchange_actions.ask_import_path(self)
+        if path is not None:
+            exchange_actions.import_from(self.store, path, self._on_imported)
+
+    def _on_exchange_done(self, message: str) -> None:
+        self.statusBar().showMessage(message, 10000)
+
+    def _on_imported(self, message: str, imported: bool) -> None:
+        self.chat.notify(message, "info" if imported else "error")
+        if imported:
+            self.sidebar.model.reset_rows()
+
+    def _on_escape(self) -> None:
+        if self._editing is not None:
+            self._editing = None
+            self.prompt_area.clear()
+            self.statusBar().showMessage("Edit cancelled", 2000)
+            return
+        self.chat.stop()
+
+    def _on_regenerate_triggered(self) -> None:
+        self.chat.regenerate()
 
     def _on_new_chat_triggered(self) -> None:
         self.chat.new_chat()

@@ -15,11 +15,12 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any
 
-from PyQt6.QtCore import QAbstractListModel, QModelIndex, QRect, QSize, Qt, pyqtSignal
+from PyQt6.QtCore import QAbstractListModel, QModelIndex, QPoint, QRect, QSize, Qt, pyqtSignal
 from PyQt6.QtGui import QColor, QFont, QFontMetrics, QKeySequence, QPainter, QShortcut
 from PyQt6.QtWidgets import (
     QAbstractItemView,
     QListView,
+    QMenu,
     QPushButton,
     QStyle,
     QStyledItemDelegate,
@@ -175,6 +176,21 @@ class ConversationListModel(QAbstractListModel):
         self._rows.insert(at, row)
         self.endInsertRows()
 
+    def set_pinned(self, conversation_id: str, pinned: bool) -> None:
+        n = self.row_of(conversation_id)
+        if n >= 0:
+            row = self._rows[n]
+            self.upsert(row.id, row.title, row.updated_at, pinned)
+
+    def reset_rows(self) -> None:
+        """Forget every row and fetch again (after an import)."""
+        self.beginResetModel()
+        self._rows = []
+        self._total = None
+        self._fetching = False
+        self.endResetModel()
+        self.fetchMore()
+
     def hide(self, conversation_id: str) -> Row | None:
         """Take a row out (deleted, undo still possible)."""
         n = self.row_of(conversation_id)
@@ -260,6 +276,10 @@ class Sidebar(QWidget):
     delete_requested = pyqtSignal(str)
     #: New Chat was clicked.
     new_chat_requested = pyqtSignal()
+    #: Pin or unpin was asked for; args: conversation id, pinned.
+    pin_requested = pyqtSignal(str, bool)
+    #: Export was asked for; arg: conversation id.
+    export_requested = pyqtSignal(str)
 
     def __init__(self, library: ConversationLibrary, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -278,6 +298,7 @@ class Sidebar(QWidget):
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.list.setEditTriggers(QAbstractItemView.EditTrigger.EditKeyPressed)
         self.list.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.new_button)
@@ -292,6 +313,25 @@ class Sidebar(QWidget):
         self.list.activated.connect(self._on_clicked)
         self.new_button.clicked.connect(self.new_chat_requested)
         self._delete_shortcut.activated.connect(self._on_delete_shortcut)
+        self.list.customContextMenuRequested.connect(self._on_context_menu_requested)
+
+    def _on_context_menu_requested(self, pos: QPoint) -> None:
+        index = self.list.indexAt(pos)
+        if not index.isValid():
+            return
+        conversation_id = str(index.data(ID_ROLE))
+        pinned = bool(index.data(PINNED_ROLE))
+        menu = QMenu(self)
+        pin = menu.addAction(self.tr("Unpin") if pinned else self.tr("Pin to Top"))
+        rename = menu.addAction(self.tr("Rename") + "\tF2")
+        export = menu.addAction(self.tr("Export…"))
+        menu.addSeparator()
+        delete = menu.addAction(self.tr("Delete") + "\tDel")
+        pin.triggered.connect(lambda: self.pin_requested.emit(conversation_id, not pinned))
+        rename.triggered.connect(lambda: self.list.edit(index))
+        export.triggered.connect(lambda: self.export_requested.emit(conversation_id))
+        delete.triggered.connect(lambda: self.delete_requested.emit(conversation_id))
+        menu.popup(self.list.viewport().mapToGlobal(pos))
 
     def _on_clicked(self, index: QModelIndex) -> None:
         conversation_id = index.data(ID_ROLE)

@@ -157,3 +157,13 @@ def test_regenerations_and_edits_are_branches_and_the_path_switches() -> None:
     again = Conversation.from_dict(conv.to_dict())
     assert [m.id for m in again.messages] == [q3.id]
     assert {m.id for m in again.all_messages()} == {q.id, a1.id, a2.id, q2.id, q3.id}
+
+
+def test_sample_history_is_one_path() -> None:
+    from app.core.conversation import Conversation
+    from app.core.history_sample import history_messages, history_of_chars
+
+    for msgs in (history_messages(40), history_of_chars(50_000)):
+        conv = Conversation()
+        conv.load(msgs)
+        assert [m.id for m in conv.messages] == [m.id for m in msgs]

@@ -194,11 +194,179 @@ def test_kill_9_during_a_reply_loses_at_most_a_second(tmp_path: Path, attempt: i
         messages = {m.id: m for m in store.load_messages(convs[0].id)}
         reply = messages[message_id]
         assert reply.status == MessageStatus.INTERRUPTED
-        # At most about one second of text is lost (200 tok/s, a token is 1-10 chars).
+        # At most about one second of text is lost: a save happens at the
+        # first tick a second after the last one (plus scheduling slack on a
+        # loaded machine: the exact bound is measured by benchmarks.store_crash).
         one_second_before = max(
-            (p["chars"] for p in progress if p["t"] <= progress[-1]["t"] - 1.2), default=0
+            (p["chars"] for p in progress if p["t"] <= progress[-1]["t"] - 1.5), default=0
         )
         assert len(reply.content) >= one_second_before
         assert len(reply.content) <= shown_at_kill + 4000
     finally:
         store.close()
+
+
+# -- message actions that need the store (issue #8 item 5) ------------------------
+
+
+def finished_reply(qtbot, window, text: str):  # type: ignore[no-untyped-def]
+    with qtbot.waitSignal(window.chat.reply_settled, timeout=20000) as blocker:
+        send_with_enter(qtbot, window, text)
+    return window.chat.conversation.get(blocker.args[0].message_id)
+
+
+def click_action(qtbot, window, message_id: str, action: str) -> None:  # type: ignore[no-untyped-def]
+    view = window.view
+    view.scroll_to_message(message_id)
+    qtbot.waitUntil(lambda: view.footer_action_point(message_id, action) is not None, timeout=5000)
+    point = view.footer_action_point(message_id, action)
+    if point.y() > view.viewport().height() - 5 or point.y() < 0:
+        sb = view.verticalScrollBar()
+        sb.setValue(sb.value() + int(point.y()) - view.viewport().height() // 2)
+        point = view.footer_action_point(message_id, action)
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=point.toPoint())
+
+
+def test_regenerate_keeps_both_replies_and_the_switcher_moves_between_them(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+    window = make_window(scripted(rate=3000, n_tokens=30))
+    wait_store_open(qtbot, window)
+    first = finished_reply(qtbot, window, "tell me")
+    chat = window.chat
+    with qtbot.waitSignal(chat.reply_settled, timeout=20000) as blocker:
+        qtbot.keyClick(window.prompt, Qt.Key.Key_R, Qt.KeyboardModifier.ControlModifier)
+    second = chat.conversation.get(blocker.args[0].message_id)
+    assert second.parent_id == first.parent_id and second.id != first.id
+    assert [m.id for m in chat.conversation.messages] == [first.parent_id, second.id]
+    assert "2/2" in [t for _k, t, _r in window.view._footer_layout(window.view._item(second.id), 0)]
+    # ‹ goes back to the first version.
+    click_action(qtbot, window, second.id, "previous")
+    assert [m.id for m in chat.conversation.messages] == [first.parent_id, first.id]
+    assert first.id in window.view.message_ids() and second.id not in window.view.message_ids()
+    # Both are in the store, and the path the user is on is remembered.
+    done: list[object] = []
+    window.store.read(lambda s: ({m.id for m in s.load_messages(chat.conversation.id)},
+                                 s.get_conversation(chat.conversation.id).current_leaf), done.append)
+    qtbot.waitUntil(lambda: bool(done), timeout=5000)
+    ids, leaf = done[0]  # type: ignore[misc]
+    assert {first.id, second.id} <= ids and leaf == first.id
+
+
+def test_edit_and_resend_makes_a_new_branch_and_keeps_the_old_one(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+    window = make_window(scripted(rate=3000, n_tokens=30))
+    wait_store_open(qtbot, window)
+    reply = finished_reply(qtbot, window, "original question")
+    chat = window.chat
+    question_id = reply.parent_id
+    click_action(qtbot, window, question_id, "edit")
+    assert window.prompt.toPlainText() == "original question"
+    with qtbot.waitSignal(chat.reply_settled, timeout=20000):
+        window.prompt.setPlainText("edited question")
+        qtbot.keyClick(window.prompt, Qt.Key.Key_Return)
+    path = chat.conversation.messages
+    assert path[0].content == "edited question" and path[0].id != question_id
+    assert [m.content for m in chat.conversation.siblings(path[0].id)] == ["original question", "edited question"]
+    assert chat.conversation.get(reply.id) is reply, "the old branch is kept"
+
+
+def test_continue_a_stopped_reply_in_the_same_message(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+    window = make_window(scripted(rate=300, n_tokens=100000))
+    wait_store_open(qtbot, window)
+    chat = window.chat
+    with qtbot.waitSignal(chat.reply_started, timeout=5000):
+        send_with_enter(qtbot, window, "long")
+    reply = chat.current_reply
+    qtbot.waitUntil(lambda: len(reply.message) > 40, timeout=10000)
+    with qtbot.waitSignal(chat.reply_settled, timeout=10000):
+        chat.stop()
+    msg = reply.message
+    before = msg.content
+    assert msg.status == MessageStatus.STOPPED
+    with qtbot.waitSignal(chat.reply_started, timeout=5000):
+        click_action(qtbot, window, msg.id, "continue")
+    qtbot.waitUntil(lambda: len(msg.content) > len(before) + 40, timeout=10000)
+    assert msg.content.startswith(before), "the continuation goes on in the same message"
+    assert chat.conversation.messages[-1] is msg
+    with qtbot.waitSignal(chat.reply_settled, timeout=10000):
+        chat.stop()
+
+
+def test_delete_a_message_and_undo(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+    window = make_window(scripted(rate=3000, n_tokens=20))
+    wait_store_open(qtbot, window)
+    reply = finished_reply(qtbot, window, "delete my answer")
+    chat = window.chat
+    click_action(qtbot, window, reply.id, "delete")
+    assert reply.id not in window.view.message_ids() and chat.conversation.get(reply.id) is None
+    assert window.undo_button.isVisible()
+    window.undo_button.click()
+    assert reply.id in window.view.message_ids() and chat.conversation.get(reply.id) is reply
+    done: list[object] = []
+    window.store.read(lambda s: s.get_message(reply.id) is not None, done.append)
+    qtbot.waitUntil(lambda: bool(done), timeout=5000)
+    assert done == [True]
+
+
+def test_only_one_local_generation_at_a_time_is_said_clearly(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+    window = make_window(scripted(rate=300, n_tokens=100000))
+    wait_store_open(qtbot, window)
+    chat = window.chat
+    with qtbot.waitSignal(chat.reply_started, timeout=5000):
+        send_with_enter(qtbot, window, "busy")
+    window.new_chat_action.trigger()
+    assert chat.regenerate() is False
+    window.prompt.setPlainText("second")
+    qtbot.keyClick(window.prompt, Qt.Key.Key_Return)
+    assert chat.conversation.messages == [], "nothing was sent behind the user's back"
+    assert not window.send_button.isEnabled()
+    chat.stop()
+
+
+def test_export_and_import_from_the_window(qtbot, make_window, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from app.ui import exchange_actions
+
+    window = make_window(scripted(rate=3000, n_tokens=20))
+    wait_store_open(qtbot, window)
+    reply = finished_reply(qtbot, window, "export me 界面")
+    conv_id = window.chat.conversation.id
+    messages: list[str] = []
+    md, js = tmp_path / "one.md", tmp_path / "all.json"
+    exchange_actions.export_to(window.store, md, [conv_id], messages.append)
+    exchange_actions.export_to(window.store, js, None, messages.append)
+    qtbot.waitUntil(lambda: len(messages) == 2, timeout=10000)
+    assert all(m.startswith("Exported 1 conversation") for m in messages), messages
+    assert "export me 界面" in md.read_text(encoding="utf-8")
+    data = json.loads(js.read_text(encoding="utf-8"))
+    assert data["format"] == "rill.export" and data["conversations"][0]["id"] == conv_id
+    # Importing it again makes a copy (never an overwrite), and the sidebar shows both.
+    results: list[tuple[str, bool]] = []
+    exchange_actions.import_from(window.store, js, lambda m, ok: results.append((m, ok)))
+    qtbot.waitUntil(lambda: bool(results), timeout=10000)
+    assert results[0][1] and "Imported 1 conversation" in results[0][0]
+    window._on_imported(*results[0])
+    qtbot.waitUntil(lambda: len(window.sidebar.model.rows()) == 2, timeout=10000)
+    # A malformed file imports nothing and says where it is wrong.
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "rill.export", "version": 1, "conversations": [{"id": 5}]}', encoding="utf-8")
+    results.clear()
+    exchange_actions.import_from(window.store, bad, lambda m, ok: results.append((m, ok)))
+    qtbot.waitUntil(lambda: bool(results), timeout=10000)
+    assert not results[0][1] and "Nothing was imported" in results[0][0] and "conversations[0]" in results[0][0]
+    assert reply.id
+
+
+def test_pin_moves_a_conversation_to_the_top(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+    window = make_window(scripted(rate=3000, n_tokens=10))
+    wait_store_open(qtbot, window)
+    finished_reply(qtbot, window, "older one")
+    older = window.chat.conversation.id
+    window.new_chat_action.trigger()
+    finished_reply(qtbot, window, "newer one")
+    qtbot.waitUntil(lambda: len(window.sidebar.model.rows()) == 2, timeout=5000)
+    assert window.sidebar.model.rows()[0].title == "newer one"
+    window.sidebar.pin_requested.emit(older, True)
+    rows = window.sidebar.model.rows()
+    assert rows[0].id == older and rows[0].pinned
+    done: list[object] = []
+    window.store.read(lambda s: s.list_conversations(0, 10)[0].id, done.append)
+    qtbot.waitUntil(lambda: bool(done), timeout=5000)
+    assert done == [older]
