@@ -57,7 +57,7 @@ from types import SimpleNamespace
 from markdown.extensions.fenced_code import FencedBlockPreprocessor
 from markdown.preprocessors import NormalizeWhitespace
 
-from app.core.render import PRE_OPEN, render_markdown, render_user_text
+from app.core.render import PRE_OPEN, block_cuts, render_markdown, render_user_text
 from app.core.textbreak import display_pieces
 
 # The opening-fence rule of render.find_cut (one definition of a fence).
@@ -212,30 +212,11 @@ def _text_of(fragment: str) -> str:
 def _blocks(text: str) -> tuple[list[int], str | None]:
     """Block boundaries ``[0, cut…, len(text)]`` and the fence still open at the end.
 
-    The cuts are exactly the positions :func:`render.find_cut` may return (same
-    scan as ``render._scan``, keeping every cut instead of the last)."""
-    bounds, fence, after_blank = [0], None, False
-    pos, n = 0, len(text)
-    while pos < n:
-        end = text.find("\n", pos)
-        if end < 0:
-            end = n
-        if fence is not None:
-            if text.startswith(fence, pos) and not text[pos + len(fence) : end].strip(" \t\r"):
-                fence = None
-        elif not text[pos:end].strip(" \t\r"):
-            after_blank = True
-        else:
-            if after_blank and not text[pos].isspace():
-                bounds.append(pos)
-            after_blank = False
-            if text[pos] in "`~":
-                m = _FENCE_OPEN.match(text[pos:end].rstrip("\r").expandtabs(4))
-                if m:
-                    fence = m.group(1)
-        pos = end + 1
-    if n > 0:
-        bounds.append(n)
+    The cuts are exactly the positions :func:`render.find_cut` may return."""
+    cuts, fence = block_cuts(text)
+    bounds = [0, *cuts]
+    if text:
+        bounds.append(len(text))
     return bounds, fence
 
 

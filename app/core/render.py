@@ -52,7 +52,7 @@ from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
-__all__ = ["render_markdown", "find_cut", "render_user_text", "warm_up"]
+__all__ = ["render_markdown", "find_cut", "block_cuts", "render_user_text", "warm_up"]
 
 PRE_STYLE = "background-color:#f6f8fa; white-space:pre-wrap"
 PRE_OPEN = f'<pre style="{PRE_STYLE}">'
@@ -185,9 +185,12 @@ def _drop_markdown() -> None:
 # ------------------------------------------------------------------ public API
 
 
-def _scan(text: str, start: int) -> tuple[int, str | None]:
-    """Line scan from ``start``: (last block cut, fence still open at the end or None)."""
-    cut, fence, after_blank = start, None, False
+def block_cuts(text: str, start: int = 0) -> tuple[list[int], str | None]:
+    """Line scan from ``start``: every top-level block cut (in order) and the
+    fence still open at the end (or None). See :func:`find_cut` for what a
+    cut is; ``app.core.blocks`` splits whole messages with it."""
+    cuts: list[int] = []
+    fence, after_blank = None, False
     pos, n = start, len(text)
     while pos < n:
         end = text.find("\n", pos)
@@ -200,14 +203,20 @@ def _scan(text: str, start: int) -> tuple[int, str | None]:
             after_blank = True
         else:
             if after_blank and not text[pos].isspace():
-                cut = pos
+                cuts.append(pos)
             after_blank = False
             if text[pos] in "`~":
                 m = _FENCE_OPEN.match(text[pos:end].rstrip("\r").expandtabs(4))
                 if m:
                     fence = m.group(1)
         pos = end + 1
-    return cut, fence
+    return cuts, fence
+
+
+def _scan(text: str, start: int) -> tuple[int, str | None]:
+    """(last block cut from ``start``, fence still open at the end or None)."""
+    cuts, fence = block_cuts(text, start)
+    return (cuts[-1] if cuts else start), fence
 
 
 def find_cut(text: str, start: int = 0) -> int:
