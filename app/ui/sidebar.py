@@ -160,6 +160,12 @@ class ConversationListModel(QAbstractListModel):
         (pinned first, then newest first)."""
         n = self.row_of(conversation_id)
         row = Row(conversation_id, title, updated_at, pinned)
+        if n >= 0 and self._in_place(n, row):
+            # Already where it belongs (the usual case: the conversation being
+            # written in is on top): change the row, never re-lay out the list.
+            self._rows[n] = row
+            self.dataChanged.emit(self.index(n), self.index(n))
+            return
         if n >= 0:
             self.beginRemoveRows(QModelIndex(), n, n)
             del self._rows[n]
@@ -191,6 +197,15 @@ class ConversationListModel(QAbstractListModel):
         self.endResetModel()
         self.fetchMore()
 
+    def _in_place(self, n: int, row: Row) -> bool:
+        """Would ``row`` at position n keep the order (pinned first, newest first)?"""
+        def before(a: Row, b: Row) -> bool:  # a may stand before b
+            return (a.pinned and not b.pinned) or (a.pinned == b.pinned and a.updated_at >= b.updated_at)
+
+        prev_ok = n == 0 or before(self._rows[n - 1], row)
+        next_ok = n + 1 >= len(self._rows) or before(row, self._rows[n + 1])
+        return prev_ok and next_ok and group_of(row) == group_of(self._rows[n])
+
     def hide(self, conversation_id: str) -> Row | None:
         """Take a row out (deleted, undo still possible)."""
         n = self.row_of(conversation_id)
@@ -221,15 +236,26 @@ class ConversationListModel(QAbstractListModel):
 class _Delegate(QStyledItemDelegate):
     """Draws a group header above the first row of each group."""
 
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._sizes: dict[tuple[str, bool], QSize] = {}
+
     def _header_height(self, option: QStyleOptionViewItem) -> int:
         return QFontMetrics(option.font).height() + 12
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:  # noqa: N802
-        size = super().sizeHint(option, index)
-        size.setHeight(max(size.height(), QFontMetrics(option.font).height() + 12))
-        if index.data(FIRST_IN_GROUP_ROLE):
-            size.setHeight(size.height() + self._header_height(option))
-        return size
+        """Rows have one height (two with a group header), cached per font:
+        the list re-measures every row after a change, so this must be cheap."""
+        first = bool(index.data(FIRST_IN_GROUP_ROLE))
+        key = (option.font.key(), first)
+        size = self._sizes.get(key)
+        if size is None:
+            base = super().sizeHint(option, index)
+            height = max(base.height(), QFontMetrics(option.font).height() + 12)
+            if first:
+                height += self._header_height(option)
+            size = self._sizes[key] = QSize(40, height)
+        return QSize(size)
 
     def paint(self, painter: QPainter | None, option: QStyleOptionViewItem, index: QModelIndex) -> None:
         if painter is None:
