@@ -162,8 +162,7 @@ def test_error_reported_is_announced_on_the_gui_thread(qtbot, guard: CrashGuard)
 
     guard.error_reported.connect(listener)
     threading.Thread(target=lambda: 1 / 0).start()
-    qtbot.waitUntil(lambda: guard.error_count == 2, timeout=5000)
-    qtbot.wait(100)
+    qtbot.waitUntil(lambda: guard.error_count == 2 and bool(got), timeout=5000)
     assert got == [("ZeroDivisionError: division by zero", True)]
     assert guard.error_count == 2 and guard.dialog_count == 2
 

@@ -126,8 +126,7 @@ def test_shutdown_finished_is_emitted_once(qtbot, service: InferenceService) -> 
     service.shutdown_finished.connect(lambda: count.append(1))
     service.load(lambda: ScriptedBackend(), "fast")
     assert service.shutdown(5000) is True  # the blocking form still works
-    qtbot.wait(50)  # the queued QThread.finished arrives too
-    assert count == [1]
+    qtbot.waitUntil(lambda: count == [1], timeout=5000)  # the queued QThread.finished arrives too
 
 
 def test_a_new_load_cancels_the_one_in_progress(qtbot, service: InferenceService) -> None:  # type: ignore[no-untyped-def]
@@ -147,8 +146,8 @@ def test_load_progress_is_throttled(qtbot, service: InferenceService) -> None:  
     delay = 0.6
     with qtbot.waitSignal(service.model_loaded, timeout=10000):
         service.load(lambda: ScriptedBackend(load_delay_s=delay), "progress")
-    qtbot.wait(20)
-    assert values == sorted(values) and values[-1] == 1.0
+    qtbot.waitUntil(lambda: bool(values) and values[-1] == 1.0, timeout=5000)
+    assert values == sorted(values)
     # ScriptedBackend reports every 50 ms; the worker lets through at most
     # LOAD_PROGRESS_MAX_HZ a second, plus the final 1.0.
     assert 3 <= len(values) <= delay * LOAD_PROGRESS_MAX_HZ + 2
@@ -170,8 +169,7 @@ def test_throttle_drops_reports_faster_than_the_limit(qtbot, service: InferenceS
     service.model_load_progress.connect(values.append)
     with qtbot.waitSignal(service.model_loaded, timeout=10000):
         service.load(Chatty, "chatty")
-    qtbot.wait(20)
-    assert values[-1] == 1.0
+    qtbot.waitUntil(lambda: bool(values) and values[-1] == 1.0, timeout=5000)
     assert len(values) <= 0.3 * LOAD_PROGRESS_MAX_HZ + 3
 
 
