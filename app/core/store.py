@@ -110,6 +110,18 @@ _CORRUPT_CODES = {"SQLITE_CORRUPT", "SQLITE_NOTADB"}
 # -- errors and results ---------------------------------------------------------------
 
 
+
+def _read_only_and_old(path: Path, notices: list[str]) -> "OpenResult":
+    """A read-only database in an older format: left untouched, no store."""
+    return OpenResult(
+        None,
+        notices + [f"The conversation database {path} is read-only and is in an older format "
+                   "that Rill must upgrade before using it. It has been left untouched; "
+                   "conversations in this session will not be saved."],
+        True,
+        path,
+    )
+
 class StoreError(Exception):
     """Base class of the store's own errors."""
 
@@ -650,14 +662,7 @@ class Store:
             return OpenResult(None, notices + [_cannot_open(path, _plain(exc, path)[1])], True, path)
         if version != SCHEMA_VERSION:
             conn.close()
-            return OpenResult(
-                None,
-                notices + [f"The conversation database {path} is read-only and is in an older format "
-                           "that Rill must upgrade before using it. It has been left untouched; "
-                           "conversations in this session will not be saved."],
-                True,
-                path,
-            )
+            return _read_only_and_old(path, notices)
         notices = notices + [
             f"The conversation database {path} is read-only: your history is shown, but new "
             "conversations and changes are kept in memory only until it can be written."
@@ -697,14 +702,7 @@ class Store:
         if version < SCHEMA_VERSION:
             if read_only:
                 conn.close()
-                return OpenResult(
-                    None,
-                    notices + [f"The conversation database {path} is read-only and is in an older format "
-                               "that Rill must upgrade before using it. It has been left untouched; "
-                               "conversations in this session will not be saved."],
-                    True,
-                    path,
-                )
+                return _read_only_and_old(path, notices)
             for v in range(version, SCHEMA_VERSION):
                 conn.execute("BEGIN IMMEDIATE")
                 try:
