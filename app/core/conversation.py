@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from app.core.backend import ChatMessage
+from app.core.thinking import strip_thinking
 
 DEFAULT_SYSTEM_PROMPT = (
     "You are Rill, a helpful assistant running locally on the user's computer. "
@@ -193,9 +194,12 @@ def _prompt_of(system_prompt: str, path: list[Message], upto_id: str | None) -> 
             break
         if msg.status in (MessageStatus.ERROR, MessageStatus.STREAMING):
             continue
-        if msg.role == Role.ASSISTANT.value and not msg.content.strip():
-            continue
-        out.append(ChatMessage(msg.role, msg.content))
+        content = msg.content
+        if msg.role == Role.ASSISTANT.value:
+            content = strip_thinking(content)  # a model never sees its own thoughts
+            if not content.strip():
+                continue
+        out.append(ChatMessage(msg.role, content))
     return tuple(out)
 
 

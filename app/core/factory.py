@@ -8,9 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.core.backend import Backend, BackendError
 from app.core.scripted import ScriptedBackend
+
+if TYPE_CHECKING:
+    from app.core.remote.servers import ServerConfig
 
 BackendFactory = Callable[[], Backend]
 
@@ -48,3 +52,23 @@ def scripted_factory(
         return ScriptedBackend(rate=rate, **kwargs)  # type: ignore[arg-type]
 
     return make, f"scripted producer at {rate:g} tok/s"
+
+
+def remote_factory(server: "ServerConfig", model: str = "", api_key: str | None = None) -> tuple[BackendFactory, str]:
+    """A remote backend for ``server`` (an OpenAI-compatible or Ollama server)
+    and ``model`` ("" = the server's default model, else the first it lists).
+
+    ``api_key`` None: looked up in the keyring (app.core.remote.servers.secrets())
+    when the factory runs, on the inference thread, so the GUI never waits on it.
+    """
+    from app.core.remote.servers import display_url
+
+    def make() -> Backend:
+        from app.core.remote.client import make_backend
+        from app.core.remote.servers import secrets
+
+        key = api_key if api_key is not None else secrets().get(server.id)
+        return make_backend(server, model or server.model, key)
+
+    name = model or server.model or "default model"
+    return make, f"{name} on {server.name} ({display_url(server.base_url)})"
