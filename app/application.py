@@ -46,9 +46,26 @@ def make_application(argv: list[str] | None = None) -> QApplication:
 
 
 def backend_from_args(args: argparse.Namespace) -> tuple[BackendFactory, str]:
+    """The backend the command line asks for. Raises ServerConfigError (a
+    message for the user) when a server option is unusable."""
     if args.backend == "scripted":
         return scripted_factory(rate=args.rate, text_file=args.text_file)
+    if args.backend in ("openai", "ollama"):
+        return remote_factory_from_args(args)
     return local_factory(args.model)
+
+
+def remote_factory_from_args(args: argparse.Namespace) -> tuple[BackendFactory, str]:
+    from app.core.factory import remote_factory
+    from app.core.remote.servers import DEFAULT_STALL_S, DEFAULT_URLS, ServerConfig
+
+    kind = args.backend
+    url = getattr(args, "base_url", None) or DEFAULT_URLS[kind]
+    stall = getattr(args, "stall_timeout", None) or DEFAULT_STALL_S
+    server = ServerConfig(name="the server", kind=kind, base_url=url, id="command-line", stall_s=stall).validated()
+    key_env = getattr(args, "api_key_env", "") or ""
+    key = os.environ.get(key_env, "") if key_env else ""
+    return remote_factory(server, getattr(args, "api_model", "") or "", api_key=key)
 
 
 def create_window(factory: BackendFactory, description: str, persist: bool = True) -> MainWindow:

@@ -11,13 +11,25 @@ import sys
 
 
 def _add_backend_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--backend", choices=("local", "scripted"), default="local",
+    p.add_argument("--backend", choices=("local", "scripted", "openai", "ollama"), default="local",
                    help="local: llama-cpp-python with a GGUF model (default); "
-                        "scripted: stream a fixed text at a fixed rate")
+                        "scripted: stream a fixed text at a fixed rate; "
+                        "openai: an OpenAI-compatible server (llama-server, LM Studio, vLLM...); "
+                        "ollama: an Ollama server")
     p.add_argument("--model", metavar="PATH", help="GGUF model file (default: SmolLM2-135M-Instruct)")
     p.add_argument("--rate", type=float, default=200.0, metavar="TOKENS_PER_S",
                    help="scripted backend: tokens per second (0 = as fast as possible)")
     p.add_argument("--text-file", metavar="F", help="scripted backend: the text to stream")
+    p.add_argument("--base-url", metavar="URL",
+                   help="openai/ollama: the server's URL, with or without /v1 "
+                        "(default http://127.0.0.1:8080 for openai, http://127.0.0.1:11434 for ollama)")
+    p.add_argument("--api-model", metavar="NAME", default="",
+                   help="openai/ollama: the model to ask for (default: the first the server lists)")
+    p.add_argument("--api-key-env", metavar="VAR", default="",
+                   help="openai/ollama: read the API key from this environment variable "
+                        "(never give a key on the command line)")
+    p.add_argument("--stall-timeout", type=float, default=None, metavar="S",
+                   help="openai/ollama: give up when the server sends nothing for S seconds (default 60)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -315,6 +327,14 @@ def main(argv: list[str] | None = None) -> int:
         return run_store_command(args)  # before anything imports Qt
     from app.application import backend_from_args, create_window, make_application, use_offscreen_without_display
 
+    if args.backend in ("openai", "ollama"):
+        from app.core.remote.servers import ServerConfigError
+
+        try:
+            backend_from_args(args)  # validates the server options; no network yet
+        except ServerConfigError as exc:
+            print(f"rill: {exc}", file=sys.stderr)
+            return 2
     if args.command == "doctor":
         use_offscreen_without_display()
         from app.doctor import run_doctor

@@ -26,6 +26,72 @@ LoadProgress = Callable[[float], None]
 LOAD_CANCELLED_MESSAGE = "Loading was cancelled."
 
 
+class CancelEvent(threading.Event):
+    """A ``threading.Event`` that also runs callbacks when it is set.
+
+    A backend blocked in a read (a remote server that has not sent its next
+    byte) cannot look at the flag; it registers ``on_set(abort)`` instead, and
+    Stop closes its connection at once, on whichever thread called ``set``.
+    Callbacks must be quick and thread-safe; each runs at most once.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._callbacks: list[Callable[[], None]] = []
+        self._callbacks_lock = threading.Lock()
+
+    def set(self) -> None:
+        super().set()
+        with self._callbacks_lock:
+            callbacks, self._callbacks = self._callbacks, []
+        for callback in callbacks:
+            _run_callback(callback)
+
+    def on_set(self, callback: Callable[[], None]) -> Callable[[], None]:
+        """Run ``callback`` when the event is set (now, if it already is).
+        Returns a function that unregisters it."""
+        with self._callbacks_lock:
+            if not self.is_set():
+                self._callbacks.append(callback)
+
+                def remove() -> None:
+                    with self._callbacks_lock:
+                        if callback in self._callbacks:
+                            self._callbacks.remove(callback)
+
+                return remove
+        _run_callback(callback)
+        return lambda: None
+
+
+def on_cancel(cancel: threading.Event | None, callback: Callable[[], None]) -> Callable[[], None]:
+    """``cancel.on_set(callback)`` for a CancelEvent. A plain Event gets a
+    small watcher thread that polls it every 10 ms instead. Returns the
+    function that unregisters (and, for the watcher, ends) it."""
+    if cancel is None:
+        return lambda: None
+    if isinstance(cancel, CancelEvent):
+        return cancel.on_set(callback)
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.is_set():
+            if cancel.wait(0.01):
+                if not done.is_set():
+                    _run_callback(callback)
+                return
+
+    threading.Thread(target=watch, name="rill-cancel-watch", daemon=True).start()
+    return done.set
+
+
+def _run_callback(callback: Callable[[], None]) -> None:
+    try:
+        callback()
+    except Exception:  # noqa: BLE001 - one bad callback must not stop Stop
+        log.exception("a cancel callback failed")
+
+
 class FinishReason(str, enum.Enum):
     STOP = "stop"            # end of generation token or a stop string
     LENGTH = "length"        # max_tokens (or the context) ran out

@@ -31,6 +31,7 @@ from PyQt6.QtCore import QObject, QThread, QTimer, pyqtSignal, pyqtSlot
 from app.core.backend import (
     Backend,
     BackendError,
+    CancelEvent,
     ChatMessage,
     FinishReason,
     GenerationRequest,
@@ -62,7 +63,7 @@ class _Cancels:
 
     def __init__(self) -> None:
         self.generations: dict[int, threading.Event] = {}
-        self.load = threading.Event()
+        self.load = CancelEvent()
 
     def set_all(self) -> None:
         self.load.set()
@@ -137,7 +138,7 @@ class InferenceWorker(QObject):
     ) -> None:
         self.model_load_started.emit(description)
         self._close_backend()
-        cancel = cancel if cancel is not None else threading.Event()
+        cancel = cancel if cancel is not None else CancelEvent()
         try:
             if cancel.is_set():
                 raise LoadCancelled()
@@ -324,7 +325,7 @@ class InferenceService(QObject):
             log.warning("load(%s) after the inference service was shut down", description)
             return
         self.cancel_all()
-        self._cancel_events.load = cancel = threading.Event()
+        self._cancel_events.load = cancel = CancelEvent()
         self._load_requested.emit(factory, description, cancel)
 
     def submit(
@@ -341,7 +342,7 @@ class InferenceService(QObject):
         (its generation_finished never comes: the thread is ending)."""
         rid = self._next_id
         self._next_id += 1
-        cancel = threading.Event()
+        cancel = CancelEvent()
         if self._shut:
             cancel.set()
             return rid
