@@ -5,14 +5,17 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import NamedTuple
 
 from PyQt6.QtCore import QTimer
 from PyQt6.QtWidgets import QApplication
 
 from app import __version__
-from app.core.factory import BackendFactory, local_factory, scripted_factory
+from app.core import settings
+from app.core.factory import BackendFactory, local_factory, remote_factory, scripted_factory
 from app.ui.crash_guard import install_crash_guard
-from app.ui.main_window import MainWindow
+from app.ui.main_window import LAST_BACKEND_KEY, MainWindow
+from app.ui.model_menu import LOCAL, server_choice
 
 
 def use_offscreen_without_display() -> None:
@@ -68,13 +71,62 @@ def remote_factory_from_args(args: argparse.Namespace) -> tuple[BackendFactory, 
     return remote_factory(server, getattr(args, "api_model", "") or "", api_key=key)
 
 
-def create_window(factory: BackendFactory, description: str, persist: bool = True) -> MainWindow:
+class StartupChoice(NamedTuple):
+    """The backend remembered from the last session (``startup_choice``)."""
+
+    factory: BackendFactory
+    description: str
+    #: The ``last_backend`` value it came from: pass it to create_window(backend=...).
+    backend: dict[str, str]
+
+
+def startup_choice() -> StartupChoice | None:
+    """The remote backend to start with: the server model chosen last
+    (settings ``last_backend``) when that server is still configured; None
+    otherwise (the last choice was the local model, nothing was recorded, or
+    the server was removed): start with the local model then.
+
+    Reads the settings file only; no network, no keyring (the factory reads
+    the key on the inference thread)."""
+    from app.core.remote.servers import load_servers
+
+    value = settings.load_settings().get(LAST_BACKEND_KEY)
+    if not isinstance(value, dict) or value.get("kind") != "server":
+        return None
+    server_id, model = value.get("server_id"), value.get("model") or ""
+    if not isinstance(server_id, str) or not isinstance(model, str):
+        return None
+    server = next((s for s in load_servers() if s.id == server_id), None)
+    if server is None:
+        return None
+    factory, description = remote_factory(server, model)
+    return StartupChoice(factory, description, server_choice(server.id, model))
+
+
+def backend_choice_from_args(args: argparse.Namespace) -> dict[str, str] | None:
+    """What the command line's backend is in the Model menu: the local model,
+    or None (scripted, or a server given by options, not a configured one)."""
+    return dict(LOCAL) if (getattr(args, "backend", None) or "local") == "local" else None
+
+
+def create_window(
+    factory: BackendFactory, description: str, persist: bool = True, backend: dict[str, str] | None = None
+) -> MainWindow:
     """The main window with its model loading in the background. With
-    ``persist=False`` nothing is read from or written to the history (doctor)."""
+    ``persist=False`` nothing is read from or written to the history (doctor).
+    ``backend``: what ``factory`` is in the Model menu (``{"kind": "local"}``,
+    ``StartupChoice.backend``), checked there once it has loaded; None: nothing
+    is checked until the user chooses."""
     window = MainWindow(persist=persist)
     window.model_open_requested.connect(
         lambda path: window.chat.load_model(*local_factory(path))
     )
+    window.local_model_requested.connect(lambda: window.chat.load_model(*local_factory(None)))
+    window.remote_model_requested.connect(
+        lambda server, model: window.chat.load_model(*remote_factory(server, model))
+    )
+    if backend is not None:
+        window.expect_load(description, backend, remember=False)
     window.chat.load_model(factory, description)
     QTimer.singleShot(0, lambda: warm_up(window))
     return window

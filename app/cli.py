@@ -11,7 +11,7 @@ import sys
 
 
 def _add_backend_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--backend", choices=("local", "scripted", "openai", "ollama"), default="local",
+    p.add_argument("--backend", choices=("local", "scripted", "openai", "ollama"), default=None,
                    help="local: llama-cpp-python with a GGUF model (default); "
                         "scripted: stream a fixed text at a fixed rate; "
                         "openai: an OpenAI-compatible server (llama-server, LM Studio, vLLM...); "
@@ -347,7 +347,14 @@ def main(argv: list[str] | None = None) -> int:
     instance = claim_single_instance(app)
     if instance is None:
         return 0  # another Rill on this data dir was brought forward instead
-    window = create_window(*backend_from_args(args))
+    from app.application import backend_choice_from_args, startup_choice
+
+    # No backend option and no --model: the model chosen last in the Model menu.
+    choice = startup_choice() if args.backend is None and not args.model else None
+    if choice is not None:
+        window = create_window(choice.factory, choice.description, backend=choice.backend)
+    else:
+        window = create_window(*backend_from_args(args), backend=backend_choice_from_args(args))
     instance.attach(window)
     window.show()
     return app.exec()

@@ -238,7 +238,7 @@ class DoctorRun(QObject):
             "rss_mb": rss_mb(),
             "rss_start_mb": self._rss_start,
             "rss_history_mb": self._rss_history,
-            "backend": self.args.backend,
+            "backend": self.args.backend or "local",
             "model": self._info.name if self._info else "",
             "n_threads": self._info.n_threads if self._info else 0,
         }

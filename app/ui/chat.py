@@ -152,7 +152,7 @@ class ChatController(QObject):
         self.model_ready.emit(info)
 
     def _on_model_load_failed(self, message: str) -> None:
-        self.notify(f"Could not load the model. {message}\nChoose a GGUF model with File › Open Model…", "error")
+        self.notify(f"Could not load the model. {message}\nChoose a model in the Model menu: a GGUF file, or a server (Model › Servers…).", "error")
         self._set_state(ChatState.NO_MODEL)
         self.model_failed.emit(message)
 

@@ -6,6 +6,7 @@ from html import escape as html_escape
 from collections.abc import Callable
 from pathlib import Path
 
+from PyQt6 import sip
 from PyQt6.QtCore import PYQT_VERSION_STR, Qt, QTimer, pyqtSignal, qVersion
 from PyQt6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence, QShortcut
 from PyQt6.QtWidgets import (
@@ -24,6 +25,8 @@ from PyQt6.QtWidgets import (
 
 from app.core import about, models, settings
 from app.core.backend import ModelInfo
+from app.core.factory import local_factory, remote_factory
+from app.core.remote.servers import ServerConfig, load_servers
 from app.resources import read_text_resource, resource_path
 from app.core.metrics import HealthSnapshot
 from app.ui.chat import ChatController, ChatState
@@ -32,6 +35,7 @@ from app.ui.chat_view import ChatView, LazyTextMime
 from app.ui import exchange_actions
 from app.ui.find_bar import FindBar
 from app.ui.library import ConversationLibrary
+from app.ui.model_menu import LOCAL, ModelMenu, server_choice
 from app.ui.sidebar import Sidebar
 from app.ui.store_service import StoreService
 from app.ui.prompt import PromptArea
@@ -81,6 +85,10 @@ class FirstRunPanel(QFrame):
         )
 
 
+#: Settings key: the backend to start with, {"kind": "local"} or
+#: {"kind": "server", "server_id": ..., "model": ...} (see application.startup_choice).
+LAST_BACKEND_KEY = "last_backend"
+
 UNDO_MS = 10000  # how long a deleted conversation can be brought back
 CLOSE_WAIT_MS = 12  # closing waits this long for the threads, then hides the window and closes when they end
 
@@ -90,6 +98,11 @@ class MainWindow(QMainWindow):
 
     #: The user asked for a model file to be opened; arg: its path.
     model_open_requested = pyqtSignal(str)
+    #: The user chose Model › Local Model (Default): the model Rill starts with; no args.
+    local_model_requested = pyqtSignal()
+    #: The user chose a server's model (Model menu, or Servers… › Chat with
+    #: This Model); args: ServerConfig, model id ("" = the server's default).
+    remote_model_requested = pyqtSignal(object, str)
 
     def __init__(self, persist: bool = True) -> None:
         super().__init__()
@@ -172,7 +185,7 @@ class MainWindow(QMainWindow):
     def _build_menus(self) -> None:
         bar = self.menuBar()
         file_menu = bar.addMenu("&File")
-        self.open_model_action = QAction("&Open Model…", self)
+        self.open_model_action = QAction("&Open Model File…", self)
         self.open_model_action.setShortcut(QKeySequence.StandardKey.Open)
         self.new_chat_action = QAction("&New Chat", self)
         self.new_chat_action.setShortcut(QKeySequence.StandardKey.New)
@@ -221,6 +234,12 @@ class MainWindow(QMainWindow):
         edit_menu.addSeparator()
         for action in (self.find_action, self.find_next_action, self.find_previous_action):
             edit_menu.addAction(action)
+        self.servers_action = QAction(self.tr("&Servers…"), self)
+        self.servers_action.setToolTip(self.tr("Add, test and edit the servers Rill can chat through"))
+        self.model_menu = ModelMenu(self.open_model_action, self.servers_action, self)
+        self.model_menu.set_servers(load_servers())
+        self.model_menu.is_generating = lambda: self.chat.is_generating
+        bar.addMenu(self.model_menu)
         view_menu = bar.addMenu("&View")
         self.stream_health_action = self.health_panel.toggleViewAction()
         self.stream_health_action.setText("Stream &Health")
@@ -255,6 +274,7 @@ class MainWindow(QMainWindow):
         self.chat.model_ready.connect(self._on_model_ready)
         self.chat.model_failed.connect(self._on_model_failed)
         self.health_monitor.updated.connect(self._on_health_updated)
+        self._connect_backend_choice()
         self._connect_first_run()
         self._connect_store()
 
@@ -537,7 +557,7 @@ class MainWindow(QMainWindow):
         self.model_label.setToolTip(info.path)
 
     def _on_model_failed(self, message: str) -> None:
-        self.model_label.setText("No model loaded: File › Open Model…")
+        self.model_label.setText("No model loaded: choose one in the Model menu")
         self.model_label.setToolTip(message)
 
     def _on_open_model_triggered(self) -> None:
@@ -558,6 +578,7 @@ class MainWindow(QMainWindow):
 
     def _on_model_requested(self, path: str) -> None:
         self._requested_model = path
+        self.expect_load(local_factory(path)[1], LOCAL)
 
     def _on_model_ready_first_run(self, info: ModelInfo) -> None:
         self.first_run.hide()
@@ -573,6 +594,71 @@ class MainWindow(QMainWindow):
         if models.default_model_path() is None:
             self.first_run.refresh()
             self.first_run.show()
+
+    # -- the Model menu, Servers… and the remembered backend --------------------------
+
+    def _connect_backend_choice(self) -> None:
+        # description -> (choice, remember): what a load about to start stands for
+        self._expected_loads: dict[str, tuple[dict[str, str], bool]] = {}
+        self._loading_choice: tuple[dict[str, str], bool] | None = None
+        self.servers_dialog = None
+        self.model_menu.local_chosen.connect(self._on_local_model_chosen)
+        self.model_menu.server_model_chosen.connect(self._on_server_model_chosen)
+        self.servers_action.triggered.connect(self._on_servers_triggered)
+        self.chat.service.model_load_started.connect(self._on_model_load_started)
+        self.chat.model_ready.connect(self._on_model_ready_backend)
+        self.chat.model_failed.connect(self._on_model_failed_backend)
+
+    def expect_load(self, description: str, choice: dict[str, str], remember: bool = True) -> None:
+        """The next load described ``description`` is ``choice`` (Model menu
+        check); ``remember``: once it has loaded, it is the backend to start with."""
+        self._expected_loads[description] = (dict(choice), remember)
+
+    def _on_local_model_chosen(self) -> None:
+        self.expect_load(local_factory(None)[1], LOCAL)
+        self.local_model_requested.emit()
+
+    def _on_server_model_chosen(self, server: ServerConfig, model: str) -> None:
+        # remote_factory only describes here: nothing is built or contacted.
+        self.expect_load(remote_factory(server, model)[1], server_choice(server.id, model))
+        self.remote_model_requested.emit(server, model)
+
+    def _on_model_load_started(self, description: str) -> None:
+        self._loading_choice = self._expected_loads.pop(description, None)
+        self.model_menu.set_current(None)  # the previous backend is being replaced
+
+    def _on_model_ready_backend(self, info: ModelInfo) -> None:
+        loading, self._loading_choice = self._loading_choice, None
+        if loading is None:
+            return
+        choice, remember = loading
+        self.model_menu.set_current(choice)
+        if remember:
+            # Written once the model works, not when merely chosen; a failed
+            # write is logged and changes nothing else.
+            data = settings.load_settings()
+            data[LAST_BACKEND_KEY] = choice
+            settings.save_settings(data)
+
+    def _on_model_failed_backend(self, message: str) -> None:
+        self._loading_choice = None
+        self.model_menu.set_current(None)
+
+    def _on_servers_triggered(self) -> None:
+        from app.ui.servers_dialog import ServersDialog
+
+        dialog = self.servers_dialog
+        if dialog is not None and not sip.isdeleted(dialog) and dialog.isVisible():
+            dialog.raise_()
+            dialog.activateWindow()
+            return
+        dialog = ServersDialog(self, known_models=self.model_menu.cache.snapshot())
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.servers_saved.connect(self.model_menu.set_servers)
+        dialog.models_fetched.connect(self.model_menu.cache.store)
+        dialog.model_chosen.connect(self._on_server_model_chosen)
+        self.servers_dialog = dialog
+        dialog.open()
 
     # -- About --------------------------------------------------------------------
 

@@ -95,6 +95,7 @@ FAULT_MESSAGES = {
     "close_mid": r"closed the connection",
     "end_mid": r"closed the connection before the reply was complete",
     "html": r"not a stream \(text/html\)",
+    "empty_stream": r"without sending anything.*context window",
 }
 
 

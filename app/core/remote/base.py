@@ -153,12 +153,14 @@ class RemoteBackend:
         thinking = False
         finish: str | None = None
         ended = False
+        events = 0
         try:
             with client.stream("POST", url, json=payload) as response:
                 if response.status_code >= 400:
                     raise errors.status_error(self.server, response, _read_limited(response, MAX_ERROR_BODY),
                                               model=self.model, key=self._key)
                 for delta in self._deltas(response):
+                    events += 1
                     if cancel.is_set():
                         return FinishReason.CANCELLED
                     if delta.prompt_tokens is not None:
@@ -196,6 +198,12 @@ class RemoteBackend:
             yield CLOSE_TAG
         if cancel.is_set():
             return FinishReason.CANCELLED
+        if events == 0:
+            # llama-cpp-python's server answers a streamed prompt that does
+            # not fit its context with exactly this: 200 and an empty stream.
+            raise BackendError(f"{errors.where(self.server)} ended the reply without sending anything. "
+                               "The conversation may be longer than the server's context window: "
+                               "start a new chat or shorten the message.")
         if not ended and finish is None:
             raise BackendError(f"{errors.where(self.server)} closed the connection before the reply was complete.")
         return FinishReason.LENGTH if finish == "length" else FinishReason.STOP
