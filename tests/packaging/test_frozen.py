@@ -119,6 +119,22 @@ def test_frozen_doctor_scripted(bundle: Path, user_dirs: dict[str, str]) -> None
     assert "Traceback" not in proc.stderr
 
 
+def test_frozen_doctor_on_a_remote_server(bundle: Path, user_dirs: dict[str, str]) -> None:
+    """The bundle carries httpx, httpx-sse and ssl: a reply from an
+    OpenAI-compatible server (the fault-injecting test server, byte splits)."""
+    sys.path.insert(0, str(ROOT))
+    from tests.servers.fault_server import DEFAULT_TEXT, FaultServer, Scenario
+
+    with FaultServer(Scenario(write_sizes=(1, 3), rate=2000)) as server:
+        result, proc = run_doctor(EXE, user_dirs, "--backend", "openai", "--base-url", server.url + "/v1")
+    assert result["ok"] is True, (result, proc.stderr)
+    assert result["backend"] == "openai" and result["finish_reason"] == "stop"
+    assert "你好，世界" in result["reply_text"] and "\ufffd" not in result["reply_text"]
+    assert result["tokens"] == result["tokens_produced"] == len(Scenario().content_tokens())
+    assert "Traceback" not in proc.stderr
+    assert DEFAULT_TEXT
+
+
 def test_bundle_contents_are_lean(bundle: Path) -> None:
     files = [p for p in bundle.rglob("*") if p.is_file() or p.is_symlink()]
     forbidden = sorted(str(p.relative_to(bundle)) for p in files if FORBIDDEN.search("/" + str(p.relative_to(bundle))))
@@ -151,6 +167,7 @@ def test_bundle_has_the_modules_loaded_by_name(bundle: Path) -> None:
         "pygments.styles.default", "pygments.formatters.html",
         "markdown.extensions.tables", "markdown.extensions.sane_lists",
         "app.core.llama_backend", "app.core.settings", "app.core.about", "llama_cpp.llama",
+        "app.core.remote.openai", "app.core.remote.ollama", "httpx", "httpx_sse", "keyring", "ssl",
     ):
         assert name in modules, f"{name} is not in the bundle"
     assert sum(m.startswith("pygments.lexers.") for m in modules) > 200, "all lexers"
