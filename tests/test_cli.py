@@ -85,3 +85,51 @@ def test_closing_mid_generation_exits_cleanly() -> None:
     assert proc.returncode == 0, proc.stderr
     assert "closing while generating" in proc.stdout
     assert "Destroyed while thread" not in proc.stderr
+
+
+def test_doctor_on_a_remote_server_reports_the_same_keys(fault_server) -> None:  # type: ignore[no-untyped-def]
+    from tests.servers.fault_server import DEFAULT_TEXT, Scenario
+
+    fault_server.scenario = Scenario(write_sizes=(1, 5), rate=1000)
+    local = json.loads(run_rill("doctor", "--backend", "scripted", "--rate", "5000").stdout)
+    for kind, url in (("openai", fault_server.url + "/v1/"), ("ollama", fault_server.url)):
+        proc = run_rill("doctor", "--backend", kind, "--base-url", url, "--api-model", "fault-model")
+        assert proc.returncode == 0, proc.stderr
+        out = json.loads(proc.stdout)
+        assert out.keys() == local.keys()
+        assert out["ok"] is True and out["backend"] == kind and out["finish_reason"] == "stop"
+        assert out["tokens"] == out["tokens_produced"] == len(Scenario().content_tokens())
+        assert "你好，世界" in out["reply_text"] and "\ufffd" not in out["reply_text"]
+        assert out["ttft_ms"] is not None and out["tokens_per_s"] > 0
+    assert DEFAULT_TEXT
+
+
+def test_doctor_stop_on_a_remote_server(fault_server) -> None:  # type: ignore[no-untyped-def]
+    from tests.servers.fault_server import Scenario
+
+    fault_server.scenario = Scenario(text="word " * 3000, pieces=3000, rate=300)
+    proc = run_rill("doctor", "--backend", "openai", "--base-url", fault_server.url, "--stop-after-ms", "300")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["finish_reason"] == "cancelled" and 0 < out["tokens"] < 3000
+    assert out["stop_to_idle_ms"] is not None and out["worker_exit_ms"] is not None
+    assert fault_server.client_gone.wait(10), "Stop must close the connection"
+
+
+def test_remote_options_are_checked_with_a_plain_message() -> None:
+    proc = run_rill("doctor", "--backend", "openai", "--base-url", "ftp://example.com")
+    assert proc.returncode == 2
+    assert "Only http:// and https://" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_doctor_on_a_dead_server_says_so(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = run_rill("doctor", "--backend", "ollama", "--base-url", f"127.0.0.1:{port}")
+    assert proc.returncode == 1
+    out = json.loads(proc.stdout)
+    assert out["ok"] is False and "refused the connection" in out["error"]
+    assert "Traceback" not in proc.stderr
