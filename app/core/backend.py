@@ -103,6 +103,9 @@ class FinishReason(str, enum.Enum):
 class ChatMessage:
     role: str  # "system" | "user" | "assistant"
     content: str
+    #: The conversation message it comes from ("" for the system prompt):
+    #: lets a backend say which messages no longer fit its context.
+    id: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True)
@@ -128,6 +131,9 @@ class GenerationRequest:
     #: Continue a reply that stopped: the prompt is ``messages`` with the
     #: reply about to start, then this text, and generation goes on from it.
     continue_text: str = ""
+    #: What to do when the conversation no longer fits the context:
+    #: app.core.prompt_window.OverflowPolicy value ("rolling", "middle", "stop").
+    overflow: str = "rolling"
 
 
 @dataclass(frozen=True)

@@ -199,7 +199,7 @@ def _prompt_of(system_prompt: str, path: list[Message], upto_id: str | None) -> 
             content = strip_thinking(content)  # a model never sees its own thoughts
             if not content.strip():
                 continue
-        out.append(ChatMessage(msg.role, content))
+        out.append(ChatMessage(msg.role, content, msg.id))
     return tuple(out)
 
 

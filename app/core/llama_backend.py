@@ -46,6 +46,7 @@ from app.core.backend import (
 )
 from app.core.decoding import TokenDecoder
 from app.core.models import DEFAULT_N_CTX
+from app.core.prompt_window import MIN_REPLY_TOKENS, PromptWindow
 
 log = logging.getLogger(__name__)
 llama_log = logging.getLogger(__name__ + ".llama_cpp")  # llama.cpp's own log lines
@@ -97,8 +98,10 @@ def default_thread_counts(cpu_count: int | None = None) -> tuple[int, int]:
 
 DEFAULT_N_THREADS, DEFAULT_N_THREADS_BATCH = default_thread_counts()
 
+#: Measuring a message's tokens renders it after this (see LlamaBackend._measure).
+_PROBE_SYSTEM = ChatMessage("system", "Rill.")
+
 # The smallest reply we are willing to start: below this a message is "too long".
-MIN_REPLY_TOKENS = 64
 
 FALLBACK_TEMPLATE_DESCRIPTION = "fallback: ChatML (the model file has no chat template)"
 FALLBACK_TEMPLATE_WARNING = (
@@ -422,7 +425,12 @@ class LlamaBackend:
         )
         self.last_prompt_tokens: int = 0
         self.last_completion_tokens: int = 0
+        #: Messages of the last request left out of the context (ids, oldest first).
+        self.last_dropped_ids: tuple[str, ...] = ()
         self.info: ModelInfo | None = None
+        self._window: PromptWindow | None = None
+        self._segment_formatter: Any = None
+        self._probe_tokens: int | None = None
 
         self._llama_cpp: Any = None
         self._llm: Any = None
@@ -542,9 +550,19 @@ class LlamaBackend:
                 bos_token=bos_text,
                 add_generation_prompt=True,
             )
+            self._segment_formatter = chat_format.Jinja2ChatFormatter(
+                template=template,
+                eos_token=eos_text,
+                bos_token=bos_text,
+                add_generation_prompt=False,
+            )
         except Exception as exc:
             self.close()
             raise BackendError(f"The model's chat template is invalid: {exc}") from exc
+        self._window = PromptWindow(
+            self._render, self._measure, self.n_ctx,
+            overhead=lambda: len(self._render([_PROBE_SYSTEM])) - self._segment_tokens([_PROBE_SYSTEM]),
+        )
 
         n_ctx_train = int(llm._model.n_ctx_train() or 0)
         if 0 < n_ctx_train < self.n_ctx:
@@ -579,7 +597,9 @@ class LlamaBackend:
         self.last_prompt_tokens = 0
         self.last_completion_tokens = 0
 
-        prompt, max_tokens = self._fit_prompt(request.messages, params.max_tokens)
+        window = self._window.fit(request.messages, params.max_tokens, request.overflow)
+        prompt, max_tokens = window.tokens, window.max_tokens
+        self.last_dropped_ids = window.dropped_ids
         if request.continue_text:
             # The reply so far follows the generation prompt as plain text
             # (no end-of-turn token), so the model writes on from it.
@@ -767,50 +787,23 @@ class LlamaBackend:
             tokens.insert(0, self._bos)
         return tokens
 
-    def _fit_prompt(
-        self, messages: Sequence[ChatMessage], max_tokens: int
-    ) -> tuple[list[int], int]:
-        """Render the prompt, dropping the oldest turns until prompt +
-        max_tokens fits the context; the system message and the last message
-        are always kept. Returns (prompt tokens, possibly reduced max_tokens)."""
-        n_ctx = self.n_ctx
-        max_tokens = max(1, min(max_tokens, n_ctx))
-        head = list(messages[:1]) if messages and messages[0].role == "system" else []
-        rest = list(messages[len(head):])
+    def _measure(self, message: ChatMessage) -> int:
+        """The tokens ``message`` takes inside a prompt: an estimate for
+        choosing the window (the chosen window is then tokenized exactly).
 
-        prompt = self._render(head + rest)
-        if len(prompt) + max_tokens <= n_ctx:
-            return prompt, max_tokens
+        Rendered after a fixed system message and minus that message's own
+        tokens: templates add a default system prompt to a conversation that
+        has none (SmolLM2's does), which must not be counted per message."""
+        if message.role == "system":
+            return self._segment_tokens([message])
+        if self._probe_tokens is None:
+            self._probe_tokens = self._segment_tokens([_PROBE_SYSTEM])
+        try:
+            return self._segment_tokens([_PROBE_SYSTEM, message]) - self._probe_tokens
+        except Exception:  # noqa: BLE001 - a template that refuses this order
+            return len(self._llm.tokenize(message.content.encode("utf-8"), add_bos=False, special=False)) + 4
 
-        # Start points that keep a whole turn (a user message), newest last.
-        starts = [i for i, m in enumerate(rest) if i > 0 and m.role == "user"]
-        last = max(len(rest) - 1, 0)
-        if not starts or starts[-1] != last:
-            starts.append(last)
-        fits: dict[int, list[int]] = {}
-        lo, hi = 0, len(starts) - 1
-        while lo <= hi:  # the earliest start that fits (longer history = longer prompt)
-            mid = (lo + hi) // 2
-            candidate = self._render(head + rest[starts[mid]:])
-            if len(candidate) + max_tokens <= n_ctx:
-                fits[mid] = candidate
-                hi = mid - 1
-            else:
-                lo = mid + 1
-        if fits:
-            best = min(fits)
-            log.info("history trimmed: dropped %d oldest messages", starts[best])
-            return fits[best], max_tokens
-
-        prompt = self._render(head + rest[last:])
-        min_reply = min(MIN_REPLY_TOKENS, max_tokens)
-        limit = n_ctx - min_reply
-        if len(prompt) > limit:
-            raise BackendError(
-                f"Message too long for the model's context ({len(prompt)} tokens, "
-                f"limit {limit}): the context holds {n_ctx} tokens and at least "
-                f"{min_reply} are kept for the reply. Shorten the message."
-            )
-        log.info("history trimmed to the last message; max_tokens %d -> %d",
-                 max_tokens, n_ctx - len(prompt))
-        return prompt, n_ctx - len(prompt)
+    def _segment_tokens(self, messages: Sequence[ChatMessage]) -> int:
+        text = self._segment_formatter(messages=[{"role": m.role, "content": m.content} for m in messages]).prompt
+        tokens = self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=True)
+        return len(tokens) - (1 if tokens and tokens[0] == self._bos else 0)

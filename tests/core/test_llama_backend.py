@@ -235,7 +235,8 @@ def test_long_history_is_trimmed(small_backend: LlamaBackend) -> None:
     history.append(ChatMessage("user", "Say hi."))
     req = request(*history, max_tokens=16, seed=1)
 
-    prompt, max_tokens = small_backend._fit_prompt(req.messages, 16)
+    window = small_backend._window.fit(req.messages, 16, "rolling")
+    prompt, max_tokens = window.tokens, window.max_tokens
     assert max_tokens == 16 and len(prompt) + 16 <= 256
     text = small_backend._llm.detokenize(prompt, special=True).decode()
     assert SYSTEM.content in text and "Say hi." in text
@@ -250,7 +251,8 @@ def test_long_history_is_trimmed(small_backend: LlamaBackend) -> None:
 
 def test_max_tokens_shrinks_to_fit(small_backend: LlamaBackend) -> None:
     req = request(ChatMessage("user", long_text(150, "Summarise.")), max_tokens=1000, seed=1)
-    prompt, max_tokens = small_backend._fit_prompt(req.messages, 1000)
+    window = small_backend._window.fit(req.messages, 1000, "rolling")
+    prompt, max_tokens = window.tokens, window.max_tokens
     assert max_tokens == 256 - len(prompt) and max_tokens >= 64
     pieces, finish = run(small_backend, req)
     assert finish in (FinishReason.STOP, FinishReason.LENGTH)
@@ -340,3 +342,74 @@ def test_cancel_from_another_thread_during_the_load() -> None:
     assert seen[-1] < 1.0, "cancelled mid-way, not after the last tensor"
     assert ended - set_at < 0.5
     b.close()
+
+
+# -- the context window: policies, measured counts, prefix reuse --------------------
+
+
+def _history(turns: int) -> list[ChatMessage]:
+    out: list[ChatMessage] = []
+    for i in range(turns):
+        out.append(ChatMessage("user", long_text(50, f"Question {i}."), id=f"u{i}"))
+        out.append(ChatMessage("assistant", long_text(50, f"Answer {i}."), id=f"a{i}"))
+    return out
+
+
+def test_measured_counts_match_the_real_prompt(small_backend: LlamaBackend) -> None:
+    """The per-message estimate adds up to the exactly tokenized prompt
+    (within the template's few framing tokens)."""
+    messages = [SYSTEM, *_history(1), ChatMessage("user", "Say hi.", id="last")]
+    exact = len(small_backend._render(messages))
+    estimate = sum(small_backend._window.count(m) for m in messages) + small_backend._window.overhead
+    assert abs(exact - estimate) <= 2, (exact, estimate)
+
+
+def test_policies_drop_what_they_say(small_backend: LlamaBackend) -> None:
+    messages = [SYSTEM, *_history(12), ChatMessage("user", "Say hi.", id="last")]
+    rolling = small_backend._window.fit(messages, 16, "rolling")
+    assert rolling.dropped_ids[:2] == ("u0", "a0") and "last" not in rolling.dropped_ids
+    text = small_backend._llm.detokenize(rolling.tokens, special=True).decode()
+    assert "Question 0." not in text and "Say hi." in text and SYSTEM.content in text
+
+    middle = small_backend._window.fit(messages, 16, "middle")
+    text = small_backend._llm.detokenize(middle.tokens, special=True).decode()
+    assert "Question 0." in text and "Answer 0." in text  # the first exchange stays
+    assert "u0" not in middle.dropped_ids and "u1" in middle.dropped_ids
+    assert len(middle.tokens) + 16 <= 256
+
+    with pytest.raises(BackendError, match="no longer fits the model's context"):
+        small_backend._window.fit(messages, 16, "stop")
+    # A conversation that fits is sent whole under every policy.
+    short = [SYSTEM, ChatMessage("user", "Hi", id="h")]
+    assert small_backend._window.fit(short, 16, "stop").dropped_ids == ()
+
+
+def test_prompt_work_is_bounded_by_the_context_not_the_history(small_backend: LlamaBackend) -> None:
+    """Only new messages are measured; a send with 1,000 turns of history
+    renders one window, not the history."""
+    window = small_backend._window
+    history = _history(1000)
+    window.fit([SYSTEM, *history, ChatMessage("user", "first", id="x1")], 16, "rolling")
+    calls: list[int] = []
+    original = small_backend._render
+    small_backend._window._render = lambda msgs: (calls.append(len(msgs)), original(msgs))[1]
+    try:
+        history += [ChatMessage("assistant", "ok", id="y1")]
+        result = window.fit([SYSTEM, *history, ChatMessage("user", "second", id="x2")], 16, "rolling")
+    finally:
+        small_backend._window._render = original
+    assert result.measured <= 3  # the new reply and message (the system prompt is cached)
+    assert calls and max(calls) < 40  # windows of a few turns, never 2,000 messages
+
+
+def test_the_window_start_is_stable_so_the_kv_cache_is_reused(small_backend: LlamaBackend) -> None:
+    """Sending turn after turn, the first kept message stays the same for
+    several turns (same prompt prefix) instead of sliding every send."""
+    window = small_backend._window
+    history = _history(12)
+    starts = []
+    for turn in range(4):
+        messages = [SYSTEM, *history, ChatMessage("user", f"Turn {turn}.", id=f"t{turn}")]
+        starts.append(window.fit(messages, 16, "rolling").dropped_ids)
+        history += [ChatMessage("user", f"Turn {turn}.", id=f"t{turn}"), ChatMessage("assistant", "Fine.", id=f"r{turn}")]
+    assert starts[1] == starts[0] and starts[2] == starts[0], starts
