@@ -600,6 +600,7 @@ class LlamaBackend:
         params = request.params
         self.last_prompt_tokens = 0
         self.last_completion_tokens = 0
+        self.last_dropped_ids = ()
 
         window = self._window.fit(request.messages, params.max_tokens, request.overflow)
         prompt, max_tokens = window.tokens, window.max_tokens

@@ -86,6 +86,12 @@ class ChatController(QObject):
         self.library = library
         self.conversation = library.new_conversation() if library is not None else Conversation()
         self.params = SamplingParams()
+        #: What the model is sent when a conversation outgrows its context
+        #: (app.core.prompt_window.OverflowPolicy value).
+        self.overflow = "rolling"
+        #: Per conversation id: how many messages the model was last told it
+        #: no longer sees (a notice comes only when that number changes).
+        self._dropped_told: dict[str, int] = {}
         self.service = InferenceService(self)
         self.model_info: ModelInfo | None = None
         self.state = ChatState.NO_MODEL
@@ -197,7 +203,7 @@ class ChatController(QObject):
         if existing is None:
             self._persist(conv, reply_msg)
         sent_at = time.monotonic()
-        rid = self.service.submit(messages, self.params, continue_text)
+        rid = self.service.submit(messages, self.params, continue_text, overflow=self.overflow)
         reply = Reply(rid, reply_msg, self.view, self.model_info.name if self.model_info else "", sent_at, self)
         reply.conversation = conv
         if self.library is not None:
@@ -444,10 +450,35 @@ class ChatController(QObject):
         if reply is None:
             return
         reply.on_producer_done(result.finish_reason, result.error, result.tokens, result.prompt_tokens, result.ended_at)
+        self._tell_dropped(reply, result.dropped_ids)
         if reply is self._current:
             if not self._tick.isActive():
                 self._tick.start()
             self._on_tick()  # finish now if everything is on screen already
+
+    def _tell_dropped(self, reply: Reply, dropped_ids: tuple[str, ...]) -> None:
+        """Say which earlier messages the model no longer sees (when that changed)."""
+        conv = reply.conversation
+        if conv is None:
+            return
+        told = self._dropped_told.get(conv.id, 0)
+        self._dropped_told[conv.id] = len(dropped_ids)
+        if len(dropped_ids) == told or conv is not self.conversation:
+            return
+        if not dropped_ids:
+            return
+        first, last = conv.get(dropped_ids[0]), conv.get(dropped_ids[-1])
+        span = ""
+        if first is not None and last is not None:
+            span = (f" (“{_excerpt(first.content)}”)" if first is last
+                    else f" (from “{_excerpt(first.content)}” to “{_excerpt(last.content)}”)")
+        n = len(dropped_ids)
+        what = "an earlier message" if n == 1 else f"{n} earlier messages"
+        self.notify(
+            f"The conversation is longer than the model's context: the model no longer sees "
+            f"{what}{span}. They stay here; Settings chooses what is dropped.",
+            "info",
+        )
 
     def _on_reply_settled(self, stats: ReplyStats) -> None:
         reply = self._replies.pop(stats.request_id, None)
@@ -521,3 +552,7 @@ class ChatController(QObject):
     def replies_pending(self) -> int:
         return len(self._replies)
 
+
+def _excerpt(text: str, n: int = 40) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= n else line[: n - 1] + "…"

@@ -99,6 +99,8 @@ class GenerationResult:
     first_token_at: float | None
     ended_at: float
     error: str = ""
+    #: Ids of the conversation messages the backend left out of the context.
+    dropped_ids: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -230,7 +232,8 @@ class InferenceWorker(QObject):
             if chunk is not None and self._buffer.put(chunk, cancel):
                 self.chunks_ready.emit(rid, chunk.seq)
         prompt_tokens = int(getattr(backend, "last_prompt_tokens", 0))
-        self._finish(rid, reason, tokens, prompt_tokens, started, first, error)
+        dropped = tuple(getattr(backend, "last_dropped_ids", ()) or ())
+        self._finish(rid, reason, tokens, prompt_tokens, started, first, error, dropped)
 
     def _finish(
         self,
@@ -241,9 +244,10 @@ class InferenceWorker(QObject):
         started: float,
         first: float | None,
         error: str = "",
+        dropped: tuple[str, ...] = (),
     ) -> None:
         self.generation_finished.emit(
-            GenerationResult(rid, reason, tokens, prompt_tokens, started, first, time.monotonic(), error)
+            GenerationResult(rid, reason, tokens, prompt_tokens, started, first, time.monotonic(), error, dropped)
         )
 
     @pyqtSlot()
@@ -333,6 +337,7 @@ class InferenceService(QObject):
         messages: tuple[ChatMessage, ...] | Callable[[], tuple[ChatMessage, ...]],
         params: SamplingParams,
         continue_text: str = "",
+        overflow: str = "rolling",
     ) -> int:
         """Queue a generation; returns its request id. Text arrives in ``buffer``.
         ``messages`` may be a callable that builds them: it is called on the
@@ -347,7 +352,7 @@ class InferenceService(QObject):
             cancel.set()
             return rid
         self._cancels[rid] = cancel
-        request = GenerationRequest(rid, messages, params, continue_text)  # type: ignore[arg-type]
+        request = GenerationRequest(rid, messages, params, continue_text, overflow)  # type: ignore[arg-type]
         self._run_requested.emit(_Job(request, cancel))
         return rid
 
