@@ -38,6 +38,7 @@ from app.ui.library import ConversationLibrary
 from app.ui.model_menu import LOCAL, ModelMenu, server_choice
 from app.ui.sidebar import Sidebar
 from app.ui.store_service import StoreService
+from app.ui.context_meter import ContextMeter, ContextTracker
 from app.ui.prompt import PromptArea
 
 
@@ -171,6 +172,9 @@ class MainWindow(QMainWindow):
         self._undo_timer.setSingleShot(True)
         self._undo_timer.setInterval(UNDO_MS)
         self.statusBar().addWidget(self.model_label, 1)
+        self.context_meter = ContextMeter()
+        self.statusBar().addPermanentWidget(self.context_meter)
+        self.context_tracker = ContextTracker(self.chat, self.prompt_area, self.context_meter, self)
         self.statusBar().addPermanentWidget(self.health_label)
         self.statusBar().addPermanentWidget(self.state_label)
 

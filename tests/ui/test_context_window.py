@@ -50,3 +50,39 @@ def test_a_notice_names_the_messages_left_out_once(qtbot, make_window) -> None: 
     window.chat.overflow = "middle"
     send(qtbot, window, "Fourth")
     assert WindowedBackend.requests[-1].overflow == "middle"
+
+
+class CountingBackend(ScriptedBackend):
+    """Reports exact prompt sizes like the local model does."""
+
+    def load(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        import dataclasses
+
+        info = super().load(*args, **kwargs)
+        return dataclasses.replace(info, n_ctx=1000)
+
+    def generate(self, request: GenerationRequest, cancel: threading.Event) -> Generator[str, None, FinishReason]:
+        self.last_prompt_tokens = 300
+        for _ in range(50):
+            if cancel.wait(0.002):
+                return FinishReason.CANCELLED
+            yield "tok "
+        return FinishReason.STOP
+
+
+def test_the_context_meter_follows_typing_streaming_and_replies(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+    window = make_window(lambda: CountingBackend(rate=1000))
+    meter = window.context_meter
+    assert meter.isVisibleTo(window) and meter.limit == 1000
+    qtbot.waitUntil(lambda: meter.used > 0)  # the (empty) conversation's system prompt, estimated
+    empty = meter.used
+    window.prompt.setPlainText("word " * 400)  # ≈ 571 tokens by the estimate
+    qtbot.waitUntil(lambda: meter.used > empty + 500, timeout=3000)
+    assert not meter.exact and "≈" in meter.text()
+    send(qtbot, window, "hello there")
+    # After the reply: the backend's exact count, prompt (300) + reply (50).
+    qtbot.waitUntil(lambda: meter.exact, timeout=3000)
+    assert meter.used == 350 and "≈" not in meter.text()
+    window.prompt.setPlainText("x " * 2000)
+    qtbot.waitUntil(lambda: meter.used > 1000, timeout=3000)
+    assert meter.property("level") == "full" and "no longer sees" in meter.toolTip()
