@@ -82,7 +82,7 @@ def bench_prompt_building(backend: LlamaBackend, levels: list[int], reps: int) -
 
 
 def _ttft(backend: LlamaBackend, messages: list[ChatMessage], seed: int) -> tuple[float, str]:
-    req = GenerationRequest(seed, tuple(messages), SamplingParams(max_tokens=120, seed=seed))
+    req = GenerationRequest(seed, tuple(messages), SamplingParams(max_tokens=50, seed=seed, ignore_eos=True))
     t = time.perf_counter()
     first = None
     pieces = []
@@ -98,7 +98,9 @@ def _ttft(backend: LlamaBackend, messages: list[ChatMessage], seed: int) -> tupl
 
 
 def bench_turns(backend: LlamaBackend, turns: int, reps: int) -> dict[str, Any]:
-    questions = [t[:300] for t in sample_messages(turns * 2)[::2]]
+    # ~110-token questions and 50-token replies: past 3,000 tokens of history by turn 20.
+    texts = sample_messages(turns * 4)
+    questions = [("Please comment on this: " + " ".join(texts[2 * i + 1].split()))[:450] for i in range(turns)]
     per_mode: dict[str, list[list[float]]] = {"reuse": [], "reset": []}
     history_tokens = []
     for r in range(reps):
