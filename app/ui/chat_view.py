@@ -27,6 +27,30 @@ thread for them; the ready units are built and swapped in, replacing the same
 text at the start of the tail. The final render of the whole message does the
 same, and reuses every document whose HTML did not change.
 
+Thinking: an assistant message whose content starts with ``<think>…</think>``
+(``app.core.thinking``) shows one header row above its answer, "▸ Thinking…
+· N words" while the model thinks, "▸ Thought for N words" after; clicking it
+(or the context menu's Show/Hide Thoughts, or ``toggle_thoughts``) unfolds
+the thoughts as escaped PLAIN text in a muted colour, in one more document
+of the item (row index -1, before the units; never Markdown or HTML).
+Folded by default; the state is kept per message id (``_open_thoughts``), so
+it survives the item leaving the virtualized window and coming back, or the
+conversation being shown again. While a reply streams, each piece goes
+through a per-message ``ThinkingSplitter``: thoughts only bump the word count
+(and are appended to the thoughts document when unfolded), the answer goes to
+the tail as before, with every tail/commit offset in content coordinates
+starting at the answer. A reply without thinking drops its splitter on its
+first non-space character (no cost after that). Only the answer is ever sent
+to the render thread.
+
+Copying: "Copy message" and whole-message selections copy the ANSWER's
+Markdown source, without the thinking; a selection starting inside unfolded
+thoughts copies the text shown. Find: the view highlights matches in what is
+shown (unfolded thoughts included); the find bar counts matches in the whole
+source, so for a message whose thoughts are folded the matches in them are
+skipped when numbering, and selecting a match that lies inside folded
+thoughts unfolds them.
+
 Safety: unit documents never load a resource; links open only through
 ``_on_link_clicked`` with an http(s) allow-list.
 
@@ -73,6 +97,7 @@ from app.core.blocks import Unit
 from app.core.conversation import Message, MessageStatus, Role
 from app.core.fenwick import Fenwick
 from app.core.textbreak import DisplayBreaker
+from app.core.thinking import ThinkingSpans, ThinkingSplitter, count_words, strip_thinking, thinking_spans
 from app.ui.render_service import (
     PRIORITY_BACKGROUND,
     PRIORITY_NOW,
@@ -93,6 +118,8 @@ LIVE_BELOW = 2.0            # screens below
 KEEP_MARGIN = 2.0           # documents further than this (screens) are dropped
 LAZY_COPY_ITEMS = 200       # a selection over more messages is copied lazily
 SYNC_HISTORY = 2000         # history messages shown at once; earlier ones come from a helper thread
+THOUGHTS_PIECE = 1000       # characters of thoughts put into their document per work step
+WORDS_EXACT_LIMIT = 100_000  # longer thoughts get an estimated word count (counting would stall)
 
 PAD_X = 16.0
 PAD_Y = 10.0
@@ -173,6 +200,13 @@ def _utf16_prefix(item: _Item, upto: int, doc_chars: int) -> int:
     return doc_chars + astral
 
 
+def _copy_source(message: Message) -> str:
+    """What copying a whole message gives: its Markdown source, the answer
+    only (a reply's thinking is left out, as it is from prompts)."""
+    content = message.content
+    return strip_thinking(content) if message.role == Role.ASSISTANT.value else content
+
+
 def _gap_after(units: list[_Unit], n: int) -> float:
     """Space after unit n: none before a continuation piece of the same code block."""
     return 0.0 if n + 1 < len(units) and units[n + 1].unit.cont else UNIT_GAP
@@ -226,6 +260,39 @@ class _Unit:
 
 
 @dataclass(eq=False, slots=True)
+class _Think:
+    """An assistant message's thinking: offsets into its content, and the
+    document showing it when unfolded (built only then, dropped with the
+    item's other documents)."""
+
+    start: int                    # content offset of the thoughts' first character
+    end: int                      # just past the thoughts known so far
+    answer: int                   # content offset of the answer (-1: not known yet)
+    closed: bool
+    words: int = -1               # -1: not counted yet (counted when first shown)
+    expanded: bool = False
+    doc: QTextDocument | None = None
+    cursor: QTextCursor | None = None
+    breaker: DisplayBreaker | None = None
+    filling: bool = False         # the document is being filled in work slices
+    pending: list[str] = field(default_factory=list)  # streamed meanwhile
+    shown: bool = False           # the document holds a non-space character
+    height: float = 0.0
+    measured_width: float = -1.0
+    find_key: str = ""            # cached count of find matches in the source
+    find_count: int = 0
+
+    @classmethod
+    def of(cls, spans: ThinkingSpans) -> _Think:
+        return cls(spans.thoughts_start, spans.thoughts_end, spans.answer_start, spans.closed)
+
+    @property
+    def ready(self) -> bool:
+        """Shown as a document (unfolded, built, filled)."""
+        return self.expanded and self.doc is not None and not self.filling
+
+
+@dataclass(eq=False, slots=True)
 class _Item:
     id: str
     kind: str                     # "user" | "assistant" | "notice"
@@ -247,6 +314,8 @@ class _Item:
     tail_breaks: list[int] = field(default_factory=list)  # source offsets of display breaks in the tail
     last_scan: float = 0.0        # when completed blocks were last looked for
     final_pending: bool = False
+    splitter: ThinkingSplitter | None = None  # streaming, until the answer starts (or no thinking)
+    think: _Think | None = None   # thinking shown folded above the answer
     # footer
     note: str = ""
     note_kind: str = "info"
@@ -260,13 +329,15 @@ class _Item:
 
     @property
     def docs_ready(self) -> bool:
-        return all(u.doc is not None for u in self.units)
+        think = self.think
+        return all(u.doc is not None for u in self.units) and (think is None or not think.expanded or think.ready)
 
 
 @dataclass(frozen=True, order=True)
 class Pos:
     """A place in the view's text: item index, unit index (len(units) = the
-    streaming tail), character position in that unit's document."""
+    streaming tail, -1 = the unfolded thoughts), character position in that
+    unit's document."""
 
     item: int
     unit: int
@@ -286,6 +357,8 @@ class ChatView(QAbstractScrollArea):
     message_settled = pyqtSignal(str)
     #: A footer action was clicked; args: action name, message id.
     message_action_requested = pyqtSignal(str, str)
+    #: A message's thoughts were unfolded (True) or folded (False); args: message id, unfolded.
+    thoughts_toggled = pyqtSignal(str, bool)
     #: The items near the viewport have all their documents built.
     viewport_ready = pyqtSignal()
     #: Every message given to add_messages is in the view (long histories
@@ -337,6 +410,7 @@ class ChatView(QAbstractScrollArea):
         self._bold = QFont(self._font)
         self._bold.setWeight(QFont.Weight.Bold)
         self._line_heights: dict[str, float] = {}
+        self._open_thoughts: set[str] = set()  # ids of messages whose thoughts are unfolded
         self.slices = 0              # work slices run (for benchmarks)
         self.max_slice_s = 0.0
         self.last_slice_s = 0.0
@@ -362,6 +436,17 @@ class ChatView(QAbstractScrollArea):
 
     def _header_height(self, item: _Item) -> float:
         return 0.0 if item.kind == "notice" else self._line_height(self._bold) + HEADER_GAP
+
+    def _think_header_height(self, item: _Item) -> float:
+        """The "▸ Thinking…" row (none without thinking)."""
+        return 0.0 if item.think is None else self._line_height(self._small) + HEADER_GAP
+
+    def _thoughts_height(self, think: _Think, width: float) -> float:
+        """Height of the unfolded thoughts' row: measured, or estimated while
+        their document is not built (or being filled)."""
+        if think.ready or think.measured_width == width:
+            return think.height
+        return self._estimate_text(think.end - think.start, 0, width)
 
     def _footer_height(self, item: _Item) -> float:
         if item.kind == "notice":
@@ -392,11 +477,17 @@ class ChatView(QAbstractScrollArea):
             body += u.height + _gap_after(item.units, n)
         if item.units:
             body -= _gap_after(item.units, len(item.units) - 1)
+        think = item.think
         if item.rendered_len < 0 and not item.units and item.message is not None:
             content = item.message.content
-            body = self._estimate_text(len(content), content.count("\n", 0, 20000), width)
+            start = think.answer if think is not None and think.answer >= 0 else 0
+            body = self._estimate_text(len(content) - start, content.count("\n", start, start + 20000), width)
         if item.tail is not None and not item.tail.isEmpty():
             body += (UNIT_GAP if item.units else 0.0) + item.tail_height
+        if think is not None:
+            body += self._think_header_height(item)
+            if think.expanded:
+                body += self._thoughts_height(think, width) + UNIT_GAP
         return PAD_Y + self._header_height(item) + body + self._footer_height(item) + PAD_Y
 
     def _top(self, index: int) -> float:
@@ -472,10 +563,14 @@ class ChatView(QAbstractScrollArea):
             item.streaming = True
             item.rendered_len = 0
             self._new_tail(item)
+            if kind == "assistant":
+                item.splitter = ThinkingSplitter()
             if len(message):  # shown again after another conversation was: its text so far
-                self._tail_insert(item, message.content)
+                self._stream_text(item, message.content)
                 item.tail_height = item.tail.size().height() if item.tail is not None else 0.0
         else:
+            if kind == "assistant":
+                self._set_think(item, thinking_spans(message.content))
             cached = message.rendered
             if cached is not None:
                 item.units = [_Unit(u) for u in cached]
@@ -488,6 +583,10 @@ class ChatView(QAbstractScrollArea):
             self._set_footer_from_status(item)
         self._append_item(item)
         if item.streaming and len(message):
+            think = item.think
+            if think is not None and think.expanded and think.doc is None:
+                self._start_fill(item)
+                self._set_height(self._index[item.id], self._item_height(item))
             self._maybe_commit(item)
 
     def add_messages(self, messages: list[Message]) -> None:
@@ -523,14 +622,16 @@ class ChatView(QAbstractScrollArea):
             gc.freeze()
         self.history_completed.emit()
 
-    def _history_params(self) -> tuple[int, float, float]:
+    def _history_params(self) -> tuple[int, float, float, float]:
         width = self._content_width()
         frame = 2 * PAD_Y + self._line_height(self._bold) + HEADER_GAP + self._line_height(self._small) + FOOTER_GAP
-        return max(10, int(width / 7.5)), self._line_height(), frame
+        return max(10, int(width / 7.5)), self._line_height(), frame, self._line_height(self._small) + HEADER_GAP
 
-    def _make_history_items(self, messages: list[Message], params: tuple[int, float, float]) -> list[_Item]:
-        """Items with estimated heights. Pure Python: safe on any thread."""
-        per_line, line_h, frame = params
+    def _make_history_items(self, messages: list[Message], params: tuple[int, float, float, float]) -> list[_Item]:
+        """Items with estimated heights. Pure Python: safe on any thread
+        (thinking found by ``thinking_spans``: O(leading whitespace) for a
+        message without it)."""
+        per_line, line_h, frame, think_h = params
         user = Role.USER.value
         complete = MessageStatus.COMPLETE
         out: list[_Item] = []
@@ -542,14 +643,28 @@ class ChatView(QAbstractScrollArea):
                 item.units = [_Unit(u) for u in cached]
                 item.rendered_len = len(message)
             content = message.content
-            lines = len(content) // per_line + content.count("\n", 0, 20000) + 1
-            item.height = frame + lines * line_h + 12.0
+            start = 0
+            if kind == "assistant":
+                spans = thinking_spans(content)
+                if spans is not None:
+                    item.think = _Think.of(spans)
+                    start = spans.answer_start
+            lines = (len(content) - start) // per_line + content.count("\n", start, start + 20000) + 1
+            item.height = frame + lines * line_h + 12.0 + (think_h if item.think is not None else 0.0)
             if message.status != complete or message.meta.tokens:
                 self._set_footer_from_status(item)
             out.append(item)
         return out
 
+    def _mark_open_thoughts(self, items: list[_Item]) -> None:
+        """Items made off the GUI thread learn which thoughts are unfolded."""
+        if self._open_thoughts:
+            for item in items:
+                if item.think is not None and item.id in self._open_thoughts:
+                    item.think.expanded = True
+
     def _append_history(self, new: list[_Item]) -> None:
+        self._mark_open_thoughts(new)
         stick = self.at_bottom()
         items, index = self._items, self._index
         for item in new:
@@ -572,6 +687,7 @@ class ChatView(QAbstractScrollArea):
             gc.enable()
         if owner != self._generation or not older:
             return  # the view was cleared meanwhile
+        self._mark_open_thoughts(older)
         k = len(older)
         added = sum(i.height for i in older) + k * ITEM_GAP
         sb = self.verticalScrollBar()
@@ -662,7 +778,10 @@ class ChatView(QAbstractScrollArea):
 
     def live_document_count(self) -> int:
         return sum(
-            sum(1 for u in i.units if u.doc is not None) + (1 if i.tail is not None else 0) for i in self._items
+            sum(1 for u in i.units if u.doc is not None)
+            + (1 if i.tail is not None else 0)
+            + (1 if i.think is not None and i.think.doc is not None else 0)
+            for i in self._items
         )
 
     # ------------------------------------------------------------------ footer
@@ -761,12 +880,57 @@ class ChatView(QAbstractScrollArea):
             return
         if item.tail is None:
             self._new_tail(item)
-        self._tail_insert(item, text)
+        answer = self._stream_text(item, text)
+        think = item.think
+        if think is not None and think.expanded and think.doc is None:
+            self._start_fill(item)
         self._tail_changed(item)
         now = time.monotonic()
-        if "\n" in text and now - item.last_scan >= COMMIT_SCAN_S:
+        if "\n" in answer and now - item.last_scan >= COMMIT_SCAN_S:
             item.last_scan = now
             self._maybe_commit(item)
+
+    def _stream_text(self, item: _Item, text: str) -> str:
+        """Route streamed text: thinking to the item's thoughts, the answer to
+        the tail; returns the answer part. Without a splitter (a user
+        message, or a reply whose answer has begun) all of it is answer."""
+        splitter = item.splitter
+        if splitter is not None:
+            thought, text = splitter.feed(text)
+            if splitter.thoughts_start is not None:
+                self._stream_thoughts(item, splitter, thought)
+            if splitter.state == "answer":
+                item.splitter = None  # from now on every piece is answer
+                think = item.think
+                if think is not None and splitter.answer_start is not None:
+                    # The answer begins here: the tail and the commits start at it.
+                    think.answer = splitter.answer_start
+                    item.committed = item.commit_asked = item.tail_start = item.tail_end = think.answer
+                    item.tail_breaks = []
+        if text:
+            self._tail_insert(item, text)
+        return text
+
+    def _stream_thoughts(self, item: _Item, splitter: ThinkingSplitter, thought: str) -> None:
+        """Streamed thoughts: counted; appended to their document when unfolded."""
+        think = item.think
+        if think is None:
+            assert splitter.thoughts_start is not None
+            start = splitter.thoughts_start
+            think = item.think = _Think(start, start, -1, False, words=0)
+            think.expanded = item.id in self._open_thoughts
+        if thought:
+            think.end += len(thought)
+            think.words = splitter.words
+            if think.doc is not None:
+                if think.filling:
+                    think.pending.append(thought)
+                else:
+                    self._thoughts_insert(think, thought)
+        if splitter.closed and not think.closed:
+            think.closed = True
+            if think.doc is not None and not think.filling:
+                self._trim_thoughts(think)
 
     def _tail_insert(self, item: _Item, text: str) -> None:
         """Append source text to the tail document, with the display-only
@@ -793,6 +957,12 @@ class ChatView(QAbstractScrollArea):
         if item.tail.textWidth() != width:
             item.tail.setTextWidth(width)
         item.tail_height = item.tail.size().height()
+        think = item.think
+        if think is not None and think.ready:
+            assert think.doc is not None
+            if think.doc.textWidth() != width:
+                think.doc.setTextWidth(width)
+            think.height, think.measured_width = think.doc.size().height(), width
         index = self._index[item.id]
         self._set_height(index, self._item_height(item))
         if self._is_visible(index):
@@ -803,6 +973,8 @@ class ChatView(QAbstractScrollArea):
         msg = item.message
         if msg is None or item.commit_asked > item.committed:
             return  # one commit in flight at a time
+        if item.splitter is not None:
+            return  # the answer has not begun (thinking, or "<thi" undecided)
         content = msg.content
         cut = render.find_cut(content, item.committed)
         if cut > item.committed:
@@ -819,11 +991,50 @@ class ChatView(QAbstractScrollArea):
             return
         item.streaming = False
         item.final_pending = True
+        item.splitter = None
         self._finalizing.add(item.id)
         self._set_footer_from_status(item)
         content = item.message.content
-        self._render.request(RenderJob(item.id, "final", content, token=len(content)), PRIORITY_NOW)
+        text = self._answer_source(item, content)
+        think = item.think
+        if think is not None and think.ready:
+            self._trim_thoughts(think)
+        # Only the answer goes through Markdown; the thoughts stay plain text.
+        self._render.request(RenderJob(item.id, "final", text, token=len(content)), PRIORITY_NOW)
         self.viewport().update()
+
+    def _answer_source(self, item: _Item, content: str) -> str:
+        """The part of ``content`` rendered as Markdown (the answer), with
+        the item's thinking brought up to date from the whole text."""
+        if item.kind != "assistant":
+            return content
+        spans = thinking_spans(content)
+        self._set_think(item, spans)
+        return content if spans is None else content[spans.answer_start :]
+
+    def _set_think(self, item: _Item, spans: ThinkingSpans | None) -> None:
+        """Make the item's thinking match ``spans`` (the whole content's)."""
+        think = item.think
+        if spans is None:
+            if think is not None:
+                self._drop_thoughts(think)
+                item.think = None
+            return
+        if think is None:
+            item.think = think = _Think.of(spans)
+            think.expanded = item.id in self._open_thoughts
+            return
+        changed = (think.start, think.end) != (spans.thoughts_start, spans.thoughts_end)
+        think.start, think.end, think.answer, think.closed = (
+            spans.thoughts_start, spans.thoughts_end, spans.answer_start, spans.closed
+        )
+        if changed:
+            # (a stream that ended inside "</th": the held text is thoughts after all)
+            think.words = -1
+            if think.doc is not None:
+                self._drop_thoughts(think)
+                if think.expanded and self._index.get(item.id) is not None:
+                    self._start_fill(item)
 
     def _on_rendered(self, result: RenderResult) -> None:
         job = result.job
@@ -948,6 +1159,11 @@ class ChatView(QAbstractScrollArea):
         if item.tail is not None and item.tail.textWidth() != width:
             item.tail.setTextWidth(width)
             item.tail_height = item.tail.size().height()
+        think = item.think
+        if think is not None and think.doc is not None and think.doc.textWidth() != width:
+            think.doc.setTextWidth(width)
+            if not think.filling:
+                think.height, think.measured_width = think.doc.size().height(), width
         index = self._index.get(item.id)
         if index is not None:
             self._set_height(index, self._item_height(item))
@@ -957,8 +1173,177 @@ class ChatView(QAbstractScrollArea):
             if u.doc is not None:
                 u.doc.deleteLater()
                 u.doc = None
+        if item.think is not None:
+            self._drop_thoughts(item.think)
         item.live = False
         self._live.discard(item.id)
+
+    # ------------------------------------------------------------------ thoughts
+
+    def _start_fill(self, item: _Item) -> None:
+        """Give unfolded thoughts their document, filled from the message's
+        text in work slices (``THOUGHTS_PIECE`` characters each, laid out as
+        they go); thoughts streamed meanwhile wait in ``pending``."""
+        think, msg = item.think, item.message
+        assert think is not None and msg is not None
+        text = msg.content[think.start : think.end]
+        doc = self._new_document()
+        doc.setTextWidth(self._content_width())
+        think.doc, think.cursor, think.breaker = doc, QTextCursor(doc), DisplayBreaker(BREAK_LIMIT)
+        think.filling, think.pending, think.shown = True, [], False
+        self._queue(f"thoughts:{item.id}:{id(doc)}", lambda: self._fill_thoughts(item, think, doc, text))
+
+    def _fill_thoughts(self, item: _Item, think: _Think, doc: QTextDocument, text: str) -> Iterator[None]:
+        for start in range(0, len(text), THOUGHTS_PIECE):
+            if item.think is not think or think.doc is not doc:
+                return  # folded, dropped or cleared meanwhile
+            self._thoughts_insert(think, text[start : start + THOUGHTS_PIECE])
+            doc.size()  # lay this piece out now, in this slice
+            yield
+        if item.think is not think or think.doc is not doc:
+            return
+        for piece in think.pending:
+            self._thoughts_insert(think, piece)
+        think.pending = []
+        think.filling = False
+        if think.closed or not item.streaming:
+            self._trim_thoughts(think)
+        width = self._content_width()
+        if doc.textWidth() != width:
+            doc.setTextWidth(width)
+        think.height, think.measured_width = doc.size().height(), width
+        index = self._index.get(item.id)
+        if index is not None and self._items[index] is item:
+            self._set_height(index, self._item_height(item))
+            self.viewport().update()
+
+    def _thoughts_insert(self, think: _Think, text: str) -> None:
+        """Append thoughts to their document as PLAIN text (never parsed),
+        with display-only breaks (no paragraph outgrows ``BREAK_LIMIT``);
+        leading whitespace is not shown."""
+        assert think.cursor is not None and think.breaker is not None
+        if not think.shown:
+            text = text.lstrip()
+            if not text:
+                return
+            think.shown = True
+        cursor = think.cursor
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        start = 0
+        for b in think.breaker.feed(text):
+            if b > start:
+                cursor.insertText(text[start:b])
+            if not cursor.atBlockStart():
+                cursor.insertBlock()
+            start = b
+        cursor.insertText(text[start:])
+
+    def _trim_thoughts(self, think: _Think) -> None:
+        """Drop the trailing whitespace shown (the thoughts are complete)."""
+        doc = think.doc
+        if doc is None:
+            return
+        end = doc.characterCount() - 1
+        pos = end
+        while pos > 0 and doc.characterAt(pos - 1).isspace():
+            pos -= 1
+        if pos < end:
+            cursor = QTextCursor(doc)
+            cursor.setPosition(pos)
+            cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+            cursor.removeSelectedText()
+
+    def _drop_thoughts(self, think: _Think) -> None:
+        if think.doc is not None:
+            think.doc.deleteLater()
+        think.doc = think.cursor = think.breaker = None
+        think.filling, think.pending, think.shown = False, [], False
+
+    def _think_words(self, item: _Item) -> tuple[int, bool]:
+        """(words in the thoughts, estimated?): counted once, when first shown."""
+        think = item.think
+        assert think is not None
+        if think.words < 0:
+            n = think.end - think.start
+            if n > WORDS_EXACT_LIMIT or item.message is None:
+                return n // 6, True
+            think.words = count_words(item.message.content[think.start : think.end])
+        return think.words, False
+
+    def _think_label(self, item: _Item) -> str:
+        think = item.think
+        assert think is not None
+        arrow = "▾" if think.expanded else "▸"
+        words, estimated = self._think_words(item)
+        count = f"{'~' if estimated else ''}{words} word{'' if words == 1 else 's'}"
+        if item.streaming and not think.closed:
+            return f"{arrow} Thinking… · {count}" if words else f"{arrow} Thinking…"
+        return f"{arrow} Thought for {count}" if words else f"{arrow} Thoughts"
+
+    def _think_header_rect(self, index: int) -> QRectF | None:
+        """The thinking header's clickable rect, in content coordinates."""
+        item = self._items[index]
+        if item.think is None:
+            return None
+        fm = QFontMetricsF(self._small)
+        y = self._top(index) + PAD_Y + self._header_height(item)
+        return QRectF(PAD_X, y, fm.horizontalAdvance(self._think_label(item)) + 8, fm.height())
+
+    def _think_header_at(self, point: QPointF) -> str | None:
+        """The id of the message whose thinking header is under ``point``."""
+        if not self._items:
+            return None
+        y = point.y() + self.verticalScrollBar().value()
+        index = self._item_at_y(y)
+        rect = self._think_header_rect(index)
+        if rect is not None and rect.adjusted(-3, -3, 3, 3).contains(QPointF(point.x(), y)):
+            return self._items[index].id
+        return None
+
+    def _set_expanded(self, item: _Item, expanded: bool) -> None:
+        think = item.think
+        assert think is not None
+        if expanded:
+            self._open_thoughts.add(item.id)
+        else:
+            self._open_thoughts.discard(item.id)
+        if think.expanded == expanded:
+            return
+        think.expanded = expanded
+        index = self._index[item.id]
+        if expanded:
+            if think.doc is None and (item.live or item.tail is not None):
+                self._start_fill(item)
+        else:
+            self._drop_thoughts(think)
+            for pos in (self._anchor, self._cursor_pos):
+                if pos is not None and pos.item == index and pos.unit < 0:
+                    self._anchor = self._cursor_pos = None  # its text is gone
+        self._set_height(index, self._item_height(item))
+        self._schedule_visibility()
+        self.viewport().update()
+        self.thoughts_toggled.emit(item.id, expanded)
+
+    def set_thoughts_expanded(self, message_id: str, expanded: bool) -> None:
+        """Unfold (True) or fold a message's thoughts. Remembered per message
+        id, also for a message not shown (yet)."""
+        item = self._item(message_id)
+        if item is None or item.think is None:
+            if expanded:
+                self._open_thoughts.add(message_id)
+            else:
+                self._open_thoughts.discard(message_id)
+            return
+        self._set_expanded(item, expanded)
+
+    def toggle_thoughts(self, message_id: str) -> None:
+        """Fold or unfold a message's thoughts (what clicking its header does)."""
+        item = self._item(message_id)
+        if item is not None and item.think is not None:
+            self._set_expanded(item, not item.think.expanded)
+
+    def thoughts_expanded(self, message_id: str) -> bool:
+        return message_id in self._open_thoughts
 
     # ------------------------------------------------------------------ time-sliced work
 
@@ -1068,10 +1453,14 @@ class ChatView(QAbstractScrollArea):
             return
         item.render_asked = len(msg)
         kind = "user" if item.kind == "user" else "history"
-        self._render.request(RenderJob(item.id, kind, msg.content, token=len(msg)), priority)
+        text = self._answer_source(item, msg.content)  # the thoughts never go through Markdown
+        self._render.request(RenderJob(item.id, kind, text, token=len(msg)), priority)
 
     def _build_item(self, item: _Item) -> Iterator[None]:
         width = self._content_width()
+        think = item.think
+        if think is not None and think.expanded and think.doc is None and item.live:
+            self._start_fill(item)
         for u in item.units:
             if self._item(item.id) is not item or not item.live:
                 return
@@ -1168,6 +1557,11 @@ class ChatView(QAbstractScrollArea):
             painter.setPen(QColor(_COLORS["user" if item.kind == "user" else "assistant"]))
             painter.drawText(QPointF(PAD_X, y + QFontMetricsF(self._bold).ascent()), item.label)
             y += self._header_height(item)
+        if item.think is not None:
+            painter.setFont(self._small)
+            painter.setPen(self._muted_text())
+            painter.drawText(QPointF(PAD_X, y + QFontMetricsF(self._small).ascent()), self._think_label(item))
+            y += self._think_header_height(item)
         vh = self.viewport().height()
         for n, doc, height, unit, uy in self._rows(item, y):
             if uy > vh:
@@ -1178,6 +1572,10 @@ class ChatView(QAbstractScrollArea):
                 ctx = self._paint_ctx()
                 if item.kind == "notice":
                     ctx.palette.setColor(QPalette.ColorRole.Text, QColor(_COLORS.get(item.note_kind, _COLORS["info"])))
+                elif n < 0:  # the thoughts: muted, with a rule at their left
+                    muted = self._muted_text()
+                    ctx.palette.setColor(QPalette.ColorRole.Text, muted)
+                    painter.fillRect(QRectF(-8, 0, 2, height), muted)
                 ctx.clip = QRectF(0, -uy, width, vh)
                 ctx.selections = self._selections_for(index, n, doc)
                 doc.documentLayout().draw(painter, ctx)
@@ -1187,9 +1585,20 @@ class ChatView(QAbstractScrollArea):
         if item.kind != "notice":
             self._paint_footer(painter, item, top + item.height - PAD_Y - self._line_height(self._small))
 
+    def _muted_text(self) -> QColor:
+        """The thoughts' colour: the palette's placeholder text colour."""
+        return self.palette().color(QPalette.ColorRole.PlaceholderText)
+
     def _rows(self, item: _Item, y: float) -> Iterator[tuple[int, QTextDocument | None, float, _Unit | None, float]]:
-        """(unit index, document, height, unit or None for the tail, top y) of
-        each part of ``item``'s body, the first at ``y``."""
+        """(unit index, document, height, unit or None for the tail and the
+        thoughts, top y) of each part of ``item``'s body, the first at ``y``:
+        the unfolded thoughts (index -1; no document while being built),
+        the units, the tail."""
+        think = item.think
+        if think is not None and think.expanded:
+            height = self._thoughts_height(think, self._content_width())
+            yield -1, (think.doc if think.ready else None), height, None, y
+            y += height + UNIT_GAP
         units = item.units
         for n, u in enumerate(units):
             yield n, u.doc, u.height, u, y
@@ -1200,8 +1609,9 @@ class ChatView(QAbstractScrollArea):
             yield len(units), item.tail, item.tail_height, None, y
 
     def _body_top(self, index: int) -> float:
-        """Content y of the first unit of item ``index``."""
-        return self._top(index) + PAD_Y + self._header_height(self._items[index])
+        """Content y of the first row (thoughts or unit) of item ``index``."""
+        item = self._items[index]
+        return self._top(index) + PAD_Y + self._header_height(item) + self._think_header_height(item)
 
     def _copy_button_rect(self, unit_top: float, width: float) -> QRectF:
         return QRectF(width - PAD_X - 58, unit_top + 4, 52, 20)
@@ -1279,6 +1689,9 @@ class ChatView(QAbstractScrollArea):
 
     def _doc_of(self, pos: Pos) -> QTextDocument | None:
         item = self._items[pos.item]
+        if pos.unit < 0:
+            think = item.think
+            return think.doc if think is not None and think.ready else None
         if pos.unit < len(item.units):
             return item.units[pos.unit].doc
         return item.tail
@@ -1301,7 +1714,7 @@ class ChatView(QAbstractScrollArea):
             return None
         index, n, _doc, p = hit
         item = self._items[index]
-        if n >= len(item.units) or item.units[n].unit.kind != "code" or not item.units[n].unit.copy:
+        if n < 0 or n >= len(item.units) or item.units[n].unit.kind != "code" or not item.units[n].unit.copy:
             return None
         rect = self._copy_button_rect(0, self.viewport().width())
         if rect.contains(QPointF(p.x() + PAD_X, p.y())):
@@ -1342,7 +1755,12 @@ class ChatView(QAbstractScrollArea):
                 self.viewport().update()
             return
         href = self._anchor_at(point)
-        clickable = bool(href) or self._footer_action_at(point) is not None or self._copy_button_at(point) is not None
+        clickable = (
+            bool(href)
+            or self._footer_action_at(point) is not None
+            or self._copy_button_at(point) is not None
+            or self._think_header_at(point) is not None
+        )
         self.viewport().setCursor(
             QCursor(Qt.CursorShape.PointingHandCursor if clickable else Qt.CursorShape.IBeamCursor)
         )
@@ -1358,6 +1776,10 @@ class ChatView(QAbstractScrollArea):
         self._press_at = None
         self._dragging = False
         if not clicked:
+            return
+        thinking = self._think_header_at(point)
+        if thinking is not None:
+            self.toggle_thoughts(thinking)
             return
         action = self._footer_action_at(point)
         if action is not None:
@@ -1410,10 +1832,17 @@ class ChatView(QAbstractScrollArea):
         copy.setEnabled(self.has_selection())
         copy.triggered.connect(self.copy_selection)
         hit = self._hit(QPointF(event.pos()))
+        if event.reason() == event.Reason.Keyboard and self._cursor_pos is not None:
+            hit = (self._cursor_pos.item, 0, None, QPointF())  # the message last clicked
         if hit is not None and self._items[hit[0]].kind != "notice":
-            item_id = self._items[hit[0]].id
+            item = self._items[hit[0]]
+            item_id = item.id
             msg_copy = menu.addAction("Copy Message")
             msg_copy.triggered.connect(lambda: self._on_footer_action("copy", item_id))
+            if item.think is not None:
+                label = "Hide Thoughts" if item.think.expanded else "Show Thoughts"
+                toggle = menu.addAction(label)
+                toggle.triggered.connect(lambda: self.toggle_thoughts(item_id))
         menu.addSeparator()
         select_all = menu.addAction("Select All")
         select_all.triggered.connect(self.select_all)
@@ -1431,6 +1860,17 @@ class ChatView(QAbstractScrollArea):
             if kind == f"action:{action}":
                 return QPointF(rect.center().x(), rect.center().y() - offset)
         return None
+
+    def thinking_header_point(self, message_id: str) -> QPointF | None:
+        """The centre of a message's thinking header in the viewport (None:
+        no thinking)."""
+        index = self._index.get(message_id)
+        if index is None:
+            return None
+        rect = self._think_header_rect(index)
+        if rect is None:
+            return None
+        return QPointF(rect.center().x(), rect.center().y() - self.verticalScrollBar().value())
 
     def code_copy_point(self, message_id: str, nth: int = 0) -> QPointF | None:
         """The centre of the n-th code block's Copy button in the viewport."""
@@ -1451,7 +1891,7 @@ class ChatView(QAbstractScrollArea):
         if action == "copy":
             item = self._item(item_id)
             if item is not None and item.message is not None:
-                self._set_clipboard(item.message.content, "message")
+                self._set_clipboard(_copy_source(item.message), "message")
         self.message_action_requested.emit(action, item_id)
 
     def _on_link_clicked(self, url: QUrl) -> None:
@@ -1479,7 +1919,7 @@ class ChatView(QAbstractScrollArea):
         last = len(self._items) - 1
         item = self._items[last]
         n_units = len(item.units) + (1 if item.tail is not None else 0)
-        self._anchor = Pos(0, 0, 0)
+        self._anchor = Pos(0, -1, 0)
         self._cursor_pos = Pos(last, max(0, n_units - 1), 1 << 30)
         self.viewport().update()
 
@@ -1524,8 +1964,9 @@ class ChatView(QAbstractScrollArea):
 
     def selected_text(self) -> str:
         """The selected text. Whole messages come as their Markdown source
-        (cheap, and what a user pasting a reply wants); partly selected ones
-        as the text shown."""
+        (cheap, and what a user pasting a reply wants), the answer only,
+        without the thinking; partly selected ones as the text shown
+        (unfolded thoughts included when the selection starts in them)."""
         sel = self._ordered_selection()
         if sel is None:
             return ""
@@ -1538,15 +1979,20 @@ class ChatView(QAbstractScrollArea):
             last = b.unit if index == b.item else n_units - 1
             whole = (
                 item.message is not None
-                and (index != a.item or (a.unit == 0 and a.char == 0))
+                and (index != a.item or (a.unit <= 0 and a.char == 0))
                 and (index != b.item or (b.unit >= n_units - 1 and b.char >= (1 << 29)))
             )
             if whole and item.message is not None:
-                parts.append(item.message.content)
+                parts.append(_copy_source(item.message))
                 continue
             chunks: list[str] = []
             for n in range(first, min(last, n_units - 1) + 1):
-                doc = item.units[n].doc if n < len(item.units) else item.tail
+                if n < 0:
+                    doc = self._doc_of(Pos(index, n, 0))
+                    if doc is None:
+                        continue  # folded thoughts are not shown: not copied
+                else:
+                    doc = item.units[n].doc if n < len(item.units) else item.tail
                 start = a.char if (index, n) == (a.item, a.unit) else 0
                 if doc is None:
                     chunks.append(blocks.units_plain_text([item.units[n].unit]))
@@ -1604,8 +2050,11 @@ class ChatView(QAbstractScrollArea):
         item = self._items[index]
         if not item.docs_ready or item.rendered_len < 0:
             return False
+        k = self._hidden_thought_matches(item)
+        if nth < k and item.think is not None:
+            self._set_expanded(item, True)  # the match is in folded thoughts: unfold them
+            return False
         self._reveal = None
-        k = 0
         for _n, doc, _height, _unit, uy in self._rows(item, self._body_top(index)):
             if doc is None:
                 continue
@@ -1626,9 +2075,13 @@ class ChatView(QAbstractScrollArea):
         item = self._items[index]
         current_nth = -1
         if self._find_current is not None and self._find_current[0] == item.id:
-            current_nth = self._find_current[1] - sum(
-                self._count_in_doc(u.doc) for u in item.units[:n] if u.doc is not None
-            )
+            before = self._hidden_thought_matches(item)
+            if n >= 0:
+                before += sum(self._count_in_doc(u.doc) for u in item.units[:n] if u.doc is not None)
+                think = item.think
+                if think is not None and think.ready and think.doc is not None:
+                    before += self._count_in_doc(think.doc)
+            current_nth = self._find_current[1] - before
         cursor = doc.find(self._find_text)
         k = 0
         while not cursor.isNull():
@@ -1642,6 +2095,23 @@ class ChatView(QAbstractScrollArea):
             cursor = doc.find(self._find_text, cursor)
         return out
 
+    def _hidden_thought_matches(self, item: _Item) -> int:
+        """Find matches in a message's thoughts while they are not shown (the
+        find bar numbers the matches of the whole source, thoughts first)."""
+        think = item.think
+        if think is None or think.ready or not self._find_text or item.message is None:
+            return 0
+        key = f"{think.start}:{think.end}\x00{self._find_text}"
+        if think.find_key != key:
+            needle = self._find_text.casefold()
+            haystack = item.message.content[think.start : think.end].casefold()
+            k, at = 0, haystack.find(needle)
+            while at >= 0:
+                k += 1
+                at = haystack.find(needle, at + len(needle))
+            think.find_key, think.find_count = key, k
+        return think.find_count
+
     def _count_in_doc(self, doc: QTextDocument) -> int:
         k = 0
         cursor = doc.find(self._find_text)
@@ -1653,7 +2123,9 @@ class ChatView(QAbstractScrollArea):
     # ------------------------------------------------------------------ reading back
 
     def message_text(self, message_id: str) -> str:
-        """The text shown for a message (units and tail), as a reader sees it."""
+        """The text shown for a message's answer (units and tail), as a
+        reader sees it; the thinking is apart (``thinking_header``,
+        ``thoughts_text``)."""
         item = self._item(message_id)
         if item is None:
             return ""
@@ -1661,6 +2133,19 @@ class ChatView(QAbstractScrollArea):
         if item.tail is not None and not item.tail.isEmpty():
             parts.append(item.tail.toPlainText())
         return "\n".join(parts)
+
+    def thinking_header(self, message_id: str) -> str:
+        """A message's thinking header as shown ("▸ Thinking… · 3 words"),
+        or "" when it has no thinking."""
+        item = self._item(message_id)
+        return "" if item is None or item.think is None else self._think_label(item)
+
+    def thoughts_text(self, message_id: str) -> str | None:
+        """The thoughts shown (unfolded, their document built), else None."""
+        item = self._item(message_id)
+        if item is None or item.think is None or not item.think.ready or item.think.doc is None:
+            return None
+        return item.think.doc.toPlainText()
 
     def message_links(self, message_id: str) -> list[str]:
         """The href of every link shown in a message, in order."""
@@ -1718,6 +2203,11 @@ class ChatView(QAbstractScrollArea):
                 out.append(item.units[0].unit.body)
             else:
                 out.append(item.label)
+                if item.think is not None:
+                    out.append(self._think_label(item))
+                    thoughts = self.thoughts_text(item.id)
+                    if thoughts is not None:
+                        out.append(thoughts)
                 out.append(self.message_text(item.id))
                 footer = self.message_footer(item.id)
                 if footer:
