@@ -58,13 +58,6 @@ def strip_thinking(content: str) -> str:
     return split.answer if split.thoughts is not None else content
 
 
-def could_be_open_tag_prefix(content: str) -> bool:
-    """True while ``content`` (stripped) might still grow into ``<think>``:
-    a streaming view waits before showing "<thi" as text."""
-    head = content.lstrip()
-    return len(head) < len(OPEN_TAG) and OPEN_TAG.startswith(head.lower())
-
-
 # ------------------------------------------------------------------ offsets and streams
 
 # Any run of line breaks right after ``</think>`` (split_thinking drops it).
