@@ -305,24 +305,6 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
         pass  # quiet: tests read server.requests, not stderr
 
-    def do_GET(self) -> None:
-        self._dispatch()
-
-    def do_POST(self) -> None:
-        self._dispatch()
-
-    def do_PUT(self) -> None:
-        self._dispatch()
-
-    def do_DELETE(self) -> None:
-        self._dispatch()
-
-    def do_PATCH(self) -> None:
-        self._dispatch()
-
-    def do_OPTIONS(self) -> None:
-        self._dispatch()
-
     def _read_body(self) -> bytes:
         if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
             parts = []
@@ -347,7 +329,7 @@ class _Handler(BaseHTTPRequestHandler):
             raise _BadRequest("bad Content-Length") from None
         return self.rfile.read(length) if length > 0 else b""
 
-    def _dispatch(self) -> None:
+    def _dispatch(self) -> None:  # every method: unknown ones get a JSON 404
         try:
             raw = self._read_body()
         except _BadRequest as exc:
@@ -391,6 +373,9 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
 
     # -- response primitives -------------------------------------------------
+
+
+    do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _dispatch
 
     def _start(self, out: _Writer, status: int, headers: Iterable[tuple[str, str]], chunked: bool) -> None:
         lines = [

@@ -88,6 +88,16 @@ class RemoteBackend:
     def _deltas(self, response: httpx.Response) -> Iterator[Delta]:
         raise NotImplementedError
 
+    @staticmethod
+    def _wire_messages(request: GenerationRequest) -> list[dict[str, str]]:
+        """The request's messages as JSON. A reply to continue goes last as an
+        assistant message: llama-server and Ollama continue it (prefill);
+        other servers answer it as a new turn."""
+        messages = [{"role": m.role, "content": m.content} for m in request.messages]
+        if request.continue_text:
+            messages.append({"role": "assistant", "content": request.continue_text})
+        return messages
+
     # -- Backend protocol -------------------------------------------------------
     def load(self, cancel: threading.Event | None = None, progress: LoadProgress | None = None) -> ModelInfo:
         """Check the server answers and learn its models (nothing is loaded:

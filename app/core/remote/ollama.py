@@ -25,9 +25,7 @@ class OllamaBackend(RemoteBackend):
         return [str(item.get("name") or item["model"]) for item in data["models"]]
 
     def _chat_request(self, request: GenerationRequest) -> tuple[str, dict[str, Any]]:
-        messages = [{"role": m.role, "content": m.content} for m in request.messages]
-        if request.continue_text:
-            messages.append({"role": "assistant", "content": request.continue_text})
+        messages = self._wire_messages(request)
         p = request.params
         options: dict[str, Any] = {
             "temperature": p.temperature,

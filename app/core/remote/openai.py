@@ -34,11 +34,7 @@ class OpenAIBackend(RemoteBackend):
         return [str(item["id"]) for item in items]
 
     def _chat_request(self, request: GenerationRequest) -> tuple[str, dict[str, Any]]:
-        messages = [{"role": m.role, "content": m.content} for m in request.messages]
-        if request.continue_text:
-            # llama-server continues a final assistant message (prefill);
-            # other servers answer it as a new turn.
-            messages.append({"role": "assistant", "content": request.continue_text})
+        messages = self._wire_messages(request)
         p = request.params
         payload: dict[str, Any] = {
             "model": self.model,
