@@ -37,7 +37,7 @@ def main(out_dir: str) -> int:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     app = make_application()
-    window = create_window(*scripted_factory(rate=400))
+    window = create_window(*scripted_factory(rate=400), persist=False)  # pictures only: no history
     window.resize(980, 900)
     window.show()
     step = {"n": 0}
@@ -78,5 +78,67 @@ def main(out_dir: str) -> int:
     return app.exec()
 
 
+THINKING_REPLY = """<think>
+The user asks which river is longer. The Nile is about 6,650 km, the Amazon
+about 6,400 km by the usual measure, though some surveys give the Amazon more.
+I should give the usual answer and mention the dispute.
+</think>
+The **Nile** is usually listed as the longest river (about 6,650 km), with the
+**Amazon** close behind (about 6,400 km).
+
+Some surveys measure the Amazon from a more distant source and put it ahead:
+the answer depends on where a river is said to start.
+"""
+
+
+def thinking_scene(out_dir: str) -> int:
+    """A reasoning model's reply, its thoughts opened, and the Servers dialog."""
+    import tempfile
+
+    from app.core.remote.servers import ServerConfig, save_servers
+    from app.ui.servers_dialog import ServersDialog
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    text = Path(tempfile.mkdtemp()) / "thinking.md"
+    text.write_text(THINKING_REPLY, encoding="utf-8")
+    save_servers([
+        ServerConfig("llama-server on the desk", "openai", "http://127.0.0.1:8080", "qwen3-8b-q4_k_m"),
+        ServerConfig("Ollama on the NAS", "ollama", "http://nas.local:11434", "deepseek-r1:8b"),
+    ])
+    app = make_application()
+    window = create_window(*scripted_factory(rate=300, text_file=str(text)))
+    window.resize(980, 700)
+    window.show()
+
+    def shot(widget, name: str) -> None:  # type: ignore[no-untyped-def]
+        screen = QGuiApplication.primaryScreen()
+        assert screen is not None
+        screen.grabWindow(0).copy(widget.frameGeometry()).save(str(out / name))
+
+    def on_ready(_info: object) -> None:
+        QTimer.singleShot(300, lambda: window.enter_prompt("Which is longer, the Nile or the Amazon?"))
+
+    def on_settled(stats) -> None:  # type: ignore[no-untyped-def]
+        window.view.set_thoughts_expanded(stats.message_id, True)
+        QTimer.singleShot(800, lambda: (shot(window, "thinking.png"), servers()))
+
+    def servers() -> None:
+        dialog = ServersDialog(window)
+        dialog.resize(780, 460)
+        dialog.show()
+        QTimer.singleShot(600, lambda: (shot(dialog, "servers.png"), dialog.reject(), window.close()))
+
+    window.chat.model_ready.connect(on_ready)
+    window.chat.reply_settled.connect(on_settled)
+    QTimer.singleShot(60000, app.quit)
+    return app.exec()
+
+
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else "docs/screenshots"))
+    args = sys.argv[1:]
+    scene = "main"
+    if args and args[0] == "--scene":
+        scene, args = args[1], args[2:]
+    target = args[0] if args else "docs/screenshots"
+    sys.exit(thinking_scene(target) if scene == "thinking" else main(target))

@@ -17,5 +17,11 @@ Xvfb "$display" -screen 0 1200x1000x24 >/dev/null 2>&1 &
 xvfb_pid=$!
 trap 'kill $xvfb_pid 2>/dev/null || true' EXIT
 sleep 1
-DISPLAY="$display" QT_QPA_PLATFORM=xcb .venv/bin/python scripts/screenshots.py "${1:-docs/screenshots}"
+# Each scene in a fresh profile: the pictures never show the user's own history.
+for scene in main thinking; do
+  profile="$(mktemp -d)"
+  DISPLAY="$display" QT_QPA_PLATFORM=xcb XDG_CONFIG_HOME="$profile/config" XDG_DATA_HOME="$profile/data" \
+    .venv/bin/python scripts/screenshots.py --scene "$scene" "$(realpath -m "${1:-docs/screenshots}")"
+  rm -rf "$profile"
+done
 echo "screenshots in ${1:-docs/screenshots}"
