@@ -78,6 +78,13 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--json", action="store_true", help="print a JSON list of the matches")
     search.add_argument("--limit", type=int, default=50, metavar="N", help="at most N matches (default 50)")
     search.add_argument("--db", metavar="PATH", help=db_help)
+    models_cmd = sub.add_parser("models", help="list the GGUF model files Rill knows",
+                                description="List the model files Rill knows (the models folder, files "
+                                            "opened or added before, the default model), as Model › "
+                                            "Manage Models… shows them, with what each file's header says.")
+    models_cmd.add_argument("--json", action="store_true", help="print a JSON list")
+    models_cmd.add_argument("--n-ctx", type=int, default=None, metavar="N",
+                            help="estimate the memory for this context size (default: Rill's, 4096)")
     return parser
 
 
@@ -320,11 +327,47 @@ def run_store_command(args: argparse.Namespace) -> int:
         return 130
 
 
+def run_models_command(args: argparse.Namespace) -> int:
+    """``rill models [--json]``: app.core.model_catalog's list (no Qt)."""
+    import json
+
+    from app.core import model_catalog
+    from app.core.models import DEFAULT_N_CTX
+
+    _utf8_stdout()
+    n_ctx = args.n_ctx or DEFAULT_N_CTX
+    if n_ctx < 1:
+        print("rill models: --n-ctx must be at least 1.", file=sys.stderr)
+        return 1
+    try:
+        entries = model_catalog.scan()
+        available = model_catalog.available_memory()
+        if args.json:
+            print(json.dumps([e.to_dict(n_ctx, available) for e in entries], ensure_ascii=False, indent=2))
+        elif not entries:
+            print("No models found. Put .gguf files in "
+                  f"{model_catalog.settings.user_models_dir()} or open one in Rill.", file=sys.stderr)
+        else:
+            for entry in entries:
+                print("\n".join(model_catalog.describe(entry, n_ctx, available)))
+    except BrokenPipeError:  # `rill models | head`
+        import os
+
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     if args.command in STORE_COMMANDS:
         return run_store_command(args)  # before anything imports Qt
+    if args.command == "models":
+        return run_models_command(args)  # no Qt either
     from app.application import backend_from_args, create_window, make_application, use_offscreen_without_display
 
     if args.backend in ("openai", "ollama"):

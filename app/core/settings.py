@@ -129,3 +129,66 @@ def remember_last_model(model: str | os.PathLike[str], path: Path | None = None)
     data = load_settings(path)
     data[LAST_MODEL_KEY] = str(Path(model).expanduser().absolute())
     return save_settings(data, path)
+
+
+# -- the models Rill knows (Model › Manage Models…) -----------------------------------
+
+KNOWN_MODELS_KEY = "known_models"
+#: At most this many remembered model files (the oldest go first).
+MAX_KNOWN_MODELS = 200
+
+
+def _model_path_value(value: object) -> Path | None:
+    if not isinstance(value, str) or not value.strip() or "\x00" in value:
+        return None
+    model = Path(value).expanduser()
+    return model if model.is_absolute() else None
+
+
+def known_models(path: Path | None = None) -> list[Path]:
+    """The model files added to Rill's list (opened, dropped or added in
+    Manage Models…), oldest first; they may since have gone. Bad entries are
+    skipped (logged)."""
+    value = load_settings(path).get(KNOWN_MODELS_KEY)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        log.warning("ignoring the settings key %r: not a list", KNOWN_MODELS_KEY)
+        return []
+    models: list[Path] = []
+    for item in value:
+        model = _model_path_value(item)
+        if model is None:
+            log.warning("ignoring an entry of the settings key %r: not an absolute path: %r", KNOWN_MODELS_KEY, item)
+        elif model not in models:
+            models.append(model)
+    return models
+
+
+def add_known_model(model: str | os.PathLike[str], path: Path | None = None) -> bool:
+    """Add ``model`` to the list (no write when it is there already). False
+    (logged) when it cannot be saved."""
+    model_path = Path(model).expanduser().absolute()
+    current = known_models(path)
+    if model_path in current:
+        return True
+    current = (current + [model_path])[-MAX_KNOWN_MODELS:]
+    data = load_settings(path)
+    data[KNOWN_MODELS_KEY] = [str(m) for m in current]
+    return save_settings(data, path)
+
+
+def remove_known_model(model: str | os.PathLike[str], path: Path | None = None) -> bool:
+    """Take ``model`` off the list (the file itself is never touched); it is
+    no longer the model to start with either. False (logged) when it cannot
+    be saved."""
+    model_path = Path(model).expanduser().absolute()
+    data = load_settings(path)
+    current = known_models(path)
+    changed = model_path in current
+    if changed:
+        data[KNOWN_MODELS_KEY] = [str(m) for m in current if m != model_path]
+    if last_model_path(path) == model_path:
+        data.pop(LAST_MODEL_KEY, None)
+        changed = True
+    return save_settings(data, path) if changed else True

@@ -369,6 +369,13 @@ class InferenceService(QObject):
         for rid in list(self._cancels):
             self.cancel(rid)
 
+    def cancel_load(self) -> None:
+        """Cancel the model load in progress, if any (generations are left
+        alone); returns at once. The load ends with ``model_load_failed``
+        ("Loading was cancelled."). The model loaded before it is not back:
+        the worker freed it when this load started."""
+        self._cancel_events.load.set()
+
     def _on_generation_finished(self, result: GenerationResult) -> None:
         self._cancels.pop(result.request_id, None)
         self.generation_finished.emit(result)
