@@ -221,6 +221,12 @@ class Conversation:
     updated_at: float = field(default_factory=time.time)
     pinned: bool = False
     model: str = ""
+    #: This conversation's overrides of the Settings, in the flat form of
+    #: ``app.core.preferences.ConversationSettings.to_dict()``: its own
+    #: "system_prompt" and/or sampling keys ("temperature", "seed"...).
+    #: Empty: everything as in Settings. The store keeps them in the
+    #: ``system_prompt`` and ``params`` columns.
+    overrides: dict[str, Any] = field(default_factory=dict)
     _index: dict[str, Message] = field(default_factory=dict, repr=False)
     _children: dict[str | None, list[str]] = field(default_factory=dict, repr=False)
 
@@ -367,12 +373,15 @@ class Conversation:
     def get(self, message_id: str) -> Message | None:
         return self._index.get(message_id)
 
-    def prompt_builder(self, upto: Message | None = None) -> Callable[[], tuple[ChatMessage, ...]]:
+    def prompt_builder(
+        self, upto: Message | None = None, system_prompt: str | None = None
+    ) -> Callable[[], tuple[ChatMessage, ...]]:
         """A function that builds ``prompt(upto)`` later, on another thread.
         Taking it is O(path) pointer copies; the messages it reads are
-        finished ones, which the GUI no longer changes."""
+        finished ones, which the GUI no longer changes. ``system_prompt``
+        (None: ``self.system_prompt``) is the one chosen for this request."""
         path = list(self.messages)
-        system_prompt = self.system_prompt
+        system_prompt = self.system_prompt if system_prompt is None else system_prompt
         upto_id = upto.id if upto is not None else None
 
         def build() -> tuple[ChatMessage, ...]:
@@ -417,6 +426,7 @@ class Conversation:
             "updated_at": self.updated_at,
             "pinned": self.pinned,
             "model": self.model,
+            "overrides": dict(self.overrides),
             "current_leaf": self.current_leaf,
             "messages": [m.to_dict() for m in self.all_messages()],
         }
@@ -431,6 +441,7 @@ class Conversation:
             updated_at=float(data.get("updated_at") or time.time()),
             pinned=bool(data.get("pinned", False)),
             model=str(data.get("model", "")),
+            overrides=dict(data["overrides"]) if isinstance(data.get("overrides"), dict) else {},
         )
         conv.load([Message.from_dict(m) for m in data.get("messages", [])], data.get("current_leaf"))
         return conv

@@ -9,8 +9,10 @@ The JSON format is documented in ``docs/FORMAT.md``. In short::
                         "messages": [{"id", "parent_id", "role", "content", "status",
                                       "error", "created_at", "meta": {...}}, ...]}]}
 
-It holds the whole tree of every conversation (every branch), its metadata and
-each reply's stats; never settings, API keys or anything else about the user.
+It holds the whole tree of every conversation (every branch), its metadata,
+its own settings (``system_prompt``: left out when it follows the default
+system prompt of Settings; ``params``: its sampling overrides) and each
+reply's stats; never Rill's settings, API keys or anything else about the user.
 
 Import validates the WHOLE document before it writes anything, then writes it
 in one transaction: malformed input raises ``ImportFormatError`` naming the
@@ -33,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from app import __version__
-from app.core.conversation import Message, MessageMeta, MessageStatus, Role
+from app.core.conversation import DEFAULT_SYSTEM_PROMPT, Message, MessageMeta, MessageStatus, Role
 from app.core.store import ConversationInfo
 
 FORMAT_NAME = "rill.export"
@@ -153,18 +155,20 @@ def message_to_dict(msg: Message) -> dict[str, Any]:
 def conversation_to_dict(info: Any, messages: Sequence[Message]) -> dict[str, Any]:
     ids = {m.id for m in messages}
     leaf = info.current_leaf if info.current_leaf in ids else None
-    return {
+    out: dict[str, Any] = {
         "id": info.id,
         "title": info.title,
         "created_at": info.created_at,
         "updated_at": info.updated_at,
         "pinned": bool(info.pinned),
         "model": info.model,
-        "system_prompt": info.system_prompt,
-        "params": dict(info.params or {}),
-        "current_leaf": leaf,
-        "messages": [message_to_dict(m) for m in messages],
     }
+    if info.system_prompt is not None:  # absent: the default system prompt of Settings
+        out["system_prompt"] = info.system_prompt
+    out["params"] = dict(info.params or {})
+    out["current_leaf"] = leaf
+    out["messages"] = [message_to_dict(m) for m in messages]
+    return out
 
 
 def _exported_at() -> str:
@@ -463,7 +467,9 @@ class ParsedConversation:
     updated_at: float
     pinned: bool
     model: str
-    system_prompt: str | None  # None: the field was absent (the store's default applies)
+    #: None: the field was absent, or held Rill's built-in default: the
+    #: conversation follows the default system prompt of Settings.
+    system_prompt: str | None
     params: dict[str, Any]
     current_leaf: str | None
     messages: list[Message]  # parents before children
@@ -516,6 +522,8 @@ def _parse_conversation(raw: Any, path: JsonPath, seen_messages: dict[str, JsonP
     present, system_prompt = r._get("system_prompt", False)
     if present:
         system_prompt = r.string("system_prompt")
+        if system_prompt == DEFAULT_SYSTEM_PROMPT:
+            system_prompt = None  # what every conversation had before Settings existed
     params = r.obj_field("params")
     params = {} if params is None else params
     _check_text(json.dumps(params, ensure_ascii=False), path + ("params",))

@@ -19,11 +19,18 @@ if TYPE_CHECKING:
 BackendFactory = Callable[[], Backend]
 
 
-def local_factory(model_path: str | Path | None) -> tuple[BackendFactory, str]:
-    """A llama-cpp-python backend for ``model_path`` (None: the default model)."""
+def local_factory(
+    model_path: str | Path | None, options: dict[str, int | None] | None = None
+) -> tuple[BackendFactory, str]:
+    """A llama-cpp-python backend for ``model_path`` (None: the default model).
+
+    ``options``: LlamaBackend's n_ctx, n_threads, n_threads_batch,
+    n_gpu_layers; None: Settings › Model (``app.core.preferences``), read
+    when the factory runs, so a load always uses the settings of that moment."""
 
     def make() -> Backend:
         from app.core.models import default_model_path
+        from app.core.preferences import load_preferences
         from app.core.settings import user_models_dir
 
         path = Path(model_path) if model_path else default_model_path()
@@ -36,7 +43,8 @@ def local_factory(model_path: str | Path | None) -> tuple[BackendFactory, str]:
             from app.core.llama_backend import LlamaBackend
         except ImportError as exc:
             raise BackendError(f"llama-cpp-python is not available: {exc}") from exc
-        return LlamaBackend(path)
+        kwargs = options if options is not None else load_preferences().model_options()
+        return LlamaBackend(path, **kwargs)  # type: ignore[arg-type]
 
     return make, str(model_path) if model_path else "the default model"
 

@@ -403,7 +403,8 @@ class LlamaBackend:
     counting the end-of-generation token), for stats.
 
     ``n_ctx`` must be a multiple of 256 (ValueError otherwise); thread counts
-    default to ``default_thread_counts()``.
+    default to ``default_thread_counts()``. ``n_gpu_layers`` (-1: all) is
+    handed to llama.cpp, which uses it only when built with a GPU backend.
     """
 
     def __init__(
@@ -412,6 +413,7 @@ class LlamaBackend:
         n_ctx: int = DEFAULT_N_CTX,
         n_threads: int | None = None,
         n_threads_batch: int | None = None,
+        n_gpu_layers: int = 0,
     ) -> None:
         if n_ctx <= 0 or n_ctx % 256:
             # llama.cpp pads n_ctx up to a multiple of 256 while the Python
@@ -423,6 +425,7 @@ class LlamaBackend:
         self.n_threads_batch = (
             n_threads_batch if n_threads_batch is not None else DEFAULT_N_THREADS_BATCH
         )
+        self.n_gpu_layers = n_gpu_layers
         self.last_prompt_tokens: int = 0
         self.last_completion_tokens: int = 0
         #: Messages of the last request left out of the context (ids, oldest first).
@@ -496,6 +499,7 @@ class LlamaBackend:
                     n_ctx=self.n_ctx,
                     n_threads=self.n_threads,
                     n_threads_batch=self.n_threads_batch,
+                    n_gpu_layers=self.n_gpu_layers,
                     verbose=True,  # our log callback keeps it off the terminal
                 )
             except Exception as exc:

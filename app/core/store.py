@@ -63,6 +63,15 @@ version v to v+1, each in one transaction (an empty file is version 0).
   indexes and their triggers (see ``app.core.search``); an index for the
   sidebar order (pinned first, then newest) and a partial index of streaming
   messages (``recover_interrupted`` at start-up costs nothing).
+* v3: per-conversation overrides of the Settings
+  (``app.core.preferences.ConversationSettings``). ``system_prompt`` NULL now
+  means "the default system prompt of Settings" (v2 read NULL as no system
+  prompt: those rows become ''); a row holding Rill's built-in default
+  (``DEFAULT_SYSTEM_PROMPT``, which every conversation got when it was made)
+  becomes NULL, so it follows the default the user sets. ``params`` holds the
+  sampling overrides (only the keys overridden; a random seed is
+  ``"seed": null``). No new column: the version bump keeps a v2 Rill, which
+  would read NULL as "no system prompt", from opening the file.
 
 Message rows have no cascade chains: ``delete_message`` and
 ``delete_conversation`` unlink parents before deleting, because SQLite runs
@@ -94,7 +103,7 @@ from app.core.settings import data_dir
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 DB_FILE_NAME = "rill.db"
 #: ``Store.open`` runs ``PRAGMA quick_check`` on a file up to this size (about
 #: 150 ms for 200 MB here); on a bigger one it checks the header, the schema
@@ -153,8 +162,10 @@ class OpenResult:
 
 @dataclass
 class ConversationInfo:
-    """A conversation's row (no messages). ``params`` holds the sampling
-    overrides (JSON in the database); ``current_leaf`` is the id of the
+    """A conversation's row (no messages). ``system_prompt`` is the
+    conversation's own system prompt (None: the default one of Settings);
+    ``params`` holds the sampling overrides (JSON in the database); together
+    they are its ``ConversationSettings``. ``current_leaf`` is the id of the
     message at the end of the path the user last viewed; ``message_count`` is
     filled in only when asked for (``list_conversations(with_counts=True)``)."""
 
@@ -164,13 +175,18 @@ class ConversationInfo:
     updated_at: float = field(default_factory=time.time)
     pinned: bool = False
     model: str = ""
-    system_prompt: str = DEFAULT_SYSTEM_PROMPT
+    system_prompt: str | None = None
     params: dict[str, Any] = field(default_factory=dict)
     current_leaf: str | None = None
     message_count: int | None = None
 
     @classmethod
     def from_conversation(cls, conv: Conversation, params: dict[str, Any] | None = None) -> ConversationInfo:
+        """The row of ``conv``: its overrides (``Conversation.overrides``)
+        give ``system_prompt`` and, unless given, ``params``."""
+        own = conv.overrides.get("system_prompt")
+        if params is None:
+            params = {k: v for k, v in conv.overrides.items() if k != "system_prompt"}
         return cls(
             id=conv.id,
             title=conv.title,
@@ -178,7 +194,7 @@ class ConversationInfo:
             updated_at=conv.updated_at,
             pinned=conv.pinned,
             model=conv.model,
-            system_prompt=conv.system_prompt,
+            system_prompt=own if isinstance(own, str) else None,
             params=dict(params or {}),
             current_leaf=conv.current_leaf,
         )
@@ -254,8 +270,14 @@ def _migrate_1_to_2(conn: sqlite3.Connection) -> None:
         conn.execute(sql)
 
 
+def _migrate_2_to_3(conn: sqlite3.Connection) -> None:
+    # v2 showed NULL as "no system prompt"; from v3 on NULL means "the default"
+    conn.execute("UPDATE conversations SET system_prompt = '' WHERE system_prompt IS NULL")
+    conn.execute("UPDATE conversations SET system_prompt = NULL WHERE system_prompt = ?", (DEFAULT_SYSTEM_PROMPT,))
+
+
 #: ``MIGRATIONS[v]`` turns a version-v database into version v+1.
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_migrate_0_to_1, _migrate_1_to_2]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_migrate_0_to_1, _migrate_1_to_2, _migrate_2_to_3]
 assert len(MIGRATIONS) == SCHEMA_VERSION
 
 
@@ -464,7 +486,7 @@ def _info(row: tuple[Any, ...], count: int | None = None) -> ConversationInfo:
         updated_at=row[3] or 0.0,
         pinned=bool(row[4]),
         model=row[5] or "",
-        system_prompt=row[6] if row[6] is not None else "",
+        system_prompt=row[6],
         params=params,
         current_leaf=row[8],
         message_count=count,
@@ -914,8 +936,9 @@ class Store:
 
     def update_conversation(self, conversation_id: str, **fields: Any) -> None:
         """Change some of: title, created_at, updated_at, pinned, model,
-        system_prompt, params (a dict), current_leaf. ``updated_at`` is not
-        bumped implicitly (renaming or pinning does not reorder the sidebar)."""
+        system_prompt (None: the default of Settings), params (a dict),
+        current_leaf. ``updated_at`` is not bumped implicitly (renaming or
+        pinning does not reorder the sidebar)."""
         unknown = set(fields) - _UPDATABLE
         if unknown:
             raise TypeError(f"update_conversation: unknown field(s) {', '.join(sorted(unknown))}")
@@ -1048,14 +1071,19 @@ class Store:
         info = self.get_conversation(conversation_id)
         if info is None:
             return None
+        overrides = dict(info.params)
+        overrides.pop("system_prompt", None)
+        if info.system_prompt is not None:
+            overrides["system_prompt"] = info.system_prompt
         conv = Conversation(
-            system_prompt=info.system_prompt,
+            system_prompt=info.system_prompt if info.system_prompt is not None else DEFAULT_SYSTEM_PROMPT,
             id=info.id,
             title=info.title,
             created_at=info.created_at,
             updated_at=info.updated_at,
             pinned=info.pinned,
             model=info.model,
+            overrides=overrides,
         )
         conv.load(self.load_messages(conversation_id), info.current_leaf)
         conv.updated_at = info.updated_at

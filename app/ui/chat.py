@@ -20,6 +20,7 @@ from PyQt6.QtCore import QObject, Qt, QTimer, pyqtSignal
 
 from app.core.backend import ModelInfo, SamplingParams
 from app.core.conversation import Conversation, Message, MessageStatus
+from app.core.preferences import ReplySettings, conversation_settings, merge
 from app.ui.chat_view import ChatView
 from app.ui.inference import BackendFactory, GenerationResult, InferenceService
 from app.ui.library import ConversationLibrary
@@ -85,7 +86,14 @@ class ChatController(QObject):
         self.view = view
         self.library = library
         self.conversation = library.new_conversation() if library is not None else Conversation()
+        #: The sampling of every reply (Settings; the window sets it), under
+        #: each conversation's overrides. Read when a request is sent: a
+        #: change never touches a reply already streaming.
         self.params = SamplingParams()
+        #: The default system prompt (Settings); None: each conversation's
+        #: ``system_prompt``. A conversation's own one overrides it.
+        self.default_system_prompt: str | None = None
+        self._last_load: tuple[BackendFactory, str] | None = None  # for reload_model
         #: What the model is sent when a conversation outgrows its context
         #: (app.core.prompt_window.OverflowPolicy value).
         self.overflow = "rolling"
@@ -101,6 +109,7 @@ class ChatController(QObject):
         self.last_request_id = 0                      # the last reply sent
         self._shutting_down = False
         self._shut_down = False
+        self._load_cancelled = False                  # cancel_load() was called for the load running
         self._tick = QTimer(self)
         self._tick.setInterval(TICK_MS)
         self._tick.setTimerType(Qt.TimerType.PreciseTimer)
@@ -139,7 +148,36 @@ class ChatController(QObject):
     def load_model(self, factory: BackendFactory, description: str) -> None:
         if self.state == ChatState.GENERATING:
             self.stop()
+        self._last_load = (factory, description)
         self.service.load(factory, description)
+
+    @property
+    def last_load_description(self) -> str | None:
+        """What the last load asked for was (None: no load yet): what
+        ``reload_model`` loads again."""
+        return self._last_load[1] if self._last_load is not None else None
+
+    def reload_model(self) -> str | None:
+        """Load the last model asked for again (Settings › Reload model now:
+        a local model then reads context length, threads and GPU layers
+        afresh). Returns its description; None when no model was asked for."""
+        if self._last_load is None:
+            return None
+        factory, description = self._last_load
+        self.load_model(factory, description)
+        return description
+
+    def cancel_load(self) -> bool:
+        """Cancel the model load in progress (the Cancel button beside its
+        progress bar); the conversations are untouched. ``model_failed``
+        follows ("Loading was cancelled."); no model is loaded then (the
+        previous one was freed when the load started). False (nothing done)
+        when no load is running."""
+        if self.state != ChatState.LOADING:
+            return False
+        self._load_cancelled = True
+        self.service.cancel_load()
+        return True
 
     def _set_state(self, state: ChatState) -> None:
         if state != self.state:
@@ -147,10 +185,12 @@ class ChatController(QObject):
             self.state_changed.emit(state)
 
     def _on_model_load_started(self, description: str) -> None:
+        self._load_cancelled = False
         self.model_info = None
         self._set_state(ChatState.LOADING)
 
     def _on_model_loaded(self, info: ModelInfo) -> None:
+        self._load_cancelled = False  # Cancel came too late: the model is there
         self.model_info = info
         for warning in info.warnings:
             self.notify(f"⚠ {warning}", "warning")
@@ -158,6 +198,12 @@ class ChatController(QObject):
         self.model_ready.emit(info)
 
     def _on_model_load_failed(self, message: str) -> None:
+        if self._load_cancelled:  # the user's Cancel (cancel_load)
+            self._load_cancelled = False
+            self.notify("Loading the model was cancelled. Choose a model in the Model menu.", "info")
+            self._set_state(ChatState.NO_MODEL)
+            self.model_failed.emit(message)
+            return
         self.notify(f"Could not load the model. {message}\nChoose a model in the Model menu: a GGUF file, or a server (Model › Servers…).", "error")
         self._set_state(ChatState.NO_MODEL)
         self.model_failed.emit(message)
@@ -193,7 +239,8 @@ class ChatController(QObject):
         else:
             reply_msg = conv.start_reply() if parent_id is None else conv.start_reply(parent_id=parent_id)
             continue_text = ""
-        messages = conv.prompt_builder(upto=reply_msg)  # built on the inference thread
+        chosen = self.reply_settings(conv)  # as they are now: later changes are for later requests
+        messages = conv.prompt_builder(upto=reply_msg, system_prompt=chosen.system_prompt)  # built on the inference thread
         if conv is self.conversation:
             if parent_id is None and existing is None:
                 self.view.add_message(reply_msg)
@@ -203,7 +250,7 @@ class ChatController(QObject):
         if existing is None:
             self._persist(conv, reply_msg)
         sent_at = time.monotonic()
-        rid = self.service.submit(messages, self.params, continue_text, overflow=self.overflow)
+        rid = self.service.submit(messages, chosen.params, continue_text, overflow=self.overflow)
         reply = Reply(rid, reply_msg, self.view, self.model_info.name if self.model_info else "", sent_at, self)
         reply.conversation = conv
         if self.library is not None:
@@ -211,6 +258,12 @@ class ChatController(QObject):
             reply.saver = lambda force, c=conv, m=reply_msg: library.message_changed(c, m, force)
         self._start_reply(reply)
         return reply
+
+    def reply_settings(self, conv: Conversation) -> ReplySettings:
+        """The sampling and system prompt a request in ``conv`` gets now:
+        ``params`` and the default system prompt under its overrides."""
+        default = self.default_system_prompt if self.default_system_prompt is not None else conv.system_prompt
+        return merge(self.params, default, conversation_settings(conv))
 
     def _persist(self, conv: Conversation, msg: Message) -> None:
         if self.library is not None:

@@ -64,6 +64,9 @@ class ConversationLibrary(QObject):
             info = store.get_conversation(conversation_id)
             if info is None:
                 return None
+            overrides = {k: v for k, v in (info.params or {}).items() if k != "system_prompt"}
+            if info.system_prompt is not None:
+                overrides["system_prompt"] = info.system_prompt
             conv = Conversation(
                 system_prompt=info.system_prompt if info.system_prompt is not None else Conversation().system_prompt,
                 id=info.id,
@@ -72,6 +75,7 @@ class ConversationLibrary(QObject):
                 updated_at=info.updated_at,
                 pinned=bool(info.pinned),
                 model=info.model or "",
+                overrides=overrides,
             )
             conv.load(store.load_messages(conversation_id), info.current_leaf)
             return conv
@@ -110,6 +114,18 @@ class ConversationLibrary(QObject):
         self.store.write(lambda store: store.update_conversation(conversation_id, pinned=pinned), key=f"conv:{conversation_id}:pin")
         self.conversation_changed.emit(conversation_id)
 
+    def set_overrides(self, conv: Conversation, overrides: dict[str, Any]) -> None:
+        """Replace ``conv``'s overrides of the Settings (Conversation
+        Settings…): the next request in it uses them; saved with it (at
+        once if it is stored, else with its first message)."""
+        conv.overrides = dict(overrides)
+        if conv.id in self._stored:
+            system_prompt, params = _stored_overrides(conv)
+            self.store.write(
+                lambda store: store.update_conversation(conv.id, system_prompt=system_prompt, params=params),
+                key=f"conv:{conv.id}:overrides",
+            )
+
     def delete(self, conversation_id: str) -> None:
         """Delete from the store (the caller offered its undo beforehand)."""
         self.open.pop(conversation_id, None)
@@ -130,16 +146,17 @@ class ConversationLibrary(QObject):
         conv.updated_at = time.time()
         if conv.id not in self._stored:
             self._stored.add(conv.id)
-            fields = (conv.id, conv.title, conv.created_at, conv.updated_at, conv.pinned, conv.model, conv.system_prompt)
+            system_prompt, params = _stored_overrides(conv)
+            fields = (conv.id, conv.title, conv.created_at, conv.updated_at, conv.pinned, conv.model)
 
             def create(store: Any) -> None:
-                cid, title, created, updated, pinned, model, system_prompt = fields
+                cid, title, created, updated, pinned, model = fields
                 from app.core.store import ConversationInfo
 
                 store.create_conversation(
                     ConversationInfo(
                         id=cid, title=title or "New chat", created_at=created, updated_at=updated, pinned=pinned,
-                        model=model, system_prompt=system_prompt, params={}, current_leaf=None,
+                        model=model, system_prompt=system_prompt, params=params, current_leaf=None,
                     )
                 )
 
@@ -178,3 +195,11 @@ class ConversationLibrary(QObject):
             snapshot = Message.from_dict(msg.to_dict())
             self.store.write(lambda store, s=snapshot: store.add_message(conv.id, s))
         self.set_current_leaf(conv)
+
+
+def _stored_overrides(conv: Conversation) -> tuple[str | None, dict[str, Any]]:
+    """``conv.overrides`` as the store keeps them: (system_prompt column:
+    None for the default, params)."""
+    own = conv.overrides.get("system_prompt")
+    params = {k: v for k, v in conv.overrides.items() if k != "system_prompt"}
+    return (own if isinstance(own, str) else None), params

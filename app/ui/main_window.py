@@ -8,7 +8,7 @@ from pathlib import Path
 
 from PyQt6 import sip
 from PyQt6.QtCore import PYQT_VERSION_STR, Qt, QTimer, pyqtSignal, qVersion
-from PyQt6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence, QShortcut
+from PyQt6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDragMoveEvent, QDropEvent, QIcon, QKeySequence, QShortcut
 from PyQt6.QtWidgets import (
     QApplication,
     QSplitter,
@@ -24,6 +24,7 @@ from PyQt6.QtWidgets import (
 )
 
 from app.core import about, models, settings
+from app.core.preferences import ConversationSettings, Preferences
 from app.core.backend import ModelInfo
 from app.core.factory import local_factory, remote_factory
 from app.core.remote.servers import ServerConfig, load_servers
@@ -36,6 +37,7 @@ from app.ui import exchange_actions
 from app.ui.find_bar import FindBar
 from app.ui.library import ConversationLibrary
 from app.ui.model_menu import LOCAL, ModelMenu, server_choice
+from app.ui.model_manager import ManagedModelMenu
 from app.ui.sidebar import Sidebar
 from app.ui.store_service import StoreService
 from app.ui.context_meter import ContextMeter, ContextTracker
@@ -183,6 +185,8 @@ class MainWindow(QMainWindow):
         self._stop_shortcut = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)
         self._connect_signals()
         self.install_search()
+        self.install_model_manager()
+        self.install_settings()
         self._on_state_changed(self.chat.state)
         self.prompt.setFocus()
 
@@ -240,7 +244,7 @@ class MainWindow(QMainWindow):
             edit_menu.addAction(action)
         self.servers_action = QAction(self.tr("&Servers…"), self)
         self.servers_action.setToolTip(self.tr("Add, test and edit the servers Rill can chat through"))
-        self.model_menu = ModelMenu(self.open_model_action, self.servers_action, self)
+        self.model_menu = ManagedModelMenu(self.open_model_action, self.servers_action, self)
         self.model_menu.set_servers(load_servers())
         self.model_menu.is_generating = lambda: self.chat.is_generating
         bar.addMenu(self.model_menu)
@@ -747,6 +751,96 @@ class MainWindow(QMainWindow):
             if QApplication.quitOnLastWindowClosed() and not others:
                 QApplication.quit()
 
+    def install_model_manager(self) -> None:
+        """Model › Manage Models… (Ctrl+Shift+M, ``app.ui.model_manager``),
+        the load progress bar with its Cancel button (status bar,
+        ``app.ui.load_progress``), dropping ``.gguf`` files on the window,
+        and every local model that loads joining Rill's list of models."""
+        from app.ui.load_progress import LoadProgress
+        from app.ui.model_manager import GgufDropFilter, make_manage_action
+
+        self.models_dialog = None
+        self.manage_models_action = make_manage_action(self)
+        self.addAction(self.manage_models_action)  # the shortcut works with the menu closed
+        self.model_menu.set_manage_action(self.manage_models_action)
+        self.load_progress = LoadProgress(self.chat)
+        self.statusBar().addPermanentWidget(self.load_progress)
+        self.setAcceptDrops(True)
+        # The message box takes drops as text: a .gguf dropped there opens instead.
+        self._gguf_drop_filter = GgufDropFilter(self.open_dropped, self)
+        self.prompt.viewport().installEventFilter(self._gguf_drop_filter)
+        self.manage_models_action.triggered.connect(self._on_manage_models_triggered)
+        self.chat.model_ready.connect(self._on_model_ready_known)
+
+    def _on_manage_models_triggered(self) -> None:
+        from app.ui.model_manager import ModelManagerDialog
+
+        dialog = self.models_dialog
+        if dialog is not None and not sip.isdeleted(dialog) and dialog.isVisible():
+            dialog.raise_()
+            dialog.activateWindow()
+            return
+        dialog = ModelManagerDialog(self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.model_open_requested.connect(self.model_open_requested)
+        self.models_dialog = dialog
+        dialog.open()
+
+    def _on_model_ready_known(self, info: ModelInfo) -> None:
+        # A local model that loaded joins Rill's list (a small settings
+        # write, only when it is not there yet; failures are logged).
+        if info.path and info.path.lower().endswith(models.MODEL_SUFFIX) and Path(info.path).is_absolute():
+            settings.add_known_model(info.path)
+
+    def open_dropped(self, mime: object) -> bool:
+        """Dropped files: ``.gguf`` ones join the list and the first one is
+        opened; anything else is refused with a status message. True when a
+        model was opened."""
+        from app.ui.model_manager import gguf_paths_from_mime
+
+        found, others = gguf_paths_from_mime(mime)  # type: ignore[arg-type]
+        if not found:
+            what = Path(others[0]).name if others else "That"
+            self.statusBar().showMessage(f"{what} is not a model: Rill opens .gguf model files.", 6000)
+            return False
+        for path in found:
+            settings.add_known_model(path)
+        self.model_open_requested.emit(found[0])
+        extra = f" ({len(found) - 1} more added to Model › Manage Models…)" if len(found) > 1 else ""
+        self.statusBar().showMessage(f"Opening {Path(found[0]).name}…{extra}", 6000)
+        return True
+
+    def dragEnterEvent(self, event: QDragEnterEvent | None) -> None:  # noqa: N802 (Qt API)
+        from app.ui.model_manager import gguf_paths_from_mime
+
+        if event is None:
+            return
+        found, others = gguf_paths_from_mime(event.mimeData())
+        if found:
+            event.acceptProposedAction()
+        else:
+            if others:
+                self.statusBar().showMessage(
+                    f"{Path(others[0]).name} is not a model: Rill opens .gguf model files.", 6000
+                )
+            event.ignore()
+
+    def dragMoveEvent(self, event: QDragMoveEvent | None) -> None:  # noqa: N802 (Qt API)
+        from app.ui.model_manager import gguf_paths_from_mime
+
+        if event is not None and gguf_paths_from_mime(event.mimeData())[0]:
+            event.acceptProposedAction()
+        elif event is not None:
+            event.ignore()
+
+    def dropEvent(self, event: QDropEvent | None) -> None:  # noqa: N802 (Qt API)
+        if event is None:
+            return
+        if self.open_dropped(event.mimeData()):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
     def install_search(self) -> None:
         """Search all conversations (Ctrl+K, Edit menu): the popup
         (``app.ui.search_dialog``) and what choosing a match does: open its
@@ -802,3 +896,139 @@ class MainWindow(QMainWindow):
             self.library.load(conversation_id, show)
 
         self.search_dialog.result_activated.connect(open_result)
+
+    # -- Settings and Conversation Settings ----------------------------------------------
+
+    def install_settings(self) -> None:
+        """Edit › Settings… (Ctrl+,, ``app.ui.settings_dialog``) and
+        Conversation Settings… (Edit menu, the sidebar's context menu,
+        ``app.ui.conversation_settings``). The preferences are read here
+        (a small file) and handed to the chat: every request takes them, and
+        its conversation's overrides, when it is sent."""
+        from app.core.preferences import load_preferences
+
+        self.settings_dialog = None
+        self.conversation_settings_dialog = None
+        self.preferences = load_preferences()
+        self._apply_preferences(self.preferences)
+        self.settings_action = QAction(self.tr("S&ettings…"), self)
+        self.settings_action.setShortcut(QKeySequence("Ctrl+,"))
+        self.settings_action.setMenuRole(QAction.MenuRole.PreferencesRole)
+        self.conversation_settings_action = QAction(self.tr("Conversation Se&ttings…"), self)
+        self.conversation_settings_action.setToolTip(self.tr("This conversation's own system prompt and sampling"))
+        self.addAction(self.settings_action)  # the shortcut works with the menu bar hidden
+        edit_menu = next(
+            (a.menu() for a in self.menuBar().actions() if a.menu() is not None and self.find_action in a.menu().actions()),
+            None,
+        )
+        if edit_menu is not None:
+            edit_menu.addSeparator()
+            edit_menu.addAction(self.conversation_settings_action)
+            edit_menu.addAction(self.settings_action)
+        self.settings_action.triggered.connect(self._on_settings_triggered)
+        self.conversation_settings_action.triggered.connect(self._on_conversation_settings_triggered)
+        self.sidebar.settings_requested.connect(self._on_conversation_settings_requested)
+
+    def _apply_preferences(self, prefs: Preferences) -> None:
+        """Sampling and system prompt for the next requests (never the one streaming)."""
+        self.preferences = prefs
+        self.chat.params = prefs.sampling_params()
+        self.chat.default_system_prompt = prefs.system_prompt
+
+    def _on_settings_triggered(self) -> None:
+        from app.ui.settings_dialog import SettingsDialog
+
+        dialog = self.settings_dialog
+        if dialog is not None and not sip.isdeleted(dialog) and dialog.isVisible():
+            dialog.raise_()
+            dialog.activateWindow()
+            return
+        info = self.chat.model_info
+        dialog = SettingsDialog(
+            self, self.preferences, loaded=info, reload_available=self.chat.last_load_description is not None
+        )
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.preferences_applied.connect(self._apply_preferences)
+        dialog.reload_model_requested.connect(self._on_reload_model_requested)
+        self.settings_dialog = dialog
+        if info is not None and info.path.lower().endswith(models.MODEL_SUFFIX):
+            self._tell_trained_ctx(dialog, info.path)
+        dialog.open()
+
+    def _tell_trained_ctx(self, dialog: object, path: str) -> None:
+        """Read the model file's trained context off the GUI thread (its
+        header: 10-40 ms) and give it to the dialog (a warning when the
+        context length is larger)."""
+        import threading
+        from concurrent.futures import Future
+
+        future: Future[int | None] = Future()
+
+        def read() -> None:
+            try:
+                from app.core.gguf_info import read_gguf_info
+
+                future.set_result(read_gguf_info(path).context_length)
+            except Exception:  # noqa: BLE001 - only a warning depends on it
+                future.set_result(None)
+
+        threading.Thread(target=read, name="rill-trained-ctx", daemon=True).start()
+        poll = QTimer(dialog)  # type: ignore[arg-type]
+        poll.setInterval(50)
+
+        def check() -> None:
+            if future.done():
+                poll.stop()
+                if not sip.isdeleted(dialog):  # type: ignore[arg-type]
+                    dialog.set_trained_ctx(future.result())  # type: ignore[attr-defined]
+
+        poll.timeout.connect(check)
+        poll.start()
+
+    def _on_reload_model_requested(self) -> None:
+        description = self.chat.last_load_description
+        if description is None:
+            return
+        choice = self.model_menu.current
+        if choice is not None:
+            self.expect_load(description, choice, remember=False)  # the Model menu keeps its check
+        self.chat.reload_model()
+        self.statusBar().showMessage(self.tr("Loading the model again with the new settings…"), 5000)
+
+    def _on_conversation_settings_triggered(self) -> None:
+        self._on_conversation_settings_requested(self.chat.conversation.id)
+
+    def _on_conversation_settings_requested(self, conversation_id: str) -> None:
+        from app.core.preferences import conversation_settings
+        from app.ui.conversation_settings import ConversationSettingsDialog
+
+        def show(conv: object) -> None:
+            if conv is None:
+                self.statusBar().showMessage(self.tr("That conversation is no longer in the history."), 5000)
+                return
+            dialog = ConversationSettingsDialog(
+                conversation_id, conversation_settings(conv),  # type: ignore[arg-type]
+                self.preferences, getattr(conv, "title", ""), self,  # type: ignore[arg-type]
+            )
+            dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+            dialog.settings_accepted.connect(self._on_conversation_settings_accepted)
+            self.conversation_settings_dialog = dialog
+            dialog.open()
+
+        if conversation_id == self.chat.conversation.id:
+            show(self.chat.conversation)
+        else:
+            self.library.load(conversation_id, show)
+
+    def _on_conversation_settings_accepted(self, conversation_id: str, chosen: ConversationSettings) -> None:
+        def store(conv: object) -> None:
+            if conv is not None:
+                self.library.set_overrides(conv, chosen.to_dict())  # type: ignore[arg-type]
+                self.statusBar().showMessage(
+                    self.tr("Conversation settings saved: they apply from its next reply."), 5000
+                )
+
+        if conversation_id == self.chat.conversation.id:
+            store(self.chat.conversation)
+        else:
+            self.library.load(conversation_id, store)

@@ -306,6 +306,8 @@ class Sidebar(QWidget):
     pin_requested = pyqtSignal(str, bool)
     #: Export was asked for; arg: conversation id.
     export_requested = pyqtSignal(str)
+    #: Conversation Settings… was asked for; arg: conversation id.
+    settings_requested = pyqtSignal(str)
 
     def __init__(self, library: ConversationLibrary, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -351,11 +353,13 @@ class Sidebar(QWidget):
         pin = menu.addAction(self.tr("Unpin") if pinned else self.tr("Pin to Top"))
         rename = menu.addAction(self.tr("Rename") + "\tF2")
         export = menu.addAction(self.tr("Export…"))
+        conversation_settings = menu.addAction(self.tr("Conversation Settings…"))
         menu.addSeparator()
         delete = menu.addAction(self.tr("Delete") + "\tDel")
         pin.triggered.connect(lambda: self.pin_requested.emit(conversation_id, not pinned))
         rename.triggered.connect(lambda: self.list.edit(index))
         export.triggered.connect(lambda: self.export_requested.emit(conversation_id))
+        conversation_settings.triggered.connect(lambda: self.settings_requested.emit(conversation_id))
         delete.triggered.connect(lambda: self.delete_requested.emit(conversation_id))
         menu.popup(self.list.viewport().mapToGlobal(pos))
 

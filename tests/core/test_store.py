@@ -133,7 +133,7 @@ def test_pragmas_wal_foreign_keys_synchronous_busy_timeout(store: Store) -> None
     assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
     assert conn.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
     assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == 5000
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
     assert len(MIGRATIONS) == SCHEMA_VERSION
     assert store.integrity_ok()
 
@@ -441,7 +441,7 @@ def test_upgrade_from_v1_keeps_data_and_search_works(db_path: Path) -> None:
     result = Store.open(db_path)
     assert result.store is not None and result.notices == [] and not result.read_only
     s = result.store
-    assert s.conn.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     assert result.recovered == 1
     info = s.get_conversation("c1")
     assert info is not None
