@@ -55,6 +55,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from app.core.prompt_window import OverflowPolicy
 from app.core import settings
 from app.core.backend import SamplingParams
 from app.core.conversation import DEFAULT_SYSTEM_PROMPT, Conversation
@@ -222,6 +223,8 @@ class Preferences:
     #: -1: every layer. Used only by a llama.cpp with a GPU backend.
     n_gpu_layers: int = 0
     system_prompt: str = DEFAULT_SYSTEM_PROMPT
+    #: When a conversation outgrows the context (app.core.prompt_window).
+    overflow: str = OverflowPolicy.ROLLING.value
 
     # -- checking ----------------------------------------------------------------
 
@@ -243,6 +246,7 @@ class Preferences:
         _add(problems, "n_threads", _check_threads(self.n_threads))
         _add(problems, "n_gpu_layers", _check_number("n_gpu_layers", self.n_gpu_layers))
         _add(problems, "system_prompt", _check_system_prompt(self.system_prompt))
+        _add(problems, "overflow", _check_overflow(self.overflow))
         return problems
 
     def warnings(self, trained_ctx: int | None = None) -> dict[str, list[str]]:
@@ -295,7 +299,7 @@ class Preferences:
         checks = {spec.name: (lambda v, n=spec.name: _check_number(n, v)) for spec in SAMPLING_FIELDS}
         checks |= {"seed": _check_seed, "n_ctx": _check_n_ctx, "n_threads": _check_threads,
                    "n_gpu_layers": lambda v: _check_number("n_gpu_layers", v),
-                   "system_prompt": _check_system_prompt}
+                   "system_prompt": _check_system_prompt, "overflow": _check_overflow}
         for name, check in checks.items():
             if name not in data:
                 continue
@@ -314,6 +318,12 @@ class Preferences:
                         PREFERENCES_KEY, prefs.max_tokens, prefs.n_ctx, prefs.n_ctx)
             prefs = dataclasses.replace(prefs, max_tokens=prefs.n_ctx)
         return prefs
+
+
+def _check_overflow(value: Any) -> str:
+    if value in {p.value for p in OverflowPolicy}:
+        return ""
+    return f"Unknown overflow policy {_short(value)}: use one of {', '.join(p.value for p in OverflowPolicy)}."
 
 
 def _short(value: Any) -> str:

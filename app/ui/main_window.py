@@ -934,6 +934,7 @@ class MainWindow(QMainWindow):
         self.preferences = prefs
         self.chat.params = prefs.sampling_params()
         self.chat.default_system_prompt = prefs.system_prompt
+        self.chat.overflow = prefs.overflow
 
     def _on_settings_triggered(self) -> None:
         from app.ui.settings_dialog import SettingsDialog

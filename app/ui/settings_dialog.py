@@ -27,6 +27,7 @@ from typing import Any
 
 from PyQt6.QtCore import QTimer, pyqtSignal
 from PyQt6.QtWidgets import (
+    QComboBox,
     QAbstractButton,
     QAbstractSpinBox,
     QCheckBox,
@@ -44,6 +45,7 @@ from PyQt6.QtWidgets import (
     QWidget,
 )
 
+from app.core.prompt_window import POLICY_LABELS
 from app.core import preferences as prefs_mod
 from app.core.backend import ModelInfo
 from app.core.preferences import FIELDS, SAMPLING_FIELDS, Field, Preferences
@@ -181,6 +183,14 @@ class SettingsDialog(QDialog):
         self._add_number(self.model_form, FIELDS["n_gpu_layers"])
         self.spins["n_gpu_layers"].setSpecialValueText(self.tr("All"))
         self.model_form.setRowVisible(self.rows["n_gpu_layers"], False)
+        self.overflow = QComboBox()
+        self.overflow.setObjectName("overflow")
+        self.overflow.setAccessibleName(self.tr("When the conversation outgrows the context"))
+        for policy, text in POLICY_LABELS.items():
+            self.overflow.addItem(self.tr(text), policy.value)
+        self.overflow.setToolTip(self.tr("What the model is sent once a conversation no longer fits "
+                                         "its context (the window says which messages it no longer sees)"))
+        self.model_form.addRow(self.tr("When full:"), self.overflow)
         self.loaded_label = QLabel()
         self.loaded_label.setObjectName("loadedModel")
         self.loaded_label.setWordWrap(True)
@@ -259,6 +269,7 @@ class SettingsDialog(QDialog):
             spin.valueChanged.connect(self._on_value_changed)  # type: ignore[attr-defined]
         self.seed_random.toggled.connect(self._on_seed_random_toggled)
         self.system_prompt.textChanged.connect(self._on_value_changed)
+        self.overflow.currentIndexChanged.connect(self._on_value_changed)
         self.buttons.clicked.connect(self._on_button_clicked)
         self.reload_button.clicked.connect(self._on_reload_clicked)
         self._gpu_poll.timeout.connect(self._on_gpu_poll)
@@ -278,6 +289,8 @@ class SettingsDialog(QDialog):
             self._set_spin("n_threads", prefs.n_threads or 0)
             self._set_spin("n_gpu_layers", prefs.n_gpu_layers)
             self.system_prompt.setPlainText(prefs.system_prompt)
+            index = self.overflow.findData(prefs.overflow)
+            self.overflow.setCurrentIndex(max(0, index))
         finally:
             self._filling = False
         self._check()
@@ -299,6 +312,7 @@ class SettingsDialog(QDialog):
             n_threads=threads or None,
             n_gpu_layers=int(self._value("n_gpu_layers")),
             system_prompt=self.system_prompt.toPlainText(),
+            overflow=str(self.overflow.currentData()),
         )
 
     def problems(self) -> dict[str, list[str]]:

@@ -527,3 +527,10 @@ def test_gpu_offload_unknown_until_llama_cpp_is_imported(monkeypatch: pytest.Mon
     broken = types.SimpleNamespace(llama_supports_gpu_offload=lambda: 1 / 0)
     monkeypatch.setitem(sys.modules, "llama_cpp", broken)
     assert preferences.detect_gpu_offload() is False  # an odd build counts as no GPU
+
+
+def test_overflow_policy_is_validated_and_tolerated() -> None:
+    assert Preferences(overflow="stop").validate() == {}
+    assert "overflow" in Preferences(overflow="sideways").validate()
+    assert Preferences.from_dict({"overflow": "sideways"}).overflow == "rolling"
+    assert Preferences.from_dict({"overflow": "middle"}).overflow == "middle"

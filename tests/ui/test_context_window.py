@@ -86,3 +86,13 @@ def test_the_context_meter_follows_typing_streaming_and_replies(qtbot, make_wind
     window.prompt.setPlainText("x " * 2000)
     qtbot.waitUntil(lambda: meter.used > 1000, timeout=3000)
     assert meter.property("level") == "full" and "no longer sees" in meter.toolTip()
+
+
+def test_the_overflow_policy_from_settings_reaches_the_request(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+    from app.core.preferences import Preferences
+
+    WindowedBackend.requests = []
+    window = make_window(lambda: WindowedBackend(rate=1000))
+    window._apply_preferences(Preferences(overflow="stop"))
+    send(qtbot, window, "hello")
+    assert WindowedBackend.requests[-1].overflow == "stop"

@@ -98,10 +98,11 @@ def test_edit_ok_saves_and_reopening_shows_it(qtbot: Any) -> None:
     dialog.spins["n_ctx"].setValue(2048)
     dialog.spins["n_threads"].setValue(1)
     dialog.system_prompt.setPlainText("Be terse. 简短。")
+    dialog.overflow.setCurrentIndex(dialog.overflow.findData("middle"))
     with qtbot.waitSignal(dialog.preferences_applied) as blocker:
         click(dialog, Std.Ok)
     expected = dataclasses.replace(Preferences(), temperature=1.25, top_p=0.8, max_tokens=500, seed=1234,
-                                   n_ctx=2048, n_threads=1, system_prompt="Be terse. 简短。")
+                                   n_ctx=2048, n_threads=1, system_prompt="Be terse. 简短。", overflow="middle")
     assert blocker.args == [expected]
     assert dialog.result() == QDialog.DialogCode.Accepted and not dialog.isVisible()
     assert load_preferences() == expected
