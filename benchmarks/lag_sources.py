@@ -112,24 +112,12 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-    from benchmarks.inproc import BeatLog, Recorder, lag_phases, run_doctor
+    from benchmarks.inproc import Recorder, lag_phases, run_doctor
 
     rec = Recorder()
     _patch(rec)
 
-    def heartbeat(parent: Any) -> BeatLog:
-        beat = BeatLog(parent)
-
-        def start() -> None:
-            rec.spans.clear()
-            rec.active = True
-
-        def stop() -> None:
-            rec.active = False
-
-        beat.on_start.append(start)
-        beat.on_stop.append(stop)
-        return beat
+    heartbeat = recording_heartbeat(rec)
 
     doctor_argv = ["--backend", "scripted", "--rate", str(args.rate),
                    "--history-chars", str(args.history_chars), "--prompt", "Write a reply in Markdown."]
@@ -147,6 +135,30 @@ def main(argv: list[str] | None = None) -> None:
         "late_beats": sum(1 for _f, late in out.beats if late > LATE_S),
         "sources": analyse(rec.spans, out.beats),
     }))
+
+
+
+
+def recording_heartbeat(rec: Any) -> Any:
+    """A heartbeat factory for ``run_doctor`` that records ``rec``'s spans
+    only while the heartbeat runs."""
+    from benchmarks.inproc import BeatLog
+
+    def heartbeat(parent: Any) -> BeatLog:
+        beat = BeatLog(parent)
+
+        def start() -> None:
+            rec.spans.clear()
+            rec.active = True
+
+        def stop() -> None:
+            rec.active = False
+
+        beat.on_start.append(start)
+        beat.on_stop.append(stop)
+        return beat
+
+    return heartbeat
 
 
 if __name__ == "__main__":

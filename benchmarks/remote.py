@@ -523,25 +523,13 @@ def lag_sources_child(doctor_argv: list[str]) -> None:
     thread's units of work (any backend; lag_sources itself runs only the
     scripted one). Prints one JSON line."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from benchmarks.inproc import BeatLog, Recorder, lag_phases, run_doctor
-    from benchmarks.lag_sources import LATE_S, _patch, analyse
+    from benchmarks.inproc import Recorder, lag_phases, run_doctor
+    from benchmarks.lag_sources import LATE_S, _patch, analyse, recording_heartbeat
 
     rec = Recorder()
     _patch(rec)
 
-    def heartbeat(parent: Any) -> BeatLog:
-        beat = BeatLog(parent)
-
-        def start() -> None:
-            rec.spans.clear()
-            rec.active = True
-
-        def stop() -> None:
-            rec.active = False
-
-        beat.on_start.append(start)
-        beat.on_stop.append(stop)
-        return beat
+    heartbeat = recording_heartbeat(rec)
 
     out = run_doctor(doctor_argv, heartbeat)
     res = out.result
