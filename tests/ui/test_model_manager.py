@@ -33,20 +33,6 @@ def no_leaked_background_threads() -> Iterator[None]:
     assert join_background_threads(5.0), "a background read was still running"
 
 
-@pytest.fixture
-def folder() -> Path:
-    path = settings.user_models_dir()
-    path.mkdir(parents=True)
-    return path
-
-
-@pytest.fixture
-def no_package_model(monkeypatch: pytest.MonkeyPatch) -> None:
-    from app.core import models
-
-    monkeypatch.setattr(models, "package_model_path", lambda: None)
-
-
 def make_dialog(qtbot, **kwargs) -> ModelManagerDialog:  # type: ignore[no-untyped-def]
     kwargs.setdefault("available_memory", lambda: 64 * 1024**3)
     dialog = ModelManagerDialog(None, **kwargs)

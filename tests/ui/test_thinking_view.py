@@ -13,16 +13,6 @@ from app.core.thinking import strip_thinking
 from app.ui.chat_view import ChatView
 
 
-@pytest.fixture
-def view(qtbot):  # type: ignore[no-untyped-def]
-    v = ChatView()
-    v.resize(700, 500)
-    qtbot.addWidget(v)
-    v.show()
-    yield v
-    v.shutdown()
-
-
 def start(view: ChatView) -> Message:
     msg = Message("assistant", status=MessageStatus.STREAMING)
     view.add_message(msg)
