@@ -18,10 +18,12 @@ from dataclasses import dataclass
 
 from app import __version__
 from app.core import settings
+from app.core.i18n import QT_TRANSLATE_NOOP, translate
 
 log = logging.getLogger(__name__)
 
-TAGLINE = "A desktop chat for local language models whose window never freezes."
+#: The About box's tagline, under "Rill <version>" (shown with ``translate("About", TAGLINE)``).
+TAGLINE = QT_TRANSLATE_NOOP("About", "A desktop chat for local language models whose window never freezes.")
 
 
 @dataclass(frozen=True)
@@ -137,28 +139,34 @@ def about_rows(
 ) -> list[tuple[str, str]]:
     """The About box's label/value rows, as plain text."""
     if llama is None:
-        llama_row = "checking…"
-        flags_row = "checking…"
+        llama_row = translate("About", "checking…")
+        flags_row = translate("About", "checking…")
     elif not llama.available:
-        llama_row = f"not available ({llama.error})" if llama.error else "not available"
+        if llama.error:
+            llama_row = translate("About", "not available ({error})").format(error=llama.error)
+        else:
+            llama_row = translate("About", "not available")
         flags_row = "—"
     else:
         llama_row = f"llama-cpp-python {llama.package_version or '?'}"
         if llama.library_version:
             llama_row += f", libllama {llama.library_version}"
-        flags_row = " ".join(llama.features) if llama.features else (llama.system_info or "unknown")
-    build = "standalone executable (PyInstaller)" if is_frozen() else "installed Python package"
+        flags_row = " ".join(llama.features) if llama.features else (llama.system_info or translate("About", "unknown"))
+    if is_frozen():
+        build = translate("About", "standalone executable (PyInstaller)")
+    else:
+        build = translate("About", "installed Python package")
     rows = [
-        ("Version", __version__),
+        (translate("About", "Version"), __version__),
         ("Qt", f"Qt {qt_version}, PyQt {pyqt_version}"),
         ("Python", f"{platform.python_version()} ({build})"),
         ("llama.cpp", llama_row),
-        ("CPU build flags", flags_row),
+        (translate("About", "CPU build flags"), flags_row),
     ]
     if model:
-        rows.append(("Model", model))
-    rows.append(("Models folder", str(settings.user_models_dir())))
-    rows.append(("Settings", str(settings.settings_path())))
+        rows.append((translate("About", "Model"), model))
+    rows.append((translate("About", "Models folder"), str(settings.user_models_dir())))
+    rows.append((translate("About", "Settings"), str(settings.settings_path())))
     return rows
 
 
@@ -166,7 +174,7 @@ def about_text(
     qt_version: str, pyqt_version: str, llama: LlamaInfo | None, model: str = ""
 ) -> str:
     """The About box as plain text (for logs, bug reports and tests)."""
-    lines = [f"Rill {__version__}", TAGLINE, ""]
+    lines = [f"Rill {__version__}", translate("About", TAGLINE), ""]
     lines += [f"{label}: {value}" for label, value in about_rows(qt_version, pyqt_version, llama, model)]
     return "\n".join(lines)
 
@@ -180,8 +188,9 @@ def about_html(
         f"<td>{html.escape(value)}</td></tr>"
         for label, value in about_rows(qt_version, pyqt_version, llama, model)
     )
+    tagline = translate("About", TAGLINE)
     return (
         f"<h3>Rill {html.escape(__version__)}</h3>"
-        f"<p>{html.escape(TAGLINE)}</p>"
+        f"<p>{html.escape(tagline)}</p>"
         f"<table cellspacing='0' cellpadding='2'>{rows}</table>"
     )

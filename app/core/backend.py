@@ -16,14 +16,17 @@ from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from app.core.i18n import QT_TRANSLATE_NOOP, translate
+
 log = logging.getLogger(__name__)
 
 #: Receives the model-loading progress, 0.0 .. 1.0, on the loading thread.
 #: It must be quick and must not raise (exceptions are logged and ignored).
 LoadProgress = Callable[[float], None]
 
-#: The message of the BackendError a cancelled ``load`` raises.
-LOAD_CANCELLED_MESSAGE = "Loading was cancelled."
+#: The message of the BackendError a cancelled ``load`` raises (English;
+#: ``LoadCancelled`` translates it).
+LOAD_CANCELLED_MESSAGE = QT_TRANSLATE_NOOP("Backend", "Loading was cancelled.")
 
 
 class CancelEvent(threading.Event):
@@ -155,7 +158,7 @@ class LoadCancelled(BackendError):
     """``load`` stopped because its ``cancel`` event was set."""
 
     def __init__(self, message: str = LOAD_CANCELLED_MESSAGE) -> None:
-        super().__init__(message)
+        super().__init__(translate("Backend", message) if message == LOAD_CANCELLED_MESSAGE else message)
 
 
 class Backend(Protocol):

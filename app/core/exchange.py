@@ -36,6 +36,7 @@ from typing import Any, TextIO
 
 from app import __version__
 from app.core.conversation import DEFAULT_SYSTEM_PROMPT, Message, MessageMeta, MessageStatus, Role
+from app.core.i18n import translate
 from app.core.store import ConversationInfo
 
 FORMAT_NAME = "rill.export"
@@ -65,8 +66,15 @@ class ImportFormatError(ExchangeError, ValueError):
         self.path = path
         self.line = line
         self.column = column
-        where = f"line {line}, column {column}: " if line is not None else ""
-        super().__init__(f"{where}{path + ': ' if path else ''}{problem}")
+        if line is not None and path:
+            text = translate("Exchange", "line {line}, column {column}: {path}: {problem}")
+        elif line is not None:
+            text = translate("Exchange", "line {line}, column {column}: {problem}")
+        elif path:
+            text = "{path}: {problem}"
+        else:
+            text = "{problem}"
+        super().__init__(text.format(line=line, column=column, path=path, problem=problem))
 
 
 class UnknownConversationError(ExchangeError, KeyError):
@@ -127,12 +135,12 @@ def resolve_conversations(store: Any, conversation_ids: Iterable[str] | None) ->
                 every = list(_all_infos(store))
             matches = [i for i in every if str(i.id).startswith(wanted)]
             if len(matches) > 1:
-                raise UnknownConversationError(
-                    f"{wanted!r} is the start of {len(matches)} conversation ids; give more of it"
-                )
+                raise UnknownConversationError(translate(
+                    "Exchange", "{prefix} is the start of {count} conversation ids; give more of it"
+                ).format(prefix=repr(wanted), count=len(matches)))
             info = matches[0] if matches else None
         if info is None:
-            raise UnknownConversationError(f"no conversation with id {wanted!r}")
+            raise UnknownConversationError(translate("Exchange", "no conversation with id {id}").format(id=repr(wanted)))
         if info.id not in seen:
             seen.add(info.id)
             out.append(info)
@@ -318,7 +326,7 @@ def format_path(path: JsonPath) -> str:
             out += f".{part}" if out else part
         else:
             out += f"[{json.dumps(part, ensure_ascii=bool(_SURROGATE.search(part)))}]"
-    return out or "the top level"
+    return out or translate("Exchange", "the top level")
 
 
 def _describe(value: Any) -> str:
@@ -327,14 +335,14 @@ def _describe(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (int, float)):
-        return f"the number {value!r}"
+        return translate("Exchange", "the number {value}").format(value=repr(value))
     if isinstance(value, str):
         text = json.dumps(value, ensure_ascii=bool(_SURROGATE.search(value)))
         return text if len(text) <= 60 else text[:56] + '…"'
     if isinstance(value, dict):
-        return "an object"
+        return translate("Exchange", "an object")
     if isinstance(value, list):
-        return "a list"
+        return translate("Exchange", "a list")
     return type(value).__name__  # pragma: no cover - json.loads makes nothing else
 
 
@@ -352,16 +360,26 @@ MAX_NUMBER = 1e300
 def _check_text(value: str, path: JsonPath) -> None:
     match = _SURROGATE.search(value)
     if match:
-        raise _Invalid(path, f"contains \\u{ord(match.group()):04x}, half of a surrogate pair, "
-                             "which is not a character (the file was damaged or badly encoded)")
+        raise _Invalid(path, translate(
+            "Exchange", "contains {escape}, half of a surrogate pair, "
+            "which is not a character (the file was damaged or badly encoded)"
+        ).format(escape=f"\\u{ord(match.group()):04x}"))
+
+
+def _expected(path: JsonPath, expected: str, value: Any) -> _Invalid:
+    """"expected {expected}, got …" (``expected`` in the user's language)."""
+    return _Invalid(path, translate("Exchange", "expected {expected}, got {got}").format(
+        expected=expected, got=_describe(value)))
 
 
 class _Reader:
     """Typed access to one JSON object at ``path`` that raises ``_Invalid``."""
 
     def __init__(self, obj: Any, path: JsonPath, what: str) -> None:
+        """``what``: what ``obj`` should be, in the user's language."""
         if not isinstance(obj, dict):
-            raise _Invalid(path, f"expected {what} (a JSON object), got {_describe(obj)}")
+            raise _Invalid(path, translate("Exchange", "expected {what} (a JSON object), got {got}").format(
+                what=what, got=_describe(obj)))
         self.obj = obj
         self.path = path
 
@@ -369,7 +387,7 @@ class _Reader:
         if key in self.obj:
             return True, self.obj[key]
         if required:
-            raise _Invalid(self.path, f'missing the required field "{key}"')
+            raise _Invalid(self.path, translate("Exchange", 'missing the required field "{key}"').format(key=key))
         return False, None
 
     def string(self, key: str, default: str | None = None, *, nullable: bool = False) -> Any:
@@ -379,8 +397,8 @@ class _Reader:
         if value is None and nullable:
             return None
         if not isinstance(value, str):
-            expected = "a string or null" if nullable else "a string"
-            raise _Invalid(self.path + (key,), f"expected {expected}, got {_describe(value)}")
+            expected = translate("Exchange", "a string or null") if nullable else translate("Exchange", "a string")
+            raise _expected(self.path + (key,), expected, value)
         _check_text(value, self.path + (key,))
         return value
 
@@ -389,11 +407,13 @@ class _Reader:
         if value is None:
             return None
         if not value:
-            raise _Invalid(self.path + (key,), "expected an id, got an empty string")
+            raise _Invalid(self.path + (key,), translate("Exchange", "expected an id, got an empty string"))
         if len(value) > MAX_ID_LENGTH:
-            raise _Invalid(self.path + (key,), f"an id may be at most {MAX_ID_LENGTH} characters, this one has {len(value)}")
+            raise _Invalid(self.path + (key,), translate(
+                "Exchange", "an id may be at most {limit} characters, this one has {length}").format(
+                limit=MAX_ID_LENGTH, length=len(value)))
         if _CONTROL.search(value):
-            raise _Invalid(self.path + (key,), "an id may not contain control characters")
+            raise _Invalid(self.path + (key,), translate("Exchange", "an id may not contain control characters"))
         return value
 
     def number(self, key: str, default: float | None = None, *, nullable: bool = False,
@@ -404,12 +424,13 @@ class _Reader:
         if value is None and nullable:
             return None
         if not _is_number(value):
-            expected = "a number or null" if nullable else "a number"
-            raise _Invalid(self.path + (key,), f"expected {expected}, got {_describe(value)}")
+            expected = translate("Exchange", "a number or null") if nullable else translate("Exchange", "a number")
+            raise _expected(self.path + (key,), expected, value)
         if not math.isfinite(value) or abs(value) > MAX_NUMBER:
-            raise _Invalid(self.path + (key,), "this number is out of range")
+            raise _Invalid(self.path + (key,), translate("Exchange", "this number is out of range"))
         if minimum is not None and value < minimum:
-            raise _Invalid(self.path + (key,), f"expected a number ≥ {minimum:g}, got {value!r}")
+            raise _Invalid(self.path + (key,), translate("Exchange", "expected a number ≥ {minimum}, got {value}").format(
+                minimum=f"{minimum:g}", value=repr(value)))
         return value
 
     def integer(self, key: str, default: int, *, minimum: int = 0) -> int:
@@ -418,11 +439,13 @@ class _Reader:
             return default
         if not (isinstance(value, int) and not isinstance(value, bool)
                 or isinstance(value, float) and value.is_integer()):
-            raise _Invalid(self.path + (key,), f"expected a whole number, got {_describe(value)}")
+            raise _expected(self.path + (key,), translate("Exchange", "a whole number"), value)
         if value < minimum:
-            raise _Invalid(self.path + (key,), f"expected a whole number ≥ {minimum}, got {value!r}")
+            raise _Invalid(self.path + (key,), translate(
+                "Exchange", "expected a whole number ≥ {minimum}, got {value}").format(minimum=minimum, value=repr(value)))
         if value > MAX_INT:
-            raise _Invalid(self.path + (key,), f"the number {value!r} is out of range")
+            raise _Invalid(self.path + (key,), translate("Exchange", "the number {value} is out of range").format(
+                value=repr(value)))
         return int(value)
 
     def boolean(self, key: str, default: bool) -> bool:
@@ -430,7 +453,7 @@ class _Reader:
         if not present:
             return default
         if not isinstance(value, bool):
-            raise _Invalid(self.path + (key,), f"expected true or false, got {_describe(value)}")
+            raise _expected(self.path + (key,), translate("Exchange", "true or false"), value)
         return value
 
     def choice(self, key: str, choices: Sequence[str], default: str | None = None) -> str:
@@ -438,8 +461,9 @@ class _Reader:
         if not present:
             return default  # type: ignore[return-value]
         if value not in choices:
-            wanted = ", ".join(f'"{c}"' for c in choices[:-1]) + f' or "{choices[-1]}"'
-            raise _Invalid(self.path + (key,), f"expected {wanted}, got {_describe(value)}")
+            wanted = translate("Exchange", "{choices} or {last}").format(
+                choices=", ".join(f'"{c}"' for c in choices[:-1]), last=f'"{choices[-1]}"')
+            raise _expected(self.path + (key,), wanted, value)
         return value  # type: ignore[no-any-return]
 
     def obj_field(self, key: str, *, nullable: bool = False) -> dict[str, Any] | None:
@@ -447,13 +471,13 @@ class _Reader:
         if not present or (value is None and nullable):
             return None
         if not isinstance(value, dict):
-            raise _Invalid(self.path + (key,), f"expected an object, got {_describe(value)}")
+            raise _expected(self.path + (key,), translate("Exchange", "an object"), value)
         return value
 
     def list_field(self, key: str) -> list[Any]:
         present, value = self._get(key, True)
         if not isinstance(value, list):
-            raise _Invalid(self.path + (key,), f"expected a list, got {_describe(value)}")
+            raise _expected(self.path + (key,), translate("Exchange", "a list"), value)
         return value
 
 
@@ -479,7 +503,7 @@ def _parse_meta(reader: _Reader) -> MessageMeta:
     raw = reader.obj_field("meta", nullable=True)
     if raw is None:
         return MessageMeta()
-    meta = _Reader(raw, reader.path + ("meta",), "the reply's facts")
+    meta = _Reader(raw, reader.path + ("meta",), translate("Exchange", "the reply's facts"))
     return MessageMeta(
         model=meta.string("model", ""),
         finish_reason=meta.string("finish_reason", ""),
@@ -511,7 +535,7 @@ def _parents_first(messages: list[Message]) -> list[Message]:
 
 def _parse_conversation(raw: Any, path: JsonPath, seen_messages: dict[str, JsonPath],
                         now: float) -> ParsedConversation:
-    r = _Reader(raw, path, "a conversation")
+    r = _Reader(raw, path, translate("Exchange", "a conversation"))
     conv_id = r.ident("id")
     assert conv_id is not None
     title = r.string("title", "")
@@ -534,12 +558,13 @@ def _parse_conversation(raw: Any, path: JsonPath, seen_messages: dict[str, JsonP
     where: dict[str, int] = {}
     for i, raw_msg in enumerate(raw_messages):
         mpath = path + ("messages", i)
-        m = _Reader(raw_msg, mpath, "a message")
+        m = _Reader(raw_msg, mpath, translate("Exchange", "a message"))
         msg_id = m.ident("id")
         assert msg_id is not None
         if msg_id in seen_messages:
             first = format_path(seen_messages[msg_id])
-            raise _Invalid(mpath + ("id",), f"duplicate message id {_describe(msg_id)} (also used by {first})")
+            raise _Invalid(mpath + ("id",), translate("Exchange", "duplicate message id {id} (also used by {other})").format(
+                id=_describe(msg_id), other=first))
         seen_messages[msg_id] = mpath
         where[msg_id] = i
         parent_id = m.ident("parent_id", nullable=True) if "parent_id" in m.obj else None
@@ -561,13 +586,14 @@ def _parse_conversation(raw: Any, path: JsonPath, seen_messages: dict[str, JsonP
             continue
         ppath = path + ("messages", i, "parent_id")
         if pid == msg.id:
-            raise _Invalid(ppath, "a message cannot be its own parent")
+            raise _Invalid(ppath, translate("Exchange", "a message cannot be its own parent"))
         if pid not in where:
             other = seen_messages.get(pid)
             if other is not None:
-                raise _Invalid(ppath, f"{_describe(pid)} is a message of another conversation "
-                                      f"({format_path(other[:-2])}), not of this one")
-            raise _Invalid(ppath, f"no message with id {_describe(pid)} in this conversation")
+                raise _Invalid(ppath, translate("Exchange", "{id} is a message of another conversation "
+                                                            "({conversation}), not of this one").format(
+                    id=_describe(pid), conversation=format_path(other[:-2])))
+            raise _Invalid(ppath, _no_such_message(pid))
     state: dict[str, int] = {}  # 1: on the current walk, 2: reaches a root
     for msg in messages:
         walk: list[str] = []
@@ -580,13 +606,14 @@ def _parse_conversation(raw: Any, path: JsonPath, seen_messages: dict[str, JsonP
             cycle = walk[walk.index(node_id):]
             first = min(cycle, key=lambda x: where[x])
             names = " → ".join(_describe(x) for x in cycle + [node_id])
-            raise _Invalid(path + ("messages", where[first], "parent_id"),
-                           f"the parent links form a cycle ({names}); every message must lead back to a first message")
+            raise _Invalid(path + ("messages", where[first], "parent_id"), translate(
+                "Exchange", "the parent links form a cycle ({ids}); every message must lead back to a first message"
+            ).format(ids=names))
         for x in walk:
             state[x] = 2
 
     if leaf is not None and leaf not in where:
-        raise _Invalid(path + ("current_leaf",), f"no message with id {_describe(leaf)} in this conversation")
+        raise _Invalid(path + ("current_leaf",), _no_such_message(leaf))
     return ParsedConversation(
         id=conv_id, title=title, created_at=float(created_at), updated_at=float(updated_at), pinned=pinned,
         model=model, system_prompt=system_prompt, params=params, current_leaf=leaf,
@@ -594,21 +621,27 @@ def _parse_conversation(raw: Any, path: JsonPath, seen_messages: dict[str, JsonP
     )
 
 
+def _no_such_message(message_id: Any) -> str:
+    return translate("Exchange", "no message with id {id} in this conversation").format(id=_describe(message_id))
+
+
 def _parse_document(doc: Any) -> list[ParsedConversation]:
-    top = _Reader(doc, (), "a Rill export")
+    top = _Reader(doc, (), translate("Exchange", "a Rill export"))
     if "format" not in top.obj:
-        raise _Invalid((), f'not a Rill export: missing "format": "{FORMAT_NAME}"')
+        raise _Invalid((), translate("Exchange", 'not a Rill export: missing "format": "{format}"').format(
+            format=FORMAT_NAME))
     fmt = top.obj["format"]
     if fmt != FORMAT_NAME:
-        raise _Invalid(("format",), f'expected "{FORMAT_NAME}", got {_describe(fmt)}')
+        raise _expected(("format",), f'"{FORMAT_NAME}"', fmt)
     version = top.obj.get("version")
     if "version" not in top.obj:
-        raise _Invalid((), 'missing the required field "version"')
+        raise _Invalid((), translate("Exchange", 'missing the required field "{key}"').format(key="version"))
     if not (_is_number(version) and float(version).is_integer() and version >= 1):
-        raise _Invalid(("version",), f"expected a format version (1), got {_describe(version)}")
+        raise _expected(("version",), translate("Exchange", "a format version (1)"), version)
     if version > FORMAT_VERSION:
-        raise _Invalid(("version",), f"this file was written by a newer Rill (format version {int(version)}); "
-                                     f"this Rill reads version {FORMAT_VERSION}: update Rill to import it")
+        raise _Invalid(("version",), translate(
+            "Exchange", "this file was written by a newer Rill (format version {version}); "
+            "this Rill reads version {known}: update Rill to import it").format(version=int(version), known=FORMAT_VERSION))
     top.string("exported_at", "")
     raw_convs = top.list_field("conversations")
     now = time.time()
@@ -618,8 +651,9 @@ def _parse_document(doc: Any) -> list[ParsedConversation]:
     for i, raw in enumerate(raw_convs):
         conv = _parse_conversation(raw, ("conversations", i), seen_messages, now)
         if conv.id in seen_convs:
-            raise _Invalid(("conversations", i, "id"),
-                           f"duplicate conversation id {_describe(conv.id)} (also used by conversations[{seen_convs[conv.id]}])")
+            raise _Invalid(("conversations", i, "id"), translate(
+                "Exchange", "duplicate conversation id {id} (also used by {other})").format(
+                id=_describe(conv.id), other=f"conversations[{seen_convs[conv.id]}]"))
         seen_convs[conv.id] = i
         out.append(conv)
     return out
@@ -706,7 +740,7 @@ def line_column(text: str, pos: int) -> tuple[int, int]:
 
 
 def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not allowed in JSON")
+    raise ValueError(translate("Exchange", "{name} is not allowed in JSON").format(name=name))
 
 
 def parse_export(text: str) -> list[ParsedConversation]:
@@ -714,21 +748,24 @@ def parse_export(text: str) -> list[ParsedConversation]:
     if text.startswith("\ufeff"):
         text = text[1:]
     if not text.strip():
-        raise ImportFormatError("the file is empty (expected a Rill JSON export)")
+        raise ImportFormatError(translate("Exchange", "the file is empty (expected a Rill JSON export)"))
     try:
         doc = json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
-        hint = ""
         if exc.pos == 0 and text.lstrip().startswith("#"):
-            hint = " (this looks like Markdown: only Rill's JSON exports can be imported)"
-        raise ImportFormatError(f"not valid JSON: {exc.msg}{hint}", line=exc.lineno, column=exc.colno) from None
+            problem = translate("Exchange", "not valid JSON: {error} (this looks like Markdown: only Rill's JSON "
+                                            "exports can be imported)")
+        else:
+            problem = translate("Exchange", "not valid JSON: {error}")
+        raise ImportFormatError(problem.format(error=exc.msg), line=exc.lineno, column=exc.colno) from None
     except ValueError as exc:  # NaN / Infinity
         found = (m for m in _CONSTANT.finditer(text) if m.group()[0] != '"')
         match = next(found, None)
         line, col = line_column(text, match.start()) if match else (None, None)
-        raise ImportFormatError(f"not valid JSON: {exc}", line=line, column=col) from None
+        raise ImportFormatError(translate("Exchange", "not valid JSON: {error}").format(error=exc),
+                                line=line, column=col) from None
     except RecursionError:
-        raise ImportFormatError("not valid JSON: nested too deeply") from None
+        raise ImportFormatError(translate("Exchange", "not valid JSON: nested too deeply")) from None
     try:
         return _parse_document(doc)
     except _Invalid as bad:
@@ -744,7 +781,8 @@ def decode_bytes(data: bytes) -> str:
     except UnicodeDecodeError as exc:
         before = data[: exc.start].decode("utf-8-sig", errors="replace")
         line, col = line_column(before, len(before))
-        raise ImportFormatError(f"not UTF-8 text (byte {exc.start}: {exc.reason})", line=line, column=col) from None
+        raise ImportFormatError(translate("Exchange", "not UTF-8 text (byte {byte}: {reason})").format(
+            byte=exc.start, reason=exc.reason), line=line, column=col) from None
 
 
 # ======================================================================================

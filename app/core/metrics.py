@@ -8,6 +8,8 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from app.core.i18n import translate
+
 
 def percentile(values: Sequence[float], q: float) -> float:
     """Nearest-rank percentile (q in 0..100); 0.0 for no values."""
@@ -62,10 +64,10 @@ class HealthSnapshot:
     def status_line(self) -> str:
         """Compact, for the status bar: shown/made tok/s, TTFT, buffer, GUI lag."""
         ttft = f"{self.ttft_ms:.0f} ms" if self.ttft_ms is not None else "…"
-        return (
-            f"{self.displayed_tok_s:.0f}/{self.produced_tok_s:.0f} tok/s · TTFT {ttft} · "
-            f"buf {self.buffer_chars} · lag {self.gui_lag_ms:.0f} ms"
-        )
+        return translate(
+            "HealthSnapshot", "{shown:.0f}/{made:.0f} tok/s · TTFT {ttft} · buf {buffer} · lag {lag:.0f} ms"
+        ).format(shown=self.displayed_tok_s, made=self.produced_tok_s, ttft=ttft, buffer=self.buffer_chars,
+                 lag=self.gui_lag_ms)
 
 
 class Reservoir:

@@ -33,6 +33,7 @@ from typing import Any
 
 from app.core import models, settings
 from app.core.gguf_info import DEFAULT_N_CTX, GGUFInfo, read_gguf_info, split_part
+from app.core.i18n import QT_TRANSLATE_NOOP, translate
 
 log = logging.getLogger(__name__)
 
@@ -44,12 +45,13 @@ SOURCE_BUNDLED = "bundled"
 #: The order an entry's sources are given in (the first one is its label).
 SOURCE_PRIORITY = (SOURCE_FOLDER, SOURCE_DEFAULT, SOURCE_BUNDLED, SOURCE_ADDED)
 
-#: What the sources are called for the user.
+#: What the sources are called for the user: English, translated where shown
+#: (``CatalogEntry.source_label``).
 SOURCE_LABELS = {
-    SOURCE_FOLDER: "Models folder",
-    SOURCE_ADDED: "Added",
-    SOURCE_DEFAULT: "Default model",
-    SOURCE_BUNDLED: "Bundled",
+    SOURCE_FOLDER: QT_TRANSLATE_NOOP("ModelCatalog", "Models folder"),
+    SOURCE_ADDED: QT_TRANSLATE_NOOP("ModelCatalog", "Added"),
+    SOURCE_DEFAULT: QT_TRANSLATE_NOOP("ModelCatalog", "Default model"),
+    SOURCE_BUNDLED: QT_TRANSLATE_NOOP("ModelCatalog", "Bundled"),
 }
 
 
@@ -68,7 +70,9 @@ class CatalogEntry:
 
     @property
     def source_label(self) -> str:
-        return SOURCE_LABELS.get(self.source, self.source)
+        """What the source is called, in the user's language."""
+        label = SOURCE_LABELS.get(self.source)
+        return translate("ModelCatalog", label) if label is not None else self.source
 
     @property
     def removable(self) -> bool:

@@ -59,6 +59,7 @@ from app.core.prompt_window import OverflowPolicy
 from app.core import settings
 from app.core.backend import SamplingParams
 from app.core.conversation import DEFAULT_SYSTEM_PROMPT, Conversation
+from app.core.i18n import QT_TRANSLATE_NOOP, translate
 from app.core.models import DEFAULT_N_CTX
 
 log = logging.getLogger(__name__)
@@ -82,7 +83,9 @@ _DEFAULT_SAMPLING = SamplingParams()
 
 @dataclass(frozen=True)
 class Field:
-    """A number setting's bounds and how the dialogs show it."""
+    """A number setting's bounds and how the dialogs show it. ``label`` and
+    ``help`` are English, marked for translation in the context
+    ``"Preferences"``: the dialogs show ``translate("Preferences", label)``."""
 
     name: str
     label: str
@@ -97,36 +100,41 @@ class Field:
 #: The sampling settings, in the order the dialogs show them (a conversation
 #: may override any of these, and the seed).
 SAMPLING_FIELDS: tuple[Field, ...] = (
-    Field("temperature", "Temperature", float, 0.0, 2.0, 2, 0.05,
-          "Higher is more varied, lower more predictable (0: always the likeliest word)."),
-    Field("top_p", "Top P", float, 0.0, 1.0, 2, 0.05,
-          "Sample only from the likeliest words that together make up this probability."),
-    Field("top_k", "Top K", int, 0, 1000, 0, 1,
-          "Sample only from this many likeliest words (0: no limit)."),
-    Field("min_p", "Min P", float, 0.0, 1.0, 2, 0.01,
-          "Drop words less likely than this fraction of the likeliest one."),
-    Field("repeat_penalty", "Repeat penalty", float, 0.5, 2.0, 2, 0.05,
-          "Above 1 discourages repeating recent words; 1 is off."),
-    Field("max_tokens", "Max reply tokens", int, 1, N_CTX_MAX, 0, 64,
-          "The longest reply, in tokens (at most the context length)."),
+    Field("temperature", QT_TRANSLATE_NOOP("Preferences", "Temperature"), float, 0.0, 2.0, 2, 0.05,
+          QT_TRANSLATE_NOOP("Preferences",
+                            "Higher is more varied, lower more predictable (0: always the likeliest word).")),
+    Field("top_p", QT_TRANSLATE_NOOP("Preferences", "Top P"), float, 0.0, 1.0, 2, 0.05,
+          QT_TRANSLATE_NOOP("Preferences",
+                            "Sample only from the likeliest words that together make up this probability.")),
+    Field("top_k", QT_TRANSLATE_NOOP("Preferences", "Top K"), int, 0, 1000, 0, 1,
+          QT_TRANSLATE_NOOP("Preferences", "Sample only from this many likeliest words (0: no limit).")),
+    Field("min_p", QT_TRANSLATE_NOOP("Preferences", "Min P"), float, 0.0, 1.0, 2, 0.01,
+          QT_TRANSLATE_NOOP("Preferences", "Drop words less likely than this fraction of the likeliest one.")),
+    Field("repeat_penalty", QT_TRANSLATE_NOOP("Preferences", "Repeat penalty"), float, 0.5, 2.0, 2, 0.05,
+          QT_TRANSLATE_NOOP("Preferences", "Above 1 discourages repeating recent words; 1 is off.")),
+    Field("max_tokens", QT_TRANSLATE_NOOP("Preferences", "Max reply tokens"), int, 1, N_CTX_MAX, 0, 64,
+          QT_TRANSLATE_NOOP("Preferences", "The longest reply, in tokens (at most the context length).")),
 )
 SAMPLING_KEYS: tuple[str, ...] = tuple(f.name for f in SAMPLING_FIELDS) + ("seed",)
 
 #: Every number field of ``Preferences`` (n_threads' upper bound is the CPU count).
 FIELDS: dict[str, Field] = {f.name: f for f in SAMPLING_FIELDS} | {
-    "seed": Field("seed", "Seed", int, 0, SEED_MAX, 0, 1,
-                  "A fixed seed makes the same prompt give the same reply."),
-    "n_ctx": Field("n_ctx", "Context length", int, N_CTX_MIN, N_CTX_MAX, 0, N_CTX_STEP,
-                   "Tokens the model can see at once: the conversation and the reply. "
-                   "More uses more memory. A multiple of 256."),
-    "n_threads": Field("n_threads", "CPU threads", int, 1, 1024, 0, 1,
-                       "Threads llama.cpp computes with (Automatic: up to half the CPUs, "
-                       "leaving the rest to the window)."),
-    "n_gpu_layers": Field("n_gpu_layers", "GPU layers", int, N_GPU_LAYERS_ALL, N_GPU_LAYERS_MAX, 0, 1,
-                          "Model layers put on the GPU (All: every layer; 0: none)."),
+    "seed": Field("seed", QT_TRANSLATE_NOOP("Preferences", "Seed"), int, 0, SEED_MAX, 0, 1,
+                  QT_TRANSLATE_NOOP("Preferences", "A fixed seed makes the same prompt give the same reply.")),
+    "n_ctx": Field("n_ctx", QT_TRANSLATE_NOOP("Preferences", "Context length"), int, N_CTX_MIN, N_CTX_MAX, 0,
+                   N_CTX_STEP,
+                   QT_TRANSLATE_NOOP("Preferences", "Tokens the model can see at once: the conversation and the reply. "
+                                                    "More uses more memory. A multiple of 256.")),
+    "n_threads": Field("n_threads", QT_TRANSLATE_NOOP("Preferences", "CPU threads"), int, 1, 1024, 0, 1,
+                       QT_TRANSLATE_NOOP("Preferences", "Threads llama.cpp computes with (Automatic: up to half the "
+                                                        "CPUs, leaving the rest to the window).")),
+    "n_gpu_layers": Field("n_gpu_layers", QT_TRANSLATE_NOOP("Preferences", "GPU layers"), int, N_GPU_LAYERS_ALL,
+                          N_GPU_LAYERS_MAX, 0, 1,
+                          QT_TRANSLATE_NOOP("Preferences", "Model layers put on the GPU (All: every layer; 0: none).")),
 }
 
-_LABELS = {name: f.label for name, f in FIELDS.items()} | {"system_prompt": "System prompt"}
+_LABELS = {name: f.label for name, f in FIELDS.items()} | {
+    "system_prompt": QT_TRANSLATE_NOOP("Preferences", "System prompt")}
 
 
 def cpu_count() -> int:
@@ -152,12 +160,14 @@ def _check_number(name: str, value: Any, high: float | None = None) -> str:
     """'' when ``value`` suits field ``name``, else a plain sentence why not."""
     spec = FIELDS[name]
     top = spec.high if high is None else high
-    label = spec.label
+    label = translate("Preferences", spec.label)
     if not _is_number(value, spec.kind):
-        what = "a whole number" if spec.kind is int else "a number"
-        return f"{label} must be {what}."
+        if spec.kind is int:
+            return translate("Preferences", "{label} must be a whole number.").format(label=label)
+        return translate("Preferences", "{label} must be a number.").format(label=label)
     if not spec.low <= value <= top:
-        return f"{label} must be between {_number_text(spec.low)} and {_number_text(top)} (it is {_number_text(value)})."
+        return translate("Preferences", "{label} must be between {low} and {high} (it is {value}).").format(
+            label=label, low=_number_text(spec.low), high=_number_text(top), value=_number_text(value))
     return ""
 
 
@@ -167,19 +177,20 @@ def _check_n_ctx(value: Any) -> str:
         return problem
     if int(value) % N_CTX_STEP:
         lower = max(N_CTX_MIN, int(value) // N_CTX_STEP * N_CTX_STEP)
-        return (f"Context length must be a multiple of {N_CTX_STEP} "
-                f"(for example {lower:,} or {lower + N_CTX_STEP:,}).")
+        return translate("Preferences", "Context length must be a multiple of {step} "
+                                        "(for example {lower:,} or {higher:,}).").format(
+            step=N_CTX_STEP, lower=lower, higher=lower + N_CTX_STEP)
     return ""
 
 
 def _check_system_prompt(value: Any) -> str:
     if not isinstance(value, str):
-        return "The system prompt must be text."
+        return translate("Preferences", "The system prompt must be text.")
     if len(value) > MAX_SYSTEM_PROMPT_CHARS:
-        return (f"The system prompt is too long: {len(value):,} characters "
-                f"(at most {MAX_SYSTEM_PROMPT_CHARS:,}).")
+        return translate("Preferences", "The system prompt is too long: {length:,} characters "
+                                        "(at most {limit:,}).").format(length=len(value), limit=MAX_SYSTEM_PROMPT_CHARS)
     if "\x00" in value:
-        return "The system prompt cannot contain a NUL character."
+        return translate("Preferences", "The system prompt cannot contain a NUL character.")
     return ""
 
 
@@ -240,8 +251,9 @@ class Preferences:
         _add(problems, "n_ctx", n_ctx_problem)
         max_tokens_problem = _check_number("max_tokens", self.max_tokens)
         if not max_tokens_problem and _is_number(self.n_ctx, int) and self.max_tokens > self.n_ctx:
-            max_tokens_problem = (f"Max reply tokens must be at most the context length "
-                                  f"({self.n_ctx:,}; it is {self.max_tokens:,}).")
+            max_tokens_problem = translate(
+                "Preferences", "Max reply tokens must be at most the context length ({n_ctx:,}; it is {value:,})."
+            ).format(n_ctx=self.n_ctx, value=self.max_tokens)
         _add(problems, "max_tokens", max_tokens_problem)
         _add(problems, "n_threads", _check_threads(self.n_threads))
         _add(problems, "n_gpu_layers", _check_number("n_gpu_layers", self.n_gpu_layers))
@@ -255,8 +267,8 @@ class Preferences:
         out: dict[str, list[str]] = {}
         if trained_ctx and isinstance(self.n_ctx, int) and self.n_ctx > trained_ctx > 0:
             out["n_ctx"] = [
-                f"The model was trained with a context of {trained_ctx:,} tokens; beyond that "
-                "its replies may get worse."
+                translate("Preferences", "The model was trained with a context of {trained:,} tokens; beyond that "
+                                         "its replies may get worse.").format(trained=trained_ctx)
             ]
         return out
 
@@ -323,7 +335,8 @@ class Preferences:
 def _check_overflow(value: Any) -> str:
     if value in {p.value for p in OverflowPolicy}:
         return ""
-    return f"Unknown overflow policy {_short(value)}: use one of {', '.join(p.value for p in OverflowPolicy)}."
+    return translate("Preferences", "Unknown overflow policy {value}: use one of {policies}.").format(
+        value=_short(value), policies=", ".join(p.value for p in OverflowPolicy))
 
 
 def _short(value: Any) -> str:
@@ -475,8 +488,8 @@ def merge(base: SamplingParams, default_system_prompt: str,
 
 
 def label(name: str) -> str:
-    """The name of a setting as the user sees it."""
-    return _LABELS.get(name, name)
+    """The name of a setting as the user sees it (in the user's language)."""
+    return translate("Preferences", _LABELS.get(name, name))
 
 
 # -- GPU offload ------------------------------------------------------------------------

@@ -33,6 +33,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from app.core.backend import BackendError, ChatMessage
+from app.core.i18n import QT_TRANSLATE_NOOP, translate
 
 log = logging.getLogger(__name__)
 
@@ -55,10 +56,12 @@ class OverflowPolicy(str, enum.Enum):
             return cls.ROLLING
 
 
+#: What the policies are called for the user: English, translated where shown
+#: (``translate("PromptWindow", label)``).
 POLICY_LABELS = {
-    OverflowPolicy.ROLLING: "Drop the oldest messages (rolling window)",
-    OverflowPolicy.MIDDLE: "Keep the first exchange, drop the middle",
-    OverflowPolicy.STOP: "Stop at the limit (start a new chat)",
+    OverflowPolicy.ROLLING: QT_TRANSLATE_NOOP("PromptWindow", "Drop the oldest messages (rolling window)"),
+    OverflowPolicy.MIDDLE: QT_TRANSLATE_NOOP("PromptWindow", "Keep the first exchange, drop the middle"),
+    OverflowPolicy.STOP: QT_TRANSLATE_NOOP("PromptWindow", "Stop at the limit (start a new chat)"),
 }
 
 
@@ -141,11 +144,11 @@ class PromptWindow:
             start = self._next_turn(rest, 0)
         if policy is OverflowPolicy.STOP:
             total = sum(self.count(m) for m in messages)
-            raise BackendError(
-                f"The conversation no longer fits the model's context (about {total:,} tokens with "
-                f"{max_tokens:,} kept for the reply; the context holds {n_ctx:,}). Start a new chat, "
+            raise BackendError(translate(
+                "PromptWindow", "The conversation no longer fits the model's context (about {total:,} tokens with "
+                "{reply:,} kept for the reply; the context holds {n_ctx:,}). Start a new chat, "
                 "or choose to drop older messages in Settings."
-            )
+            ).format(total=total, reply=max_tokens, n_ctx=n_ctx))
         start = self._stable_start(rest, start, budget - head_tokens)
         while True:
             if start >= len(rest) - 1:
@@ -197,11 +200,11 @@ class PromptWindow:
         min_reply = min(MIN_REPLY_TOKENS, max_tokens)
         limit = self.n_ctx - min_reply
         if len(prompt) > limit:
-            raise BackendError(
-                f"Message too long for the model's context ({len(prompt)} tokens, "
-                f"limit {limit}): the context holds {self.n_ctx} tokens and at least "
-                f"{min_reply} are kept for the reply. Shorten the message."
-            )
+            raise BackendError(translate(
+                "PromptWindow", "Message too long for the model's context ({tokens} tokens, "
+                "limit {limit}): the context holds {n_ctx} tokens and at least "
+                "{reply} are kept for the reply. Shorten the message."
+            ).format(tokens=len(prompt), limit=limit, n_ctx=self.n_ctx, reply=min_reply))
         self._anchor = (last[0].role, last[0].content, last[0].id) if last else None
         dropped = tuple(m.id for m in rest[:-1] if m.id)
         return Window(prompt, min(max_tokens, self.n_ctx - len(prompt)), dropped,

@@ -98,6 +98,7 @@ from typing import Any
 
 from app.core import search as _search
 from app.core.conversation import DEFAULT_SYSTEM_PROMPT, Conversation, Message, MessageMeta, MessageStatus, new_id
+from app.core.i18n import translate
 from app.core.search import SearchHit
 from app.core.settings import data_dir
 
@@ -124,9 +125,9 @@ def _read_only_and_old(path: Path, notices: list[str]) -> "OpenResult":
     """A read-only database in an older format: left untouched, no store."""
     return OpenResult(
         None,
-        notices + [f"The conversation database {path} is read-only and is in an older format "
-                   "that Rill must upgrade before using it. It has been left untouched; "
-                   "conversations in this session will not be saved."],
+        notices + [translate("Store", "The conversation database {path} is read-only and is in an older format "
+                                      "that Rill must upgrade before using it. It has been left untouched; "
+                                      "conversations in this session will not be saved.").format(path=path)],
         True,
         path,
     )
@@ -331,25 +332,27 @@ class _Probe:
 
 
 def _check_header(path: Path) -> str:
-    """Why the file is not an SQLite database ('' when its header is fine)."""
+    """Why the file is not an SQLite database ('' when its header is fine;
+    a clause in the user's language)."""
     with open(path, "rb") as f:
         header = f.read(100)
+    damaged = translate("Store", "its header is damaged")
     if not header.startswith(_SQLITE_MAGIC[:6]) and len(header) >= 16:
-        return "it is not a database file"
+        return translate("Store", "it is not a database file")
     if len(header) < 100 or not header.startswith(_SQLITE_MAGIC):
-        return "its header is damaged"
+        return damaged
     page_size = int.from_bytes(header[16:18], "big")
     page_size = 65536 if page_size == 1 else page_size
     if page_size < 512 or page_size > 65536 or page_size & (page_size - 1):
-        return "its header is damaged"
+        return damaged
     if header[21:24] != b"\x40\x20\x20" or header[18] not in (1, 2) or header[19] not in (1, 2):
-        return "its header is damaged"
+        return damaged
     pages = int.from_bytes(header[28:32], "big")
     header_size_valid = header[92:96] == header[24:28] and pages > 0
     wal = Path(f"{path}-wal")
     has_wal = wal.exists() and wal.stat().st_size > 0
     if header_size_valid and not has_wal and path.stat().st_size < pages * page_size:
-        return "it is shorter than it should be: it was cut off"
+        return translate("Store", "it is shorter than it should be: it was cut off")
     return ""
 
 
@@ -390,19 +393,19 @@ def _probe(path: Path, quick_check_max: int) -> _Probe:
             return _Probe("newer", version=version)
         tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_schema WHERE type = 'table'")}
         if tables and not _OUR_TABLES <= tables:
-            return _Probe("foreign", "it holds tables that are not Rill's", version)
+            return _Probe("foreign", translate("Store", "it holds tables that are not Rill's"), version)
         if version == 0 and tables:
-            return _Probe("foreign", "it has no Rill schema version", version)
+            return _Probe("foreign", translate("Store", "it has no Rill schema version"), version)
         if size <= quick_check_max:
             result = conn.execute("PRAGMA quick_check").fetchall()
         else:
             result = conn.execute("PRAGMA quick_check(conversations)").fetchall()
         if [r[0] for r in result] != ["ok"]:
-            return _Probe("corrupt", "its contents are damaged", version)
+            return _Probe("corrupt", translate("Store", "its contents are damaged"), version)
         return _Probe("ok", version=version)
     except sqlite3.DatabaseError as exc:
         if _is_corruption(exc):
-            return _Probe("corrupt", "its contents are damaged")
+            return _Probe("corrupt", translate("Store", "its contents are damaged"))
         return _Probe("unknown", str(exc))
     finally:
         if conn is not None:
@@ -424,27 +427,37 @@ def _move_aside(path: Path, label: str) -> Path:
 
 
 def _plain(exc: BaseException, path: Path | str) -> tuple[str, str]:
-    """(reason, cause) for a failed write: the cause is a plain clause such
-    as "the disk holding … is full"."""
+    """(reason, cause) for a failed write: the cause is a plain clause (in
+    the user's language) such as "the disk holding … is full"; the reason
+    (``read_only``, ``disk_full``...) is a key and stays as it is."""
     text = str(exc).lower()
     name = _errname(exc)
     if name.startswith("SQLITE_READONLY") or "readonly" in text or "read-only" in text:
-        return "read_only", f"the conversation database {path} (or its folder) is read-only"
+        return "read_only", translate("Store", "the conversation database {path} (or its folder) is read-only").format(
+            path=path)
     if name.startswith("SQLITE_FULL") or "disk is full" in text or "database or disk is full" in text:
-        return "disk_full", f"the disk holding {path} is full"
+        return "disk_full", translate("Store", "the disk holding {path} is full").format(path=path)
     if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in text:
-        return "locked", f"another program is using the conversation database {path}"
+        return "locked", translate("Store", "another program is using the conversation database {path}").format(
+            path=path)
     if name.startswith(("SQLITE_IOERR", "SQLITE_CANTOPEN")) or "i/o" in text or "unable to open" in text:
-        return "io", f"writing to {path} failed (a disk or permission problem)"
+        return "io", translate("Store", "writing to {path} failed (a disk or permission problem)").format(path=path)
     first = str(exc).splitlines()[0].rstrip(".") if str(exc) else type(exc).__name__
-    return "other", f"SQLite said \"{first}\" about {path}"
+    return "other", translate("Store", "SQLite said \"{message}\" about {path}").format(message=first, path=path)
+
+
+def _read_only_notice(path: Path) -> str:
+    return translate(
+        "Store", "The conversation database {path} is read-only: your history is shown, but new "
+        "conversations and changes are kept in memory only until it can be written."
+    ).format(path=path)
 
 
 def _cannot_open(path: Path, cause: str) -> str:
-    return (
-        f"Rill cannot use the conversation database {path}: {cause}. "
+    return translate(
+        "Store", "Rill cannot use the conversation database {path}: {cause}. "
         "Conversations in this session are kept in memory only and will not be saved."
-    )
+    ).format(path=path, cause=cause)
 
 
 # -- the store --------------------------------------------------------------------------
@@ -591,7 +604,8 @@ class Store:
             reason = exc.strerror or str(exc)
             return OpenResult(
                 None,
-                [f"Rill cannot create its data folder {path.parent} ({reason}); conversations will not be saved."],
+                [translate("Store", "Rill cannot create its data folder {folder} ({reason}); "
+                                    "conversations will not be saved.").format(folder=path.parent, reason=reason)],
                 read_only=True,
                 path=path,
             )
@@ -602,10 +616,12 @@ class Store:
             return OpenResult(
                 None,
                 [
-                    f"The conversation database {path} was written by a newer version of Rill "
-                    f"(format {probe.version}; this version knows format {SCHEMA_VERSION} and older). "
-                    "Rill has left it untouched. Conversations in this session are kept in memory only "
-                    "and will not be saved; update Rill to see and keep your history."
+                    translate(
+                        "Store", "The conversation database {path} was written by a newer version of Rill "
+                        "(format {version}; this version knows format {known} and older). "
+                        "Rill has left it untouched. Conversations in this session are kept in memory only "
+                        "and will not be saved; update Rill to see and keep your history."
+                    ).format(path=path, version=probe.version, known=SCHEMA_VERSION)
                 ],
                 read_only=True,
                 path=path,
@@ -618,18 +634,22 @@ class Store:
                 return OpenResult(
                     None,
                     [
-                        f"The conversation database {path} cannot be used ({probe.detail}) and could not be "
-                        f"moved aside ({exc.strerror or exc}). It has been left as it is; conversations in "
-                        "this session will not be saved."
+                        translate(
+                            "Store", "The conversation database {path} cannot be used ({detail}) and could not be "
+                            "moved aside ({error}). It has been left as it is; conversations in "
+                            "this session will not be saved."
+                        ).format(path=path, detail=probe.detail, error=exc.strerror or exc)
                     ],
                     read_only=True,
                     path=path,
                 )
-            what = "is damaged" if probe.kind == "corrupt" else "is not a Rill conversation database"
-            notices.append(
-                f"The conversation database {path} {what} ({probe.detail}). Rill kept it as {moved_to} "
-                "and started a new, empty one."
-            )
+            if probe.kind == "corrupt":
+                notice = translate("Store", "The conversation database {path} is damaged ({detail}). "
+                                            "Rill kept it as {moved} and started a new, empty one.")
+            else:
+                notice = translate("Store", "The conversation database {path} is not a Rill conversation database "
+                                            "({detail}). Rill kept it as {moved} and started a new, empty one.")
+            notices.append(notice.format(path=path, detail=probe.detail, moved=moved_to))
             log.warning("moved %s aside to %s: %s", path, moved_to, probe.detail)
         result = cls._open_file(path, notices)
         result.moved_to = moved_to
@@ -647,7 +667,10 @@ class Store:
         try:
             conn = _connect(str(path))
         except sqlite3.Error as exc:
-            cause = f"its folder {path.parent} is read-only" if not _can_write(path.parent) else _plain(exc, path)[1]
+            if not _can_write(path.parent):
+                cause = translate("Store", "its folder {folder} is read-only").format(folder=path.parent)
+            else:
+                cause = _plain(exc, path)[1]
             return OpenResult(None, notices + [_cannot_open(path, cause)], True, path)
         try:
             return cls._prepare(conn, path, notices)
@@ -662,8 +685,8 @@ class Store:
                     moved = None
                 if moved is not None:
                     notices = notices + [
-                        f"The conversation database {path} is damaged. Rill kept it as {moved} "
-                        "and started a new, empty one."
+                        translate("Store", "The conversation database {path} is damaged. Rill kept it as {moved} "
+                                           "and started a new, empty one.").format(path=path, moved=moved)
                     ]
                     try:
                         result = cls._prepare(_connect(str(path)), path, notices)
@@ -685,10 +708,7 @@ class Store:
         if version != SCHEMA_VERSION:
             conn.close()
             return _read_only_and_old(path, notices)
-        notices = notices + [
-            f"The conversation database {path} is read-only: your history is shown, but new "
-            "conversations and changes are kept in memory only until it can be written."
-        ]
+        notices = notices + [_read_only_notice(path)]
         return OpenResult(cls(conn, path, read_only=True), notices, True, path)
 
     @classmethod
@@ -714,8 +734,9 @@ class Store:
             conn.close()
             return OpenResult(
                 None,
-                notices + [f"The conversation database {path} was written by a newer version of Rill; "
-                           "Rill has left it untouched and will not save this session's conversations."],
+                notices + [translate("Store", "The conversation database {path} was written by a newer version of "
+                                              "Rill; Rill has left it untouched and will not save this session's "
+                                              "conversations.").format(path=path)],
                 True,
                 path,
             )
@@ -739,10 +760,7 @@ class Store:
                 if v > 0:
                     log.info("upgraded %s from schema %d to %d", path, v, v + 1)
         if read_only:
-            notices = notices + [
-                f"The conversation database {path} is read-only: your history is shown, but new "
-                "conversations and changes are kept in memory only until it can be written."
-            ]
+            notices = notices + [_read_only_notice(path)]
         return OpenResult(cls(conn, path, read_only=read_only), notices, read_only, path)
 
     @classmethod
@@ -828,10 +846,10 @@ class Store:
                 conn.execute("ROLLBACK")
 
     def _write_error(self, exc: BaseException) -> StoreWriteError:
-        reason, cause = _plain(exc, self.path or "the database")
+        reason, cause = _plain(exc, self.path or translate("Store", "the database"))
         return StoreWriteError(
-            f"Rill cannot save: {cause}. Your conversations are kept in memory and will be saved "
-            "when that is fixed.",
+            translate("Store", "Rill cannot save: {cause}. Your conversations are kept in memory and will be saved "
+                               "when that is fixed.").format(cause=cause),
             reason,
         )
 

@@ -33,6 +33,7 @@ from app.core.backend import (
     ModelInfo,
     on_cancel,
 )
+from app.core.i18n import translate
 from app.core.remote import errors
 from app.core.remote.http import AbortableClient
 from app.core.remote.servers import ServerConfig, display_url, redact
@@ -109,25 +110,29 @@ class RemoteBackend:
         except BackendError as exc:
             if cancel.is_set():
                 raise LoadCancelled() from exc
-            if not self.model or "404" not in str(exc):
+            if not self.model or getattr(exc, "status", None) != 404:
                 raise
             # Some OpenAI-compatible servers have no model list: chat anyway.
-            warnings.append(f"{errors.where(self.server)} does not list its models.")
+            warnings.append(translate("RemoteErrors", "{server} does not list its models.").format(
+                server=errors.where(self.server)))
         if not self.model:
             if not self.models:
-                raise BackendError(f"{errors.where(self.server)} offers no model. Load one in the server, "
-                                   "or name one in Model › Servers….")
+                raise BackendError(translate(
+                    "RemoteErrors", "{server} offers no model. Load one in the server, "
+                    "or name one in Model › Servers….").format(server=errors.where(self.server)))
             self.model = self.models[0]
         elif self.models and self.model not in self.models:
-            warnings.append(f"{errors.where(self.server)} does not list the model {self.model!r}; "
-                            f"it lists: {', '.join(self.models[:5])}.")
+            warnings.append(translate(
+                "RemoteErrors", "{server} does not list the model {model}; it lists: {models}.").format(
+                server=errors.where(self.server), model=repr(self.model), models=", ".join(self.models[:5])))
         if progress is not None:
             progress(1.0)
         return ModelInfo(
+            # English: it is stored with each reply (the message's model).
             name=f"{self.model} on {self.server.name}",
             path=display_url(self.server.base_url),
             n_ctx=0,
-            chat_template="the server's",
+            chat_template=translate("RemoteErrors", "the server's"),
             warnings=tuple(warnings),
         )
 
@@ -143,11 +148,13 @@ class RemoteBackend:
             try:
                 data = response.json()
             except ValueError:
-                raise errors.bad_data(self.server, "the model list is not JSON (is the server kind right?)") from None
+                raise errors.bad_data(self.server, translate(
+                    "RemoteErrors", "the model list is not JSON (is the server kind right?)")) from None
             try:
                 return self._parse_models(data)
             except (KeyError, TypeError, AttributeError):
-                raise errors.bad_data(self.server, "the model list has an unexpected shape (is the server kind right?)") from None
+                raise errors.bad_data(self.server, translate(
+                    "RemoteErrors", "the model list has an unexpected shape (is the server kind right?)")) from None
         except httpx.HTTPError as exc:
             raise errors.transport_error(self.server, exc) from None
         finally:
@@ -193,11 +200,11 @@ class RemoteBackend:
         except httpx.HTTPError as exc:
             if cancel.is_set():
                 return FinishReason.CANCELLED
-            raise errors.transport_error(self.server, exc, during="during the reply") from None
+            raise errors.transport_error(self.server, exc, during_reply=True) from None
         except OSError as exc:  # a socket error httpx did not wrap
             if cancel.is_set():
                 return FinishReason.CANCELLED
-            raise errors.transport_error(self.server, exc, during="during the reply") from None
+            raise errors.transport_error(self.server, exc, during_reply=True) from None
         except ValueError as exc:  # e.g. an endless line (iter_lines)
             if cancel.is_set():
                 return FinishReason.CANCELLED
@@ -211,11 +218,14 @@ class RemoteBackend:
         if events == 0:
             # llama-cpp-python's server answers a streamed prompt that does
             # not fit its context with exactly this: 200 and an empty stream.
-            raise BackendError(f"{errors.where(self.server)} ended the reply without sending anything. "
-                               "The conversation may be longer than the server's context window: "
-                               "start a new chat or shorten the message.")
+            raise BackendError(translate(
+                "RemoteErrors", "{server} ended the reply without sending anything. "
+                "The conversation may be longer than the server's context window: "
+                "start a new chat or shorten the message.").format(server=errors.where(self.server)))
         if not ended and finish is None:
-            raise BackendError(f"{errors.where(self.server)} closed the connection before the reply was complete.")
+            raise BackendError(translate(
+                "RemoteErrors", "{server} closed the connection before the reply was complete.").format(
+                server=errors.where(self.server)))
         return FinishReason.LENGTH if finish == "length" else FinishReason.STOP
 
     def close(self) -> None:
@@ -223,21 +233,33 @@ class RemoteBackend:
 
     # -- helpers for subclasses -------------------------------------------------
     def _json(self, text: str, what: str) -> Any:
+        """``text`` parsed; ``what`` ("event", "line" or "reply") names it in the error."""
         try:
             return json.loads(text)
         except ValueError:
-            raise errors.bad_data(self.server, f"a malformed JSON {what}: {redact(text[:80], self._key)!r}") from None
+            if what == "event":
+                problem = translate("RemoteErrors", "a malformed JSON event: {text}")
+            elif what == "line":
+                problem = translate("RemoteErrors", "a malformed JSON line: {text}")
+            else:
+                problem = translate("RemoteErrors", "a malformed JSON reply: {text}")
+            raise errors.bad_data(self.server, problem.format(text=repr(redact(text[:80], self._key)))) from None
 
     def _complete_body(self, response: httpx.Response) -> Any:
         """A response that is not a stream: its JSON, or a clear error."""
         ctype = response.headers.get("content-type", "").partition(";")[0].strip() or "no content type"
         if "json" not in ctype:
-            raise errors.bad_data(self.server, f"the reply is not a stream ({ctype}); "
-                                  "is the URL that of the API, and the server kind right?")
+            raise errors.bad_data(self.server, not_a_stream(ctype))
         body = _read_limited(response, MAX_JSON_BODY + 1)
         if len(body) > MAX_JSON_BODY:
-            raise errors.bad_data(self.server, "a non-streamed reply over 8 MB")
+            raise errors.bad_data(self.server, translate("RemoteErrors", "a non-streamed reply over 8 MB"))
         return self._json(body.decode("utf-8", errors="replace"), "reply")
+
+
+def not_a_stream(content_type: str) -> str:
+    """What ``bad_data`` says of a reply of ``content_type`` that is not a stream."""
+    return translate("RemoteErrors", "the reply is not a stream ({content_type}); "
+                     "is the URL that of the API, and the server kind right?").format(content_type=content_type)
 
 
 def _read_limited(response: httpx.Response, limit: int) -> bytes:
@@ -259,7 +281,7 @@ def iter_lines(response: httpx.Response, max_line: int = 4 * 1024 * 1024) -> Ite
         if "\n" not in text:
             pending += text
             if len(pending) > max_line:
-                raise ValueError("a line longer than 4 MB")
+                raise ValueError(translate("RemoteErrors", "a line longer than 4 MB"))
             continue
         lines = (pending + text).split("\n")
         pending = lines.pop()

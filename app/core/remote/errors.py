@@ -15,6 +15,7 @@ import ssl
 import httpx
 
 from app.core.backend import BackendError
+from app.core.i18n import translate
 from app.core.remote.servers import ServerConfig, display_url, redact
 
 log = logging.getLogger(__name__)
@@ -27,71 +28,111 @@ def where(server: ServerConfig) -> str:
     return f"{server.name} ({display_url(server.base_url)})"
 
 
-def transport_error(server: ServerConfig, exc: Exception, *, during: str = "") -> BackendError:
-    """A BackendError for an httpx / network exception."""
+def transport_error(server: ServerConfig, exc: Exception, *, during_reply: bool = False) -> BackendError:
+    """A BackendError for an httpx / network exception (``during_reply``: it
+    happened while the reply streamed)."""
     at = where(server)
-    when = f" {during}" if during else ""
-    log.info("request to %s failed%s: %r", display_url(server.base_url), when, exc)
+    log.info("request to %s failed%s: %r", display_url(server.base_url), " during the reply" if during_reply else "", exc)
     if isinstance(exc, httpx.ConnectTimeout):
-        return BackendError(f"Could not connect to {at}: no answer within the time limit. Is the address right and the server running?")
+        return BackendError(translate(
+            "RemoteErrors", "Could not connect to {server}: no answer within the time limit. "
+            "Is the address right and the server running?").format(server=at))
     if isinstance(exc, httpx.ReadTimeout):
-        return BackendError(
-            f"{at} stopped sending{when}: nothing arrived for {server.stall_s:g} s. "
-            "The server may be overloaded or stuck; the stall timeout is in the server's settings."
-        )
+        if during_reply:
+            text = translate(
+                "RemoteErrors", "{server} stopped sending during the reply: nothing arrived for {seconds} s. "
+                "The server may be overloaded or stuck; the stall timeout is in the server's settings.")
+        else:
+            text = translate(
+                "RemoteErrors", "{server} stopped sending: nothing arrived for {seconds} s. "
+                "The server may be overloaded or stuck; the stall timeout is in the server's settings.")
+        return BackendError(text.format(server=at, seconds=f"{server.stall_s:g}"))
     if isinstance(exc, (httpx.WriteTimeout, httpx.PoolTimeout)):
-        return BackendError(f"{at} did not accept the request in time.")
+        return BackendError(translate("RemoteErrors", "{server} did not accept the request in time.").format(server=at))
     if isinstance(exc, httpx.ConnectError):
         text = str(exc)
         cause = exc.__cause__ or exc.__context__
         lowered = text.lower()
         if isinstance(cause, ssl.SSLError) or "ssl" in lowered or "certificate" in lowered or "tls" in lowered:
-            return BackendError(f"Could not make a secure (TLS) connection to {at}: {_short(text)}. "
-                                "Check that the URL's http/https matches the server and that its certificate is valid.")
+            return BackendError(translate(
+                "RemoteErrors", "Could not make a secure (TLS) connection to {server}: {detail}. "
+                "Check that the URL's http/https matches the server and that its certificate is valid."
+            ).format(server=at, detail=_short(text)))
         if "name or service not known" in lowered or "nodename nor servname" in lowered or "getaddrinfo" in lowered \
                 or "temporary failure in name resolution" in lowered or "no address associated" in lowered:
-            return BackendError(f"Unknown host: the name in {at} could not be found. Check the URL.")
+            return BackendError(translate(
+                "RemoteErrors", "Unknown host: the name in {server} could not be found. Check the URL.").format(server=at))
         if "refused" in lowered:
-            return BackendError(f"{at} refused the connection: the server is not running on that port, or the port is wrong.")
-        return BackendError(f"Could not connect to {at}: {_short(text)}.")
+            return BackendError(translate(
+                "RemoteErrors", "{server} refused the connection: the server is not running on that port, "
+                "or the port is wrong.").format(server=at))
+        return BackendError(translate("RemoteErrors", "Could not connect to {server}: {detail}.").format(
+            server=at, detail=_short(text)))
     if isinstance(exc, (httpx.RemoteProtocolError, httpx.ReadError)):
-        return BackendError(f"{at} closed the connection{when} before the reply was complete.")
+        if during_reply:
+            text = translate("RemoteErrors", "{server} closed the connection during the reply before the reply was complete.")
+        else:
+            text = translate("RemoteErrors", "{server} closed the connection before the reply was complete.")
+        return BackendError(text.format(server=at))
     if isinstance(exc, httpx.UnsupportedProtocol):
-        return BackendError(f"{at}: the URL must start with http:// or https://.")
+        return BackendError(translate("RemoteErrors", "{server}: the URL must start with http:// or https://.").format(server=at))
     if isinstance(exc, httpx.HTTPError):
-        return BackendError(f"The request to {at} failed: {_short(str(exc))}.")
-    return BackendError(f"The request to {at} failed: {type(exc).__name__}.")
+        return BackendError(translate("RemoteErrors", "The request to {server} failed: {detail}.").format(
+            server=at, detail=_short(str(exc))))
+    return BackendError(translate("RemoteErrors", "The request to {server} failed: {detail}.").format(
+        server=at, detail=type(exc).__name__))
 
 
 def status_error(server: ServerConfig, response: httpx.Response, body: bytes, *, model: str = "", key: str = "") -> BackendError:
-    """A BackendError for a non-2xx response (``body``: what was read of it)."""
+    """A BackendError for a non-2xx response (``body``: what was read of it).
+    Its ``status`` attribute is the HTTP status code."""
     at = where(server)
     code = response.status_code
     detail = redact(_error_detail(body), key)
-    detail_part = f" The server said: {detail}" if detail else ""
-    if code in (401, 403):
-        what = "rejected the API key" if code == 401 else "refused access"
-        return BackendError(f"{at} {what} ({code}). Check the API key in Model › Servers….{detail_part}")
-    if code == 404:
-        thing = f"the model {model!r} or the API path" if model else "the API path"
-        return BackendError(f"{at} does not know {thing} (404). Check the model name and the server kind "
-                            f"(OpenAI-compatible or Ollama).{detail_part}")
-    if code == 429:
+    wait = ""
+    if code == 401:
+        text = translate("RemoteErrors", "{server} rejected the API key ({code}). Check the API key in Model › Servers….")
+    elif code == 403:
+        text = translate("RemoteErrors", "{server} refused access ({code}). Check the API key in Model › Servers….")
+    elif code == 404 and model:
+        text = translate("RemoteErrors", "{server} does not know the model {model} or the API path (404). "
+                                         "Check the model name and the server kind (OpenAI-compatible or Ollama).")
+    elif code == 404:
+        text = translate("RemoteErrors", "{server} does not know the API path (404). "
+                                         "Check the model name and the server kind (OpenAI-compatible or Ollama).")
+    elif code == 429:
+        text = translate("RemoteErrors", "{server} is rate-limiting requests (429 Too Many Requests).")
         retry = response.headers.get("retry-after", "").strip()
-        wait = f" Try again in {retry} s." if retry.isdigit() else (f" Try again after {retry}." if retry else " Try again shortly.")
-        return BackendError(f"{at} is rate-limiting requests (429 Too Many Requests).{wait}{detail_part}")
-    if 500 <= code < 600:
-        return BackendError(f"{at} had an internal error ({code}).{detail_part}")
-    return BackendError(f"{at} answered {code} {response.reason_phrase}.{detail_part}")
+        # Sentences of their own, appended: each translation carries its own
+        # leading space (or none).
+        if retry.isdigit():
+            wait = translate("RemoteErrors", " Try again in {seconds} s.").format(seconds=retry)
+        elif retry:
+            wait = translate("RemoteErrors", " Try again after {time}.").format(time=retry)
+        else:
+            wait = translate("RemoteErrors", " Try again shortly.")
+    elif 500 <= code < 600:
+        text = translate("RemoteErrors", "{server} had an internal error ({code}).")
+    else:
+        text = translate("RemoteErrors", "{server} answered {code} {reason}.")
+    said = translate("RemoteErrors", " The server said: {detail}").format(detail=detail) if detail else ""
+    message = text.format(server=at, code=code, model=repr(model), reason=response.reason_phrase) + wait + said
+    error = BackendError(message)
+    error.status = code  # type: ignore[attr-defined]
+    return error
 
 
 def stream_error(server: ServerConfig, error: object, *, key: str = "") -> BackendError:
     """A BackendError for an ``error`` object inside a stream."""
-    return BackendError(f"{where(server)} reported an error during the reply: {redact(_error_text(error), key) or 'no details'}")
+    detail = redact(_error_text(error), key) or translate("RemoteErrors", "no details")
+    return BackendError(translate("RemoteErrors", "{server} reported an error during the reply: {detail}").format(
+        server=where(server), detail=detail))
 
 
 def bad_data(server: ServerConfig, what: str) -> BackendError:
-    return BackendError(f"{where(server)} sent data Rill cannot read: {what}.")
+    """``what``: what was wrong, in the user's language (a clause)."""
+    return BackendError(translate("RemoteErrors", "{server} sent data Rill cannot read: {what}.").format(
+        server=where(server), what=what))
 
 
 def _error_detail(body: bytes) -> str:
@@ -102,7 +143,7 @@ def _error_detail(body: bytes) -> str:
         data = json.loads(text)
     except ValueError:
         if text.lstrip().startswith("<"):
-            return "(an HTML page)"
+            return translate("RemoteErrors", "(an HTML page)")
         return _short(text)
     if isinstance(data, dict) and "error" in data:
         return _error_text(data["error"])

@@ -11,8 +11,9 @@ from typing import Any
 import httpx
 
 from app.core.backend import GenerationRequest
+from app.core.i18n import translate
 from app.core.remote import errors
-from app.core.remote.base import Delta, RemoteBackend, iter_lines
+from app.core.remote.base import Delta, RemoteBackend, iter_lines, not_a_stream
 
 
 class OllamaBackend(RemoteBackend):
@@ -48,8 +49,7 @@ class OllamaBackend(RemoteBackend):
             yield from self._line(self._complete_body(response), force_done=True)
             return
         if "json" not in ctype and "text/plain" not in ctype and ctype:
-            raise errors.bad_data(self.server, f"the reply is not a stream ({ctype.partition(';')[0]}); "
-                                  "is the URL that of the API, and the server kind right?")
+            raise errors.bad_data(self.server, not_a_stream(ctype.partition(";")[0]))
         for line in iter_lines(response):
             if not line.strip():
                 continue
@@ -57,7 +57,7 @@ class OllamaBackend(RemoteBackend):
 
     def _line(self, obj: Any, force_done: bool = False) -> Iterator[Delta]:
         if not isinstance(obj, dict):
-            raise errors.bad_data(self.server, "a line that is not a JSON object")
+            raise errors.bad_data(self.server, translate("RemoteErrors", "a line that is not a JSON object"))
         if obj.get("error"):
             raise errors.stream_error(self.server, obj["error"], key=self._key)
         message = obj.get("message") if isinstance(obj.get("message"), dict) else {}

@@ -19,6 +19,7 @@ import httpx
 from httpx_sse import EventSource, SSEError
 
 from app.core.backend import GenerationRequest
+from app.core.i18n import translate
 from app.core.remote import errors
 from app.core.remote.base import Delta, RemoteBackend
 
@@ -70,7 +71,7 @@ class OpenAIBackend(RemoteBackend):
 
     def _chunk(self, obj: Any) -> Iterator[Delta]:
         if not isinstance(obj, dict):
-            raise errors.bad_data(self.server, "an event that is not a JSON object")
+            raise errors.bad_data(self.server, translate("RemoteErrors", "an event that is not a JSON object"))
         usage = obj.get("usage")
         prompt_tokens = usage.get("prompt_tokens") if isinstance(usage, dict) else None
         choices = obj.get("choices") or []
@@ -97,7 +98,8 @@ class OpenAIBackend(RemoteBackend):
             choice = obj["choices"][0]
             message = choice["message"]
         except (KeyError, IndexError, TypeError):
-            raise errors.bad_data(self.server, "the reply is not a stream and not a chat completion") from None
+            raise errors.bad_data(self.server, translate(
+                "RemoteErrors", "the reply is not a stream and not a chat completion")) from None
         usage = obj.get("usage") if isinstance(obj.get("usage"), dict) else {}
         yield Delta(
             content=_text(message.get("content")),

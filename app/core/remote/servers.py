@@ -19,6 +19,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from app.core import settings
+from app.core.i18n import QT_TRANSLATE_NOOP, translate
 
 log = logging.getLogger(__name__)
 
@@ -28,7 +29,9 @@ KEYRING_SERVICE = "rill"
 OPENAI = "openai"
 OLLAMA = "ollama"
 KINDS = (OPENAI, OLLAMA)
-KIND_LABELS = {OPENAI: "OpenAI-compatible", OLLAMA: "Ollama"}
+#: What the kinds are called for the user: English, translated where shown
+#: (``translate("Servers", label)``).
+KIND_LABELS = {OPENAI: QT_TRANSLATE_NOOP("Servers", "OpenAI-compatible"), OLLAMA: "Ollama"}
 DEFAULT_URLS = {OPENAI: "http://127.0.0.1:8080", OLLAMA: "http://127.0.0.1:11434"}
 
 #: Default seconds without a single byte from the server before a reply is
@@ -55,11 +58,12 @@ class ServerConfig:
         """This config with its URL normalized; ServerConfigError if unusable."""
         name = self.name.strip()
         if not name:
-            raise ServerConfigError("A server needs a name.")
+            raise ServerConfigError(translate("Servers", "A server needs a name."))
         if self.kind not in KINDS:
-            raise ServerConfigError(f"Unknown server kind {self.kind!r}: use one of {', '.join(KINDS)}.")
+            raise ServerConfigError(translate("Servers", "Unknown server kind {kind}: use one of {kinds}.").format(
+                kind=repr(self.kind), kinds=", ".join(KINDS)))
         if not (1.0 <= float(self.stall_s) <= 3600.0):
-            raise ServerConfigError("The stall timeout must be between 1 and 3600 seconds.")
+            raise ServerConfigError(translate("Servers", "The stall timeout must be between 1 and 3600 seconds."))
         return replace(self, name=name, base_url=normalize_base_url(self.base_url), model=self.model.strip())
 
     @property
@@ -103,20 +107,21 @@ def normalize_base_url(url: str) -> str:
     trailing slash, query or fragment. ServerConfigError when it is not a URL."""
     text = (url or "").strip()
     if not text:
-        raise ServerConfigError("A server needs a URL, e.g. http://127.0.0.1:8080.")
+        raise ServerConfigError(translate("Servers", "A server needs a URL, e.g. http://127.0.0.1:8080."))
     if "://" not in text:
         text = "http://" + text
     parts = urlsplit(text)
     if parts.scheme.lower() not in ("http", "https"):
-        raise ServerConfigError(f"Only http:// and https:// URLs are supported, not {parts.scheme}://.")
+        raise ServerConfigError(translate("Servers", "Only http:// and https:// URLs are supported, not {scheme}://.")
+                                .format(scheme=parts.scheme))
     if not parts.hostname:
-        raise ServerConfigError(f"{url.strip()!r} has no host name.")
+        raise ServerConfigError(translate("Servers", "{url} has no host name.").format(url=repr(url.strip())))
     try:
         parts.port  # noqa: B018 - raises on a bad port
     except ValueError as exc:
-        raise ServerConfigError(f"{url.strip()!r} has a bad port number.") from exc
+        raise ServerConfigError(translate("Servers", "{url} has a bad port number.").format(url=repr(url.strip()))) from exc
     if any(ch.isspace() for ch in text):
-        raise ServerConfigError(f"{url.strip()!r} contains spaces.")
+        raise ServerConfigError(translate("Servers", "{url} contains spaces.").format(url=repr(url.strip())))
     return urlunsplit((parts.scheme.lower(), parts.netloc, parts.path.rstrip("/"), "", ""))
 
 
@@ -125,7 +130,7 @@ def display_url(url: str) -> str:
     try:
         parts = urlsplit(url)
     except ValueError:
-        return "(invalid URL)"
+        return translate("Servers", "(invalid URL)")
     host = parts.hostname or ""
     if parts.port:
         host = f"{host}:{parts.port}"
@@ -194,8 +199,8 @@ class SecretStore:
         """"" with a keyring; else what the user should know about their keys."""
         if self.persistent:
             return ""
-        return ("No system keyring is available, so API keys are kept for this session "
-                "only and must be entered again after Rill restarts.")
+        return translate("Servers", "No system keyring is available, so API keys are kept for this session "
+                                    "only and must be entered again after Rill restarts.")
 
     def get(self, server_id: str) -> str:
         with self._lock:
