@@ -23,8 +23,11 @@ Rules 2 and 3 run as the *last* tree processor — after every inline pattern an
 after backslash-unescaping — on the element tree itself, so no Markdown construct
 can create an element behind their back.
 
-Qt's HTML subset: fenced code is Pygments ``noclasses``/``nowrap`` output in one
-``<pre>`` with an inline background (codehilite's wrapper gives striped backgrounds);
+Qt's HTML subset: fenced code is Pygments ``nowrap`` output (token classes) in
+one ``<pre class="code">`` (codehilite's wrapper gives striped backgrounds);
+its colours and the block's background come from :func:`code_css`, which the
+view sets as each document's default style sheet, so a theme change restyles
+code without rendering again;
 tables get ``border``/``cellspacing``/``cellpadding`` attributes (Qt ignores CSS
 borders).
 
@@ -52,11 +55,12 @@ from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
-__all__ = ["render_markdown", "find_cut", "block_cuts", "render_user_text", "warm_up"]
+__all__ = ["render_markdown", "find_cut", "block_cuts", "render_user_text", "warm_up", "code_css"]
 
-PRE_STYLE = "background-color:#f6f8fa; white-space:pre-wrap"
-PRE_OPEN = f'<pre style="{PRE_STYLE}">'
-_FORMATTER = HtmlFormatter(noclasses=True, nowrap=True)
+PRE_CLASS = "code"
+PRE_STYLE = "white-space:pre-wrap"
+PRE_OPEN = f'<pre class="{PRE_CLASS}" style="{PRE_STYLE}">'
+_FORMATTER = HtmlFormatter(nowrap=True)
 _SAFE_HREF = re.compile(r"https?://[^\s\x00-\x1f\x7f]+", re.IGNORECASE)
 # The opening-fence line exactly as python-markdown's FENCED_BLOCK_RE accepts it.
 _FENCE_OPEN = re.compile(
@@ -101,6 +105,17 @@ class _FencedCode(FencedBlockPreprocessor):
             return f"\n{stashed}\n"
 
         return self.FENCED_BLOCK_RE.sub(replace, "\n".join(lines)).split("\n")
+
+
+@lru_cache(maxsize=8)
+def code_css(style: str, background: str) -> str:
+    """The style sheet that colours rendered code: Pygments ``style``'s token
+    colours (class selectors) and ``background`` behind every code block.
+    Qt applies a document's default style sheet when HTML is set, so the view
+    sets this before ``setHtml``."""
+    formatter = HtmlFormatter(style=style)
+    tokens = "\n".join(formatter.get_token_style_defs(""))
+    return f"pre.{PRE_CLASS} {{ background-color: {background}; }}\n{tokens}\n"
 
 
 # ------------------------------------------------------------------- sanitizer
@@ -154,6 +169,7 @@ class _Sanitize(Treeprocessor):
                 el.set("cellspacing", "0")
                 el.set("cellpadding", "4")
             elif el.tag == "pre":  # indented code blocks; fenced ones are stashed HTML
+                el.set("class", PRE_CLASS)
                 el.set("style", PRE_STYLE)
                 for code in el.iter("code"):  # a trailing newline shows as an empty line
                     code.text = (code.text or "").rstrip("\n")

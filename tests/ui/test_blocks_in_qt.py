@@ -33,7 +33,8 @@ from PyQt6.QtGui import QTextBlock, QTextBlockFormat, QTextCursor, QTextDocument
 from PyQt6.QtWidgets import QApplication  # noqa: E402
 
 from app.core.blocks import Unit, render_units, user_units  # noqa: E402
-from app.core.render import PRE_STYLE, render_markdown  # noqa: E402
+from app.core.render import render_markdown  # noqa: E402
+from app.ui.theme import DARK, LIGHT  # noqa: E402
 from app.core.scripted import SAMPLE_MARKDOWN  # noqa: E402
 from tests.core.test_blocks import HOSTILE, TRICKY_CODE, documents  # noqa: E402
 
@@ -44,8 +45,10 @@ _EMPTY_PRE_THEN_QUOTES = re.compile(r"<pre[^>]*></pre>\n(?:<blockquote>\n)+")
 # ------------------------------------------------------------------ helpers
 
 
-def unit_doc(unit: Unit) -> QTextDocument:
+def unit_doc(unit: Unit, css: str = "") -> QTextDocument:
+    """The unit in a document as the view makes it (the theme's code style sheet)."""
     doc = QTextDocument()
+    doc.setDefaultStyleSheet(css or LIGHT.code_css())
     if unit.kind == "plain":
         doc.setPlainText(unit.body)
     else:
@@ -167,13 +170,14 @@ def test_quirk_3_empty_pre_before_a_blockquote(qapp: QApplication) -> None:
     assert one_shot_text(text) == "quote"
 
 
-def test_a_code_unit_has_one_block_background(qapp: QApplication) -> None:
-    background = re.search(r"background-color:(#[0-9a-f]{6})", PRE_STYLE).group(1)  # type: ignore[union-attr]
+@pytest.mark.parametrize("theme", [LIGHT, DARK], ids=["light", "dark"])
+def test_a_code_unit_has_one_block_background(qapp: QApplication, theme) -> None:  # type: ignore[no-untyped-def]
+    background = theme.colors["code_bg"]
     text = f"Intro\n\n```python\n{TRICKY_CODE}```\n\n```\nplain <code>\n\n  second\n```\n\n    indented\n"
     codes = [u for u in render_units(text + "\n" + SAMPLE_MARKDOWN) if u.kind == "code"]
     assert len(codes) == 6
     for unit in codes:
-        doc = unit_doc(unit)
+        doc = unit_doc(unit, theme.code_css())
         colors = set()
         block = doc.firstBlock()
         while block.isValid():

@@ -42,14 +42,23 @@ print("hello from code")
 """
 
 
-def _set_html(html: str) -> QTextDocument:
+def _document() -> QTextDocument:
+    """A document with the light theme's code style sheet, as the view makes them."""
+    from app.ui.theme import LIGHT
+
     doc = QTextDocument()
+    doc.setDefaultStyleSheet(LIGHT.code_css())
+    return doc
+
+
+def _set_html(html: str) -> QTextDocument:
+    doc = _document()
     doc.setHtml(html)
     return doc
 
 
 def _insert_html(html: str) -> QTextDocument:  # the transcript's path
-    doc = QTextDocument()
+    doc = _document()
     QTextCursor(doc).insertHtml(html)
     return doc
 
