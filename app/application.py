@@ -7,7 +7,7 @@ import os
 import sys
 from typing import NamedTuple
 
-from PyQt6.QtCore import QTimer
+from PyQt6.QtCore import QCoreApplication, QTimer
 from PyQt6.QtWidgets import QApplication
 
 from app import __version__
@@ -65,7 +65,9 @@ def remote_factory_from_args(args: argparse.Namespace) -> tuple[BackendFactory, 
     kind = args.backend
     url = getattr(args, "base_url", None) or DEFAULT_URLS[kind]
     stall = getattr(args, "stall_timeout", None) or DEFAULT_STALL_S
-    server = ServerConfig(name="the server", kind=kind, base_url=url, id="command-line", stall_s=stall).validated()
+    #: The name of a server given by command-line options, inside its error messages and model name.
+    name = QCoreApplication.translate("Application", "the server")
+    server = ServerConfig(name=name, kind=kind, base_url=url, id="command-line", stall_s=stall).validated()
     key_env = getattr(args, "api_key_env", "") or ""
     key = os.environ.get(key_env, "") if key_env else ""
     return remote_factory(server, getattr(args, "api_model", "") or "", api_key=key)

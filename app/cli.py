@@ -385,6 +385,11 @@ def main(argv: list[str] | None = None) -> int:
         return run_doctor(args)
     use_offscreen_without_display()
     app = make_application()
+    from app.core.appearance import load_appearance
+    from app.ui.i18n import install_translations
+
+    # The system's language, or the one chosen in Settings (before any window).
+    install_translations(app, load_appearance().language)
     from app.ui.single_instance import claim_single_instance
 
     instance = claim_single_instance(app)

@@ -200,11 +200,17 @@ class ChatController(QObject):
     def _on_model_load_failed(self, message: str) -> None:
         if self._load_cancelled:  # the user's Cancel (cancel_load)
             self._load_cancelled = False
-            self.notify("Loading the model was cancelled. Choose a model in the Model menu.", "info")
+            self.notify(self.tr("Loading the model was cancelled. Choose a model in the Model menu."), "info")
             self._set_state(ChatState.NO_MODEL)
             self.model_failed.emit(message)
             return
-        self.notify(f"Could not load the model. {message}\nChoose a model in the Model menu: a GGUF file, or a server (Model › Servers…).", "error")
+        self.notify(
+            self.tr(
+                "Could not load the model. {message}\n"
+                "Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…)."
+            ).format(message=message),
+            "error",
+        )
         self._set_state(ChatState.NO_MODEL)
         self.model_failed.emit(message)
 
@@ -371,8 +377,12 @@ class ChatController(QObject):
         reply = self._current
         if reply is None:
             return False
-        where = getattr(reply.conversation, "title", "") or "another conversation"
-        self.notify(f"Rill is still answering in “{where}”. Stop it (Esc) or wait, then try again.", "info")
+        title = getattr(reply.conversation, "title", "")
+        if title:
+            text = self.tr("Rill is still answering in “{title}”. Stop it (Esc) or wait, then try again.").format(title=title)
+        else:
+            text = self.tr("Rill is still answering in “another conversation”. Stop it (Esc) or wait, then try again.")
+        self.notify(text, "info")
         return True
 
     def regenerate(self, reply_id: str | None = None) -> bool:
@@ -446,7 +456,7 @@ class ChatController(QObject):
             if conv is self.conversation:
                 self._reshow()
 
-        what = "Message deleted" if len(removed) == 1 else f"{len(removed)} messages deleted"
+        what = self.tr("Message deleted") if len(removed) == 1 else self.tr("%n messages deleted", None, len(removed))
         self.message_deleted.emit(what, undo)
         return True
 
@@ -521,17 +531,33 @@ class ChatController(QObject):
         if not dropped_ids:
             return
         first, last = conv.get(dropped_ids[0]), conv.get(dropped_ids[-1])
-        span = ""
-        if first is not None and last is not None:
-            span = (f" (“{_excerpt(first.content)}”)" if first is last
-                    else f" (from “{_excerpt(first.content)}” to “{_excerpt(last.content)}”)")
         n = len(dropped_ids)
-        what = "an earlier message" if n == 1 else f"{n} earlier messages"
-        self.notify(
-            f"The conversation is longer than the model's context: the model no longer sees "
-            f"{what}{span}. They stay here; Settings chooses what is dropped.",
-            "info",
-        )
+        if first is None or last is None:
+            if n == 1:
+                text = self.tr(
+                    "The conversation is longer than the model's context: the model no longer sees "
+                    "an earlier message. They stay here; Settings chooses what is dropped."
+                )
+            else:
+                text = self.tr(
+                    "The conversation is longer than the model's context: the model no longer sees "
+                    "%n earlier messages. They stay here; Settings chooses what is dropped.",
+                    None,
+                    n,
+                )
+        elif first is last:  # one message
+            text = self.tr(
+                "The conversation is longer than the model's context: the model no longer sees "
+                "an earlier message (“{excerpt}”). They stay here; Settings chooses what is dropped."
+            ).format(excerpt=_excerpt(first.content))
+        else:
+            text = self.tr(
+                "The conversation is longer than the model's context: the model no longer sees "
+                "%n earlier messages (from “{first}” to “{last}”). They stay here; Settings chooses what is dropped.",
+                None,
+                n,
+            ).format(first=_excerpt(first.content), last=_excerpt(last.content))
+        self.notify(text, "info")
 
     def _on_reply_settled(self, stats: ReplyStats) -> None:
         reply = self._replies.pop(stats.request_id, None)

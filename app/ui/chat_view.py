@@ -98,6 +98,7 @@ from app.core.conversation import Message, MessageStatus, Role
 from app.core.fenwick import Fenwick
 from app.core.textbreak import DisplayBreaker
 from app.core.thinking import ThinkingSpans, ThinkingSplitter, count_words, strip_thinking, thinking_spans
+from app.ui import shortcuts, theme
 from app.ui.render_service import (
     PRIORITY_BACKGROUND,
     PRIORITY_NOW,
@@ -127,21 +128,16 @@ HEADER_GAP = 4.0
 UNIT_GAP = 6.0
 FOOTER_GAP = 4.0
 ITEM_GAP = 6.0
+TEXT_PX = 14                # body text size at zoom 1.0 (pixels)
+SMALL_PX = 12               # headers' thinking row and footers
+CHAR_W = 7.5                # average character width at zoom 1.0, for height estimates
 
-_COLORS = {
-    "user": "#0969da",
-    "assistant": "#1a7f37",
-    "user_bg": "#f3f6fa",
-    "muted": "#57606a",
-    "error": "#b42318",
-    "warning": "#9a6700",
-    "info": "#57606a",
-    "action": "#0969da",
-    "copy_bg": "#ffffff",
-    "copy_border": "#d0d7de",
-    "find": "#fff3b0",
-    "find_current": "#ffb35c",
-}
+_NOTE_KINDS = ("error", "warning", "info")
+
+
+def _note_color(kind: str) -> QColor:
+    """A notice's or footer note's colour in the current theme."""
+    return theme.color(kind if kind in _NOTE_KINDS else "info")
 
 
 class _UnitDocument(QTextDocument):
@@ -370,6 +366,11 @@ class ChatView(QAbstractScrollArea):
     def __init__(self, render_service: RenderService | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("chatView")
+        self.setAccessibleName(self.tr("Conversation"))
+        self.setAccessibleDescription(
+            self.tr("The messages of this conversation. The menu key (Shift+F10) opens the actions of the message "
+                    "last clicked, or of the last message.")
+        )
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setMouseTracking(True)
         self.viewport().setMouseTracking(True)
@@ -403,12 +404,10 @@ class ChatView(QAbstractScrollArea):
         self._find_text = ""
         self._find_current: tuple[str, int] | None = None  # message id, n-th match in it
         self._reveal: tuple[str, int] | None = None        # a find match to scroll to
-        self._font = QFont(self.font())
-        self._font.setPixelSize(14)
-        self._small = QFont(self.font())
-        self._small.setPixelSize(12)
-        self._bold = QFont(self._font)
-        self._bold.setWeight(QFont.Weight.Bold)
+        self._zoom = 1.0
+        self._font = self._small = self._bold = QFont()
+        self._set_fonts()
+        self._code_css = theme.current().code_css()
         self._line_heights: dict[str, float] = {}
         self._open_thoughts: set[str] = set()  # ids of messages whose thoughts are unfolded
         self.slices = 0              # work slices run (for benchmarks)
@@ -457,7 +456,7 @@ class ChatView(QAbstractScrollArea):
         text_len = len(unit.copy) if unit.kind == "code" else len(unit.body)
         if unit.kind == "html":
             text_len = int(text_len * 0.7)
-        char_w = 7.5
+        char_w = CHAR_W * self._zoom
         per_line = max(10, int(width / char_w))
         lines = unit.body.count("\n") if unit.kind != "html" else 0
         lines += text_len // per_line + 1
@@ -465,7 +464,7 @@ class ChatView(QAbstractScrollArea):
         return lines * self._line_height() + extra
 
     def _estimate_text(self, text_len: int, newlines: int, width: float) -> float:
-        per_line = max(10, int(width / 7.5))
+        per_line = max(10, int(width / (CHAR_W * self._zoom)))
         return (text_len // per_line + newlines + 1) * self._line_height() + 12.0
 
     def _item_height(self, item: _Item) -> float:
@@ -558,7 +557,7 @@ class ChatView(QAbstractScrollArea):
     def add_message(self, message: Message, label: str = "") -> None:
         """Show a message (finished, or streaming: then use append_stream)."""
         kind = "user" if message.role == Role.USER.value else "assistant"
-        item = _Item(message.id, kind, message, label or ("You" if kind == "user" else "Rill"))
+        item = _Item(message.id, kind, message, label or (self.tr("You") if kind == "user" else self.tr("Rill")))
         if message.status == MessageStatus.STREAMING:
             item.streaming = True
             item.rendered_len = 0
@@ -625,7 +624,7 @@ class ChatView(QAbstractScrollArea):
     def _history_params(self) -> tuple[int, float, float, float]:
         width = self._content_width()
         frame = 2 * PAD_Y + self._line_height(self._bold) + HEADER_GAP + self._line_height(self._small) + FOOTER_GAP
-        return max(10, int(width / 7.5)), self._line_height(), frame, self._line_height(self._small) + HEADER_GAP
+        return max(10, int(width / (CHAR_W * self._zoom))), self._line_height(), frame, self._line_height(self._small) + HEADER_GAP
 
     def _make_history_items(self, messages: list[Message], params: tuple[int, float, float, float]) -> list[_Item]:
         """Items with estimated heights. Pure Python: safe on any thread
@@ -634,10 +633,12 @@ class ChatView(QAbstractScrollArea):
         per_line, line_h, frame, think_h = params
         user = Role.USER.value
         complete = MessageStatus.COMPLETE
+        you, rill = self.tr("You"), self.tr("Rill")  # translated once, not per message
+        words = self._footer_words()
         out: list[_Item] = []
         for message in messages:
             kind = "user" if message.role == user else "assistant"
-            item = _Item(message.id, kind, message, "You" if kind == "user" else "Rill")
+            item = _Item(message.id, kind, message, you if kind == "user" else rill)
             cached = message.rendered
             if cached is not None:
                 item.units = [_Unit(u) for u in cached]
@@ -652,7 +653,7 @@ class ChatView(QAbstractScrollArea):
             lines = (len(content) - start) // per_line + content.count("\n", start, start + 20000) + 1
             item.height = frame + lines * line_h + 12.0 + (think_h if item.think is not None else 0.0)
             if message.status != complete or message.meta.tokens:
-                self._set_footer_from_status(item)
+                self._set_footer_from_status(item, words)
             out.append(item)
         return out
 
@@ -786,27 +787,47 @@ class ChatView(QAbstractScrollArea):
 
     # ------------------------------------------------------------------ footer
 
-    def _set_footer_from_status(self, item: _Item) -> None:
+    def _footer_words(self) -> dict[str, str]:
+        """The footer's translated texts and templates (looked up once per
+        batch of history items, not once per message; safe on any thread)."""
+        return {
+            "stopped": self.tr("⏹ Stopped"),
+            "truncated": self.tr("✂ Cut at the token limit"),
+            "interrupted": self.tr("⚠ Interrupted"),
+            "error": self.tr("⚠ Error"),
+            "error_reason": self.tr("⚠ Error: {reason}"),
+            "tokens": self.tr("{tokens} tokens"),
+            "rate": self.tr("{rate:.1f} tok/s"),
+            "ttft": self.tr("first token {ms:.0f} ms"),
+        }
+
+    def _set_footer_from_status(self, item: _Item, words: dict[str, str] | None = None) -> None:
         msg = item.message
         if msg is None:
             return
+        if words is None:
+            words = self._footer_words()
         status = msg.status
-        notes = {
-            MessageStatus.STOPPED: ("⏹ Stopped", "info"),
-            MessageStatus.TRUNCATED: ("✂ Cut at the token limit", "info"),
-            MessageStatus.INTERRUPTED: ("⚠ Interrupted", "warning"),
-            MessageStatus.ERROR: (f"⚠ Error: {msg.error}" if msg.error else "⚠ Error", "error"),
-        }
-        item.note, item.note_kind = notes.get(status, ("", "info"))
+        if status == MessageStatus.STOPPED:
+            item.note, item.note_kind = words["stopped"], "info"
+        elif status == MessageStatus.TRUNCATED:
+            item.note, item.note_kind = words["truncated"], "info"
+        elif status == MessageStatus.INTERRUPTED:
+            item.note, item.note_kind = words["interrupted"], "warning"
+        elif status == MessageStatus.ERROR:
+            note = words["error_reason"].format(reason=msg.error) if msg.error else words["error"]
+            item.note, item.note_kind = note, "error"
+        else:
+            item.note, item.note_kind = "", "info"
         facts = []
         meta = msg.meta
         if msg.role == Role.ASSISTANT.value and status != MessageStatus.STREAMING:
             if meta.tokens:
-                facts.append(f"{meta.tokens} tokens")
+                facts.append(words["tokens"].format(tokens=meta.tokens))
             if meta.tokens_per_s:
-                facts.append(f"{meta.tokens_per_s:.1f} tok/s")
+                facts.append(words["rate"].format(rate=meta.tokens_per_s))
             if meta.ttft_ms is not None:
-                facts.append(f"first token {meta.ttft_ms:.0f} ms")
+                facts.append(words["ttft"].format(ms=meta.ttft_ms))
         item.facts = " · ".join(facts)
 
     def update_footer(self, message_id: str) -> None:
@@ -833,8 +854,13 @@ class ChatView(QAbstractScrollArea):
             out.append(("branch", f"{k}/{n}"))
             if k < n:
                 out.append(("next", "›"))
-        out.append(("copy", "Copy"))
-        labels = {"edit": "Edit", "regenerate": "Regenerate", "continue": "Continue", "delete": "Delete"}
+        out.append(("copy", self.tr("Copy")))
+        labels = {
+            "edit": self.tr("Edit"),
+            "regenerate": self.tr("Regenerate"),
+            "continue": self.tr("Continue"),
+            "delete": self.tr("Delete"),
+        }
         out.extend((a, labels[a]) for a in actions if a in labels)
         return out
 
@@ -1135,6 +1161,7 @@ class ChatView(QAbstractScrollArea):
         doc.setUndoRedoEnabled(False)
         doc.setDocumentMargin(0)
         doc.setDefaultFont(self._font)
+        doc.setDefaultStyleSheet(self._code_css)  # colours of rendered code (the theme's)
         return doc
 
     def _build_unit(self, unit: Unit) -> _Unit:
@@ -1275,10 +1302,26 @@ class ChatView(QAbstractScrollArea):
         assert think is not None
         arrow = "▾" if think.expanded else "▸"
         words, estimated = self._think_words(item)
-        count = f"{'~' if estimated else ''}{words} word{'' if words == 1 else 's'}"
+        # The English plural is chosen here ("1 word" / "2 words"); %n lets
+        # other languages choose their own forms.
         if item.streaming and not think.closed:
-            return f"{arrow} Thinking… · {count}" if words else f"{arrow} Thinking…"
-        return f"{arrow} Thought for {count}" if words else f"{arrow} Thoughts"
+            if not words:
+                text = self.tr("Thinking…")
+            elif estimated:
+                text = self.tr("Thinking… · ~%n words", None, words)
+            elif words == 1:
+                text = self.tr("Thinking… · 1 word")
+            else:
+                text = self.tr("Thinking… · %n words", None, words)
+        elif not words:
+            text = self.tr("Thoughts")
+        elif estimated:
+            text = self.tr("Thought for ~%n words", None, words)
+        elif words == 1:
+            text = self.tr("Thought for 1 word")
+        else:
+            text = self.tr("Thought for %n words", None, words)
+        return f"{arrow} {text}"
 
     def _think_header_rect(self, index: int) -> QRectF | None:
         """The thinking header's clickable rect, in content coordinates."""
@@ -1497,6 +1540,87 @@ class ChatView(QAbstractScrollArea):
 
     # ------------------------------------------------------------------ Qt events
 
+    # ------------------------------------------------------------------ theme and zoom
+
+    def _set_fonts(self) -> None:
+        self._font = QFont(self.font())
+        self._font.setPixelSize(round(TEXT_PX * self._zoom))
+        self._small = QFont(self.font())
+        self._small.setPixelSize(round(SMALL_PX * self._zoom))
+        self._bold = QFont(self._font)
+        self._bold.setWeight(QFont.Weight.Bold)
+
+    @property
+    def zoom(self) -> float:
+        return self._zoom
+
+    def set_zoom(self, factor: float) -> None:
+        """Show the text at ``factor`` times its base size. Documents near the
+        viewport take the new font and are measured now (bounded by the
+        screen); other items' heights are scaled and measured when they come
+        into view, as on a resize. O(n) arithmetic, no Qt call per message."""
+        if factor == self._zoom or factor <= 0:
+            return
+        stick = self.at_bottom()
+        old_line = self._line_height()
+        self._zoom = factor
+        self._set_fonts()
+        ratio = self._line_height() / old_line
+        width = self._content_width()
+        live: list[_Item] = []
+        for item in self._items:
+            if item.live or item.tail is not None:
+                live.append(item)
+            else:  # more lines (narrower text) of taller lines
+                item.height *= ratio * ratio
+        for item in live:
+            for u in item.units:
+                if u.doc is not None:
+                    u.doc.setDefaultFont(self._font)
+                    u.measured_width = -1.0
+            if item.tail is not None:
+                item.tail.setDefaultFont(self._font)
+                item.tail_height = item.tail.size().height()
+            think = item.think
+            if think is not None and think.doc is not None:
+                think.doc.setDefaultFont(self._font)
+                think.doc.setTextWidth(width)
+                if not think.filling:
+                    think.height, think.measured_width = think.doc.size().height(), width
+        self._heights.rebuild(i.height + ITEM_GAP for i in self._items)
+        for item in live:
+            self._relayout_item(item)
+        self._update_scrollbar()
+        if stick:
+            self.scroll_to_bottom()
+        self._schedule_visibility()
+        self.viewport().update()
+
+    def restyle(self) -> None:
+        """Take the current theme (``app.ui.theme``). Everything but rendered
+        code is painted with the theme's colours as it is drawn; code blocks
+        near the viewport get new documents in work slices (same heights), the
+        others when they are next built."""
+        css = theme.current().code_css()
+        if css != self._code_css:
+            self._code_css = css
+            for item_id in list(self._live):
+                item = self._item(item_id)
+                if item is not None and any(u.doc is not None and u.unit.kind != "plain" for u in item.units):
+                    self._queue(f"restyle:{item.id}", lambda it=item: self._restyle_item(it))
+        self.viewport().update()
+
+    def _restyle_item(self, item: _Item) -> Iterator[None]:
+        for u in item.units:
+            if self._item(item.id) is not item:
+                return
+            if u.doc is not None and u.unit.kind != "plain":
+                built = self._build_unit(u.unit)
+                old, u.doc, u.height, u.measured_width = u.doc, built.doc, built.height, built.measured_width
+                old.deleteLater()
+                self.viewport().update()
+                yield
+
     def resizeEvent(self, event: QResizeEvent | None) -> None:  # noqa: N802 (Qt API)
         super().resizeEvent(event)
         width = self._content_width()
@@ -1550,11 +1674,11 @@ class ChatView(QAbstractScrollArea):
 
     def _paint_item(self, painter: QPainter, index: int, item: _Item, top: float, width: float) -> None:
         if item.kind == "user":
-            painter.fillRect(QRectF(4, top, width - 8, item.height), QColor(_COLORS["user_bg"]))
+            painter.fillRect(QRectF(4, top, width - 8, item.height), theme.color("user_bg"))
         y = top + PAD_Y
         if item.kind != "notice":
             painter.setFont(self._bold)
-            painter.setPen(QColor(_COLORS["user" if item.kind == "user" else "assistant"]))
+            painter.setPen(theme.color("user" if item.kind == "user" else "assistant"))
             painter.drawText(QPointF(PAD_X, y + QFontMetricsF(self._bold).ascent()), item.label)
             y += self._header_height(item)
         if item.think is not None:
@@ -1571,7 +1695,7 @@ class ChatView(QAbstractScrollArea):
                 painter.translate(PAD_X, uy)
                 ctx = self._paint_ctx()
                 if item.kind == "notice":
-                    ctx.palette.setColor(QPalette.ColorRole.Text, QColor(_COLORS.get(item.note_kind, _COLORS["info"])))
+                    ctx.palette.setColor(QPalette.ColorRole.Text, _note_color(item.note_kind))
                 elif n < 0:  # the thoughts: muted, with a rule at their left
                     muted = self._muted_text()
                     ctx.palette.setColor(QPalette.ColorRole.Text, muted)
@@ -1618,12 +1742,12 @@ class ChatView(QAbstractScrollArea):
 
     def _paint_copy_button(self, painter: QPainter, rect: QRectF) -> None:
         painter.save()
-        painter.setPen(QColor(_COLORS["copy_border"]))
-        painter.setBrush(QColor(_COLORS["copy_bg"]))
+        painter.setPen(theme.color("copy_border"))
+        painter.setBrush(theme.color("copy_bg"))
         painter.drawRoundedRect(rect, 4, 4)
         painter.setFont(self._small)
-        painter.setPen(QColor(_COLORS["muted"]))
-        painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, "Copy")
+        painter.setPen(theme.color("muted"))
+        painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, self.tr("Copy"))
         painter.restore()
 
     def _footer_layout(self, item: _Item, y: float) -> list[tuple[str, str, QRectF]]:
@@ -1651,12 +1775,12 @@ class ChatView(QAbstractScrollArea):
         fm = QFontMetricsF(self._small)
         for kind, text, rect in self._footer_layout(item, y):
             if kind == "note":
-                color = _COLORS.get(item.note_kind, _COLORS["info"])
+                color = _note_color(item.note_kind)
             elif kind in ("facts", "action:branch"):
-                color = _COLORS["muted"]
+                color = theme.color("muted")
             else:
-                color = _COLORS["action"]
-            painter.setPen(QColor(color))
+                color = theme.color("action")
+            painter.setPen(color)
             painter.drawText(QPointF(rect.x(), rect.y() + fm.ascent()), text)
 
     # ------------------------------------------------------------------ hit testing
@@ -1819,34 +1943,58 @@ class ChatView(QAbstractScrollArea):
             self.copy_selection()
         elif event.matches(QKeySequence.StandardKey.SelectAll):
             self.select_all()
-        elif event.key() == Qt.Key.Key_Home and event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+        elif shortcuts.matches(event, "top"):
             self.verticalScrollBar().setValue(0)
-        elif event.key() == Qt.Key.Key_End and event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+        elif shortcuts.matches(event, "bottom"):
             self.scroll_to_bottom()
         else:
             super().keyPressEvent(event)
 
     def contextMenuEvent(self, event) -> None:  # type: ignore[no-untyped-def] # noqa: N802 (Qt API)
+        keyboard = event.reason() == event.Reason.Keyboard
+        menu = self.make_context_menu(QPointF(event.pos()), keyboard)
+        if keyboard:
+            menu.setActiveAction(menu.actions()[0])
+        menu.popup(event.globalPos())
+
+    def make_context_menu(self, point: QPointF, keyboard: bool = False) -> QMenu:
+        """Copy, the message's own actions (the footer's: edit, regenerate,
+        other versions...) and Select All. From the keyboard (the menu key,
+        Shift+F10) it is about the message last clicked, else the last one."""
         menu = QMenu(self)
-        copy = menu.addAction("Copy")
+        copy = menu.addAction(self.tr("Copy"))
         copy.setEnabled(self.has_selection())
         copy.triggered.connect(self.copy_selection)
-        hit = self._hit(QPointF(event.pos()))
-        if event.reason() == event.Reason.Keyboard and self._cursor_pos is not None:
-            hit = (self._cursor_pos.item, 0, None, QPointF())  # the message last clicked
+        hit = self._hit(point)
+        if keyboard:
+            if self._cursor_pos is not None:
+                hit = (self._cursor_pos.item, 0, None, QPointF())  # the message last clicked
+            else:
+                last = next((i for i in range(len(self._items) - 1, -1, -1) if self._items[i].kind != "notice"), None)
+                hit = (last, 0, None, QPointF()) if last is not None else None
         if hit is not None and self._items[hit[0]].kind != "notice":
             item = self._items[hit[0]]
             item_id = item.id
-            msg_copy = menu.addAction("Copy Message")
+            msg_copy = menu.addAction(self.tr("Copy Message"))
             msg_copy.triggered.connect(lambda: self._on_footer_action("copy", item_id))
             if item.think is not None:
-                label = "Hide Thoughts" if item.think.expanded else "Show Thoughts"
+                label = self.tr("Hide Thoughts") if item.think.expanded else self.tr("Show Thoughts")
                 toggle = menu.addAction(label)
                 toggle.triggered.connect(lambda: self.toggle_thoughts(item_id))
+            labels = {
+                "previous": self.tr("Previous Version"),
+                "next": self.tr("Next Version"),
+            }
+            for action, label in self._actions(item):
+                if action in ("copy", "branch"):
+                    continue
+                entry = menu.addAction(labels.get(action, label))
+                entry.triggered.connect(lambda _=False, a=action: self._on_footer_action(a, item_id))
         menu.addSeparator()
-        select_all = menu.addAction("Select All")
+        select_all = menu.addAction(self.tr("Select All"))
         select_all.triggered.connect(self.select_all)
-        menu.popup(event.globalPos())
+        menu.aboutToHide.connect(menu.deleteLater)
+        return menu
 
     def footer_action_point(self, message_id: str, action: str) -> QPointF | None:
         """The centre of a footer action's label in the viewport (tests, accessibility)."""
@@ -2088,7 +2236,7 @@ class ChatView(QAbstractScrollArea):
             s = QAbstractTextDocumentLayout.Selection()
             s.cursor = cursor
             fmt = QTextCharFormat()
-            fmt.setBackground(QColor(_COLORS["find_current" if k == current_nth else "find"]))
+            fmt.setBackground(theme.color("find_current" if k == current_nth else "find"))
             s.format = fmt
             out.append(s)
             k += 1

@@ -57,20 +57,32 @@ class ContextMeter(QProgressBar):
         loc = QLocale()
         self.setRange(0, self.limit)
         self.setValue(min(self.used, self.limit))
-        about = "" if self.exact else "≈ "
-        self.setFormat(self.tr("Context {about}{used} / {limit}").format(
-            about=about, used=loc.toString(self.used), limit=loc.toString(self.limit)))
+        used, limit = loc.toString(self.used), loc.toString(self.limit)
+        if self.exact:
+            text = self.tr("Context {used} / {limit}")
+        else:
+            text = self.tr("Context ≈ {used} / {limit}")
+        self.setFormat(text.format(used=used, limit=limit))
         share = self.used / self.limit
         self.setProperty("level", "full" if share >= 1.0 else "high" if share >= 0.8 else "ok")
         self.style().unpolish(self)
         self.style().polish(self)
-        tip = self.tr(
-            "This conversation uses {about}{used} of the model's {limit}-token context "
-            "(exact after each reply, estimated while you type and while a reply streams)."
-        ).format(about="about " if not self.exact else "", used=loc.toString(self.used), limit=loc.toString(self.limit))
+        if self.exact:
+            tip = self.tr(
+                "This conversation uses {used} of the model's {limit}-token context "
+                "(exact after each reply, estimated while you type and while a reply streams)."
+            )
+        else:
+            tip = self.tr(
+                "This conversation uses about {used} of the model's {limit}-token context "
+                "(exact after each reply, estimated while you type and while a reply streams)."
+            )
+        tip = tip.format(used=used, limit=limit)
         if share >= 1.0:
-            tip += " " + self.tr("Over the limit, the model no longer sees the earlier messages "
-                                 "(Settings chooses which).")
+            #: {usage} is the sentence before (how much of the context is used).
+            tip = self.tr(
+                "{usage} Over the limit, the model no longer sees the earlier messages (Settings chooses which)."
+            ).format(usage=tip)
         self.setToolTip(tip)
 
 

@@ -38,7 +38,8 @@ from app.core.preferences import (
     ConversationSettings,
     Preferences,
 )
-from app.ui.settings_dialog import ERROR_STYLE, NOTE_STYLE, FieldRow, make_spin
+from app.ui.settings_dialog import ERROR_STYLE, NOTE_STYLE, FieldRow, field_help, field_label, make_spin
+from app.ui.theme import set_tone
 
 __all__ = ["ConversationSettingsDialog"]
 
@@ -63,21 +64,28 @@ class ConversationSettingsDialog(QDialog):
         self.conversation_id = conversation_id
         self._defaults = defaults or Preferences()
         self._extra: Mapping[str, Any] = dict(current.extra) if current is not None else {}
-        name = title or "this conversation"
         self.setWindowTitle(self.tr("Conversation Settings"))
         self.overrides: dict[str, QCheckBox] = {}
         self.spins: dict[str, QAbstractSpinBox] = {}
         self.rows: dict[str, FieldRow] = {}
-        self._build(name)
+        self._build(title)
         self.setMinimumWidth(440)
         self._connect_signals()
         self.set_settings(current or ConversationSettings())
 
     # -- building -----------------------------------------------------------------------
 
-    def _build(self, name: str) -> None:
-        intro = QLabel(f"Settings of “{name}”. A ticked setting is this conversation's own; "
-                       "the others follow Settings.")
+    def _build(self, title: str) -> None:
+        if title:
+            text = self.tr(
+                "Settings of “{name}”. A ticked setting is this conversation's own; the others follow Settings."
+            ).format(name=title)
+        else:
+            text = self.tr(
+                "Settings of “this conversation”. A ticked setting is this conversation's own; "
+                "the others follow Settings."
+            )
+        intro = QLabel(text)
         intro.setWordWrap(True)
 
         system = QGroupBox(self.tr("System prompt"))
@@ -85,6 +93,7 @@ class ConversationSettingsDialog(QDialog):
         self.system_override.setObjectName("system_promptOverride")
         self.system_prompt = QPlainTextEdit()
         self.system_prompt.setObjectName("system_prompt")
+        self.system_prompt.setAccessibleName(self.tr("This conversation's system prompt"))
         self.system_prompt.setTabChangesFocus(True)
         self.system_prompt.setPlaceholderText(self.tr("No system prompt"))
         self.system_prompt.setFixedHeight(96)
@@ -96,9 +105,9 @@ class ConversationSettingsDialog(QDialog):
         sampling = QGroupBox(self.tr("Sampling"))
         form = QFormLayout(sampling)
         for spec in SAMPLING_FIELDS + (FIELDS["seed"],):
-            box = QCheckBox(self.tr(spec.label))
+            box = QCheckBox(field_label(spec))
             box.setObjectName(f"{spec.name}Override")
-            box.setToolTip(spec.help)
+            box.setToolTip(field_help(spec))
             spin = make_spin(spec)
             extra = None
             if spec.name == "seed":
@@ -112,7 +121,7 @@ class ConversationSettingsDialog(QDialog):
             form.addRow(box, row)
         note = QLabel(self.tr("Changes apply from the next reply in this conversation."))
         note.setWordWrap(True)
-        note.setStyleSheet(NOTE_STYLE)
+        set_tone(note, NOTE_STYLE)
         form.addRow(note)
 
         self.buttons = QDialogButtonBox(
@@ -125,7 +134,7 @@ class ConversationSettingsDialog(QDialog):
         reset.setText(self.tr("Use Settings for All"))
         self.status = QLabel()
         self.status.setObjectName("conversationSettingsStatus")
-        self.status.setStyleSheet(ERROR_STYLE)
+        set_tone(self.status, ERROR_STYLE)
         self.status.setWordWrap(True)
         self.status.hide()
 

@@ -268,14 +268,14 @@ class CrashGuard(QObject):
         entry = f"[{stamp}] {text}"
         details = f"{self._details}\n{entry}" if self._details else entry
         if len(details) > MAX_DETAILS_CHARS:
-            details = "[earlier errors cut; see the log]\n" + details[-MAX_DETAILS_CHARS:]
+            details = self.tr("[earlier errors cut; see the log]") + "\n" + details[-MAX_DETAILS_CHARS:]
         self._details = details
 
     def _show_dialog(self) -> None:
         box = QMessageBox()
         box.setObjectName(DIALOG_OBJECT_NAME)
         box.setIcon(QMessageBox.Icon.Warning)
-        box.setWindowTitle("Rill: something went wrong")
+        box.setWindowTitle(self.tr("Rill: something went wrong"))
         box.setTextFormat(Qt.TextFormat.PlainText)
         box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         box.setStandardButtons(QMessageBox.StandardButton.Ok)
@@ -294,18 +294,22 @@ class CrashGuard(QObject):
 
     def _update_dialog(self, box: QMessageBox) -> None:
         box.setText(
-            "Something went wrong inside Rill. Rill is still running and you can "
-            "carry on; if something looks wrong, save what you need and restart Rill."
+            self.tr(
+                "Something went wrong inside Rill. Rill is still running and you can "
+                "carry on; if something looks wrong, save what you need and restart Rill."
+            )
         )
         if self._log_file is not None:
-            where = f"The details were written to this file:\n{self._log_file}"
+            where = self.tr("The details were written to this file:\n{path}").format(path=self._log_file)
         else:
-            where = (
-                f"The details could not be written to {self.log_path} "
-                f"({self._log_problem}); they were printed to the terminal instead."
-            )
+            where = self.tr(
+                "The details could not be written to {path} "
+                "({problem}); they were printed to the terminal instead."
+            ).format(path=self.log_path, problem=self._log_problem)
         if self.dialog_count > 1:
-            where += f"\n\nThis has happened {self.dialog_count} times since this message appeared."
+            where += "\n\n" + self.tr(
+                "This has happened %n times since this message appeared.", None, self.dialog_count
+            )
         box.setInformativeText(where)
         box.setDetailedText(self._details)
 

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from PyQt6.QtCore import QCoreApplication
 from PyQt6.QtWidgets import QFileDialog, QWidget
 
 from app.core import exchange
@@ -46,10 +47,17 @@ def export_to(
         try:
             conversations, messages = _write_atomically(path, lambda out: writer(s, conversation_ids, out))
         except (OSError, exchange.ExchangeError) as exc:
-            return f"Export failed: {exc}"
-        return f"Exported {conversations} conversation(s), {messages} message(s) to {path}"
+            return QCoreApplication.translate("ExchangeActions", "Export failed: {error}").format(error=exc)
+        return QCoreApplication.translate(
+            "ExchangeActions", "Exported {conversations} conversation(s), {messages} message(s) to {path}"
+        ).format(conversations=conversations, messages=messages, path=path)
 
-    store.read(job, lambda message: done(message or "Export failed: the history is not available"))
+    store.read(
+        job,
+        lambda message: done(
+            message or QCoreApplication.translate("ExchangeActions", "Export failed: the history is not available")
+        ),
+    )
 
 
 def import_from(store: StoreService, path: Path, done: Callable[[str, bool], None]) -> None:
@@ -60,19 +68,34 @@ def import_from(store: StoreService, path: Path, done: Callable[[str, bool], Non
             text = exchange.decode_bytes(path.read_bytes())
             result = exchange.import_json(s, text)
         except (OSError, exchange.ExchangeError) as exc:
-            return f"Nothing was imported: {exc}", False
-        return f"Imported {result.conversations} conversation(s), {result.messages} message(s)", True
+            return QCoreApplication.translate("ExchangeActions", "Nothing was imported: {error}").format(error=exc), False
+        return QCoreApplication.translate(
+            "ExchangeActions", "Imported {conversations} conversation(s), {messages} message(s)"
+        ).format(conversations=result.conversations, messages=result.messages), True
 
-    store.read(job, lambda r: done(*(r or ("Nothing was imported: the history is not available", False))))
+    def finished(r: tuple[str, bool] | None) -> None:
+        if not r:
+            r = (QCoreApplication.translate("ExchangeActions", "Nothing was imported: the history is not available"), False)
+        done(*r)
+
+    store.read(job, finished)
 
 
 def ask_export_path(parent: QWidget, suggested: str) -> Path | None:
     path, _ = QFileDialog.getSaveFileName(
-        parent, parent.tr("Export"), suggested, parent.tr("Markdown (*.md);;Rill JSON (*.json)")
+        parent,
+        QCoreApplication.translate("ExchangeActions", "Export"),
+        suggested,
+        QCoreApplication.translate("ExchangeActions", "Markdown (*.md);;Rill JSON (*.json)"),
     )
     return Path(path) if path else None
 
 
 def ask_import_path(parent: QWidget) -> Path | None:
-    path, _ = QFileDialog.getOpenFileName(parent, parent.tr("Import Conversations"), "", parent.tr("Rill JSON (*.json)"))
+    path, _ = QFileDialog.getOpenFileName(
+        parent,
+        QCoreApplication.translate("ExchangeActions", "Import Conversations"),
+        "",
+        QCoreApplication.translate("ExchangeActions", "Rill JSON (*.json)"),
+    )
     return Path(path) if path else None

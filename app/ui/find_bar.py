@@ -162,11 +162,11 @@ class FindBar(QWidget):
     def _update_label(self) -> None:
         n = len(self.matches)
         if not self._done:
-            self.count_label.setText(self.tr("%n match(es)…", "", n))
+            self.count_label.setText(self.tr("%n match(es)…", None, n))
         elif n == 0:
             self.count_label.setText(self.tr("No matches"))
         else:
-            self.count_label.setText(self.tr("%1 of %2").replace("%1", str(self.current + 1)).replace("%2", str(n)))
+            self.count_label.setText(self.tr("{current} of {total}").format(current=self.current + 1, total=n))
 
     def find_next(self) -> None:
         if self.matches:

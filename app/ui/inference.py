@@ -182,7 +182,8 @@ class InferenceWorker(QObject):
             except Exception as exc:  # noqa: BLE001 - tell the user, keep the thread
                 log.exception("building the prompt failed")
                 now = time.monotonic()
-                self._finish(request.request_id, FinishReason.ERROR, 0, 0, now, None, f"The prompt could not be built: {exc}")
+                error = self.tr("The prompt could not be built: {error}").format(error=exc)
+                self._finish(request.request_id, FinishReason.ERROR, 0, 0, now, None, error)
                 return
         rid = request.request_id
         started = time.monotonic()
@@ -193,7 +194,7 @@ class InferenceWorker(QObject):
         batcher = Batcher(rid)
         backend = self._backend
         if backend is None:
-            self._finish(rid, FinishReason.ERROR, 0, 0, started, None, "No model is loaded.")
+            self._finish(rid, FinishReason.ERROR, 0, 0, started, None, self.tr("No model is loaded."))
             return
         if cancel.is_set():  # stopped before it even started
             self._finish(rid, reason, 0, 0, started, None)

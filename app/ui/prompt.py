@@ -320,11 +320,7 @@ class PromptArea(QWidget):
         )
         self.warning.hide()
 
-        self.setStyleSheet(
-            "#attachmentChip { border: 1px solid palette(mid); border-radius: 8px;"
-            " background: palette(alternate-base); }"
-            "#promptWarning { color: #9a3412; }"
-        )
+        # (the chip and the warning are styled by the theme: resources/style.qss)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(4)
@@ -454,16 +450,19 @@ class PromptArea(QWidget):
         limit = QLocale().toString(self._context_limit)
         n = len(self._attachments)
         if n == 0:
-            advice = self.tr("Send a shorter message.")
-        elif n == 1:
-            advice = self.tr("Remove the attachment or send a shorter part.")
-        else:
-            advice = self.tr("Remove an attachment or send a shorter part.")
-        self.warning.setText(
-            self.tr("This message is about {tokens} tokens; the model's context holds {limit}.").format(
-                tokens=tokens, limit=limit
+            text = self.tr(
+                "This message is about {tokens} tokens; the model's context holds {limit}. "
+                "Send a shorter message."
             )
-            + " "
-            + advice
-        )
+        elif n == 1:
+            text = self.tr(
+                "This message is about {tokens} tokens; the model's context holds {limit}. "
+                "Remove the attachment or send a shorter part."
+            )
+        else:
+            text = self.tr(
+                "This message is about {tokens} tokens; the model's context holds {limit}. "
+                "Remove an attachment or send a shorter part."
+            )
+        self.warning.setText(text.format(tokens=tokens, limit=limit))
         self.warning.show()

@@ -32,6 +32,7 @@ from typing import Any, Protocol
 
 from PyQt6.QtCore import (
     QAbstractListModel,
+    QCoreApplication,
     QDate,
     QDateTime,
     QEvent,
@@ -73,6 +74,8 @@ from PyQt6.QtWidgets import (
 )
 
 from app.core.search import SearchHit, parse_query
+from app.ui import theme
+from app.ui.theme import set_tone
 
 log = logging.getLogger(__name__)
 
@@ -85,7 +88,9 @@ HTML_ROLE = Qt.ItemDataRole.UserRole + 2
 #: Lines of snippet shown per row.
 SNIPPET_LINES = 2
 PAD = 8
-MATCH_STYLE = "background-color:#ffe58f; color:#1f2328; font-weight:600;"
+def match_style() -> str:
+    """Inline style of a matched word in a snippet (the current theme's colours)."""
+    return f"background-color:{theme.current().colors['match_bg']}; color:{theme.current().colors['text']}; font-weight:600;"
 
 
 class ReadService(Protocol):
@@ -107,7 +112,7 @@ def snippet_html(snippet: str) -> str:
         out.append(html.escape(snippet[pos:i], quote=False))
         pos = i + 1
         if ch == "\x02" and not open_span:
-            out.append(f'<span style="{MATCH_STYLE}">')
+            out.append(f'<span style="{match_style()}">')
             open_span = True
         elif ch == "\x03" and open_span:
             out.append("</span>")
@@ -147,8 +152,13 @@ class SearchResultsModel(QAbstractListModel):
         self.beginResetModel()
         self._hits = list(hits)
         self._html = [snippet_html(h.snippet) for h in self._hits]
+        # Read aloud for a row: title, who, date, snippet.
+        template = self.tr("{title}, {who}, {date}: {snippet}")
         self._text = [
-            f"{h.conversation_title or '—'}, {role_name(h.role)}, {date_text(h.created_at)}: {plain_snippet(h.snippet)}"
+            template.format(
+                title=h.conversation_title or "—", who=role_name(h.role), date=date_text(h.created_at),
+                snippet=plain_snippet(h.snippet),
+            )
             for h in self._hits
         ]
         self.endResetModel()
@@ -231,9 +241,9 @@ class _ResultDelegate(QStyledItemDelegate):
         meta_w = fm.horizontalAdvance(meta)
         bold = QFont(opt.font)
         bold.setBold(True)
+        untitled = QCoreApplication.translate("SearchDialog", "Untitled")
         title = QFontMetrics(bold).elidedText(
-            hit.conversation_title or self._dialog.tr("Untitled"), Qt.TextElideMode.ElideRight,
-            max(0, rect.width() - meta_w - 12),
+            hit.conversation_title or untitled, Qt.TextElideMode.ElideRight, max(0, rect.width() - meta_w - 12),
         )
         align = Qt.AlignmentFlag.AlignVCenter
         painter.save()
@@ -307,14 +317,14 @@ class SearchDialog(QDialog):
         self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty_label.setWordWrap(True)
         self.empty_label.setAccessibleName(self.tr("Search status"))
-        self.empty_label.setStyleSheet("color: #57606a;")
+        set_tone(self.empty_label, "muted")
         self.stack = QStackedWidget()
         self.stack.addWidget(self.empty_label)
         self.stack.addWidget(self.list)
         self.count_label = QLabel()
         self.count_label.setObjectName("searchCount")
         self.count_label.setAccessibleName(self.tr("Number of results"))
-        self.count_label.setStyleSheet("color: #57606a;")
+        set_tone(self.count_label, "muted")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 10, 10, 8)
         layout.addWidget(self.edit)
@@ -418,11 +428,11 @@ class SearchDialog(QDialog):
             self.list.scrollToTop()
             shown = len(hits)
             if shown >= self.limit:
-                self.count_label.setText(self.tr("The %n newest matches", "", shown))
+                self.count_label.setText(self.tr("The %n newest matches", None, shown))
             elif shown == 1:
                 self.count_label.setText(self.tr("1 match"))
             else:
-                self.count_label.setText(self.tr("%n matches", "", shown))
+                self.count_label.setText(self.tr("%n matches", None, shown))
         else:
             self._show_message(self.tr("No matches"))
         if self._activate_when_ready:

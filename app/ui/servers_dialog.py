@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from PyQt6.QtCore import Qt, pyqtSignal
+from PyQt6.QtCore import QCoreApplication, Qt, pyqtSignal
 from PyQt6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -53,17 +53,18 @@ from app.core.remote.servers import (
 )
 from app.core import settings
 from app.ui.model_menu import BackgroundCalls, fetch_model_list, list_models
+from app.ui.theme import set_tone
 
 log = logging.getLogger(__name__)
 
 __all__ = ["ServersDialog", "list_models"]
 
-STATUS_STYLES = {
-    "": "",
-    "busy": "color: #57606a;",
-    "ok": "color: #1a7f37;",
-    "error": "color: #cf222e;",
-}
+#: The translation context of ``KIND_LABELS`` (marked with QT_TRANSLATE_NOOP
+#: in ``app.core.remote.servers``).
+KIND_LABELS_CONTEXT = "Servers"
+
+# Status kinds and their label tones (app.ui.theme.set_tone).
+STATUS_STYLES = {"": "", "busy": "muted", "ok": "success", "error": "error"}
 
 
 @dataclass
@@ -174,7 +175,7 @@ class ServersDialog(QDialog):
         self.kind_combo = QComboBox()
         self.kind_combo.setAccessibleName(self.tr("Server kind"))
         for kind in KINDS:
-            self.kind_combo.addItem(KIND_LABELS[kind], kind)
+            self.kind_combo.addItem(QCoreApplication.translate(KIND_LABELS_CONTEXT, KIND_LABELS[kind]), kind)
         self.url_edit = QLineEdit()
         self.url_edit.setAccessibleName(self.tr("Base URL"))
         self.url_edit.setPlaceholderText("http://127.0.0.1:8080")
@@ -235,7 +236,7 @@ class ServersDialog(QDialog):
         self.error_label.setWordWrap(True)
         self.error_label.setTextFormat(Qt.TextFormat.PlainText)
         self.error_label.setAccessibleName(self.tr("Problem with these settings"))
-        self.error_label.setStyleSheet(STATUS_STYLES["error"])
+        set_tone(self.error_label, STATUS_STYLES["error"])
         self.error_label.hide()
 
         form = QFormLayout()
@@ -284,7 +285,9 @@ class ServersDialog(QDialog):
         self.save_button.setAccessibleName(self.tr("Save the servers"))
         self.cancel_button = self.buttons.button(QDialogButtonBox.StandardButton.Cancel)
         self.cancel_button.setAccessibleName(self.tr("Close without saving"))
-        self.use_button = self.buttons.addButton(self.tr("C&hat with This Model"), QDialogButtonBox.ButtonRole.ActionRole)
+        self.use_button = self.buttons.addButton(
+            self.tr("C&hat with This Model"), QDialogButtonBox.ButtonRole.ActionRole
+        )
         self.use_button.setAccessibleName(self.tr("Save and chat with this server's default model"))
         self.save_status = QLabel()
         self.save_status.setAccessibleName(self.tr("Saving status"))
@@ -295,7 +298,6 @@ class ServersDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addLayout(body, 1)
         layout.addLayout(bottom)
-        self.setStyleSheet("QLabel#serversNote { color: #57606a; }")
 
     def _connect_signals(self) -> None:
         self.list.currentRowChanged.connect(self._on_current_row_changed)
@@ -381,17 +383,21 @@ class ServersDialog(QDialog):
             self.url_note.setText(self.tr("With or without /v1: Rill adds it when it is missing."))
         else:
             self.url_edit.setPlaceholderText(DEFAULT_URLS[draft.kind])
-            self.url_note.setText(self.tr("The Ollama server's address, e.g. {url}").format(url=DEFAULT_URLS[draft.kind]))
+            self.url_note.setText(
+                self.tr("The Ollama server's address, e.g. {url}").format(url=DEFAULT_URLS[draft.kind])
+            )
 
     def _show_key_state(self, draft: _Draft | None) -> None:
         loading = draft is not None and draft.key is None
         self.key_edit.setReadOnly(loading or self._saving)
-        self.key_edit.setPlaceholderText(self.tr("Reading the keyring…") if loading else self.tr("None (not needed by most local servers)"))
+        self.key_edit.setPlaceholderText(
+            self.tr("Reading the keyring…") if loading else self.tr("None (not needed by most local servers)")
+        )
 
     def _show_status(self, draft: _Draft | None) -> None:
         text, kind = draft.status if draft is not None else ("", "")
         self.status_label.setText(text)
-        self.status_label.setStyleSheet(STATUS_STYLES.get(kind, ""))
+        set_tone(self.status_label, STATUS_STYLES.get(kind, ""))
 
     def _validate(self, draft: _Draft) -> tuple[ServerConfig | None, str]:
         try:
@@ -580,7 +586,10 @@ class ServersDialog(QDialog):
         if draft.token != token:
             return  # edited, removed or asked again meanwhile
         draft.busy = False
-        models, message = result if error is None else ([], self.tr("Could not list the models of {name}.").format(name=config.name))
+        if error is None:
+            models, message = result
+        else:
+            models, message = [], self.tr("Could not list the models of {name}.").format(name=config.name)
         if message:
             draft.status = (message, "error")
         else:
@@ -655,15 +664,19 @@ class ServersDialog(QDialog):
             if config is None:
                 self.list.setCurrentRow(row)
                 self._validate_current()
-                self.save_status.setText(self.tr("Not saved: fix “{name}” first.").format(name=self._item_text(draft)))
-                self.save_status.setStyleSheet(STATUS_STYLES["error"])
+                self.save_status.setText(
+                    self.tr("Not saved: fix “{name}” first.").format(name=self._item_text(draft))
+                )
+                set_tone(self.save_status, STATUS_STYLES["error"])
                 return False
             configs.append(config)
         if not save_servers(configs):
             self.save_status.setText(
-                self.tr("Not saved: the settings file {path} could not be written.").format(path=settings.settings_path())
+                self.tr("Not saved: the settings file {path} could not be written.").format(
+                    path=settings.settings_path()
+                )
             )
-            self.save_status.setStyleSheet(STATUS_STYLES["error"])
+            set_tone(self.save_status, STATUS_STYLES["error"])
             return False
         self.save_status.setText("")
         self.servers_saved.emit(list(configs))
@@ -679,7 +692,7 @@ class ServersDialog(QDialog):
             return True
         self._saving = True
         self.save_status.setText(self.tr("Saving the API keys…"))
-        self.save_status.setStyleSheet(STATUS_STYLES["busy"])
+        set_tone(self.save_status, STATUS_STYLES["busy"])
         self._show_key_state(self.current_draft())
         self._update_buttons()
 
@@ -705,7 +718,7 @@ class ServersDialog(QDialog):
             if error is not None:
                 log.warning("saving the API keys failed: %s", type(error).__name__)
                 self.save_status.setText(self.tr("The API keys could not be saved."))
-                self.save_status.setStyleSheet(STATUS_STYLES["error"])
+                set_tone(self.save_status, STATUS_STYLES["error"])
                 return
             then(configs)
 

@@ -25,7 +25,7 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
-from PyQt6.QtCore import QTimer, pyqtSignal
+from PyQt6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QTimer, pyqtSignal
 from PyQt6.QtWidgets import (
     QComboBox,
     QAbstractButton,
@@ -49,17 +49,40 @@ from app.core.prompt_window import POLICY_LABELS
 from app.core import preferences as prefs_mod
 from app.core.backend import ModelInfo
 from app.core.preferences import FIELDS, SAMPLING_FIELDS, Field, Preferences
+from app.core.appearance import LANGUAGES, THEMES, Appearance
+from app.ui.theme import set_tone
 
 log = logging.getLogger(__name__)
 
-__all__ = ["SettingsDialog", "FieldRow", "make_spin"]
+__all__ = ["SettingsDialog", "FieldRow", "make_spin", "field_label", "field_help"]
 
-ERROR_STYLE = "color: #cf222e;"
-WARNING_STYLE = "color: #9a6700;"
-NOTE_STYLE = "color: #57606a;"
+# Label tones (app.ui.theme.set_tone): the colours follow the theme.
+ERROR_STYLE = "error"
+WARNING_STYLE = "warning"
+NOTE_STYLE = "muted"
 
-NEXT_REPLY_NOTE = "Changes apply from the next reply; a reply being written keeps the settings it started with."
-NEXT_LOAD_NOTE = "Context length, threads and GPU layers apply the next time a model is loaded."
+NEXT_REPLY_NOTE = QT_TRANSLATE_NOOP(
+    "SettingsDialog", "Changes apply from the next reply; a reply being written keeps the settings it started with."
+)
+NEXT_LOAD_NOTE = QT_TRANSLATE_NOOP(
+    "SettingsDialog", "Context length, threads and GPU layers apply the next time a model is loaded."
+)
+
+#: The translation contexts of the labels defined in the core (marked there
+#: with QT_TRANSLATE_NOOP): ``Field.label``/``Field.help`` of
+#: ``app.core.preferences`` and ``POLICY_LABELS`` of ``app.core.prompt_window``.
+FIELDS_CONTEXT = "Preferences"
+POLICY_CONTEXT = "PromptWindow"
+
+
+def field_label(spec: Field) -> str:
+    """``spec.label`` in the user's language."""
+    return QCoreApplication.translate(FIELDS_CONTEXT, spec.label)
+
+
+def field_help(spec: Field) -> str:
+    """``spec.help`` in the user's language."""
+    return QCoreApplication.translate(FIELDS_CONTEXT, spec.help)
 
 
 def make_spin(spec: Field, parent: QWidget | None = None) -> QAbstractSpinBox:
@@ -77,7 +100,8 @@ def make_spin(spec: Field, parent: QWidget | None = None) -> QAbstractSpinBox:
         if spec.high >= 10000:
             box.setGroupSeparatorShown(True)
     box.setObjectName(spec.name)
-    box.setToolTip(spec.help)
+    box.setAccessibleName(field_label(spec))
+    box.setToolTip(field_help(spec))
     box.setKeyboardTracking(True)
     return box
 
@@ -106,7 +130,7 @@ class FieldRow(QWidget):
     def show_messages(self, errors: list[str], warnings: list[str]) -> None:
         text = " ".join(errors or warnings)
         self.message.setText(text)
-        self.message.setStyleSheet(ERROR_STYLE if errors else WARNING_STYLE)
+        set_tone(self.message, ERROR_STYLE if errors else WARNING_STYLE)
         self.message.setVisible(bool(text))
 
 
@@ -119,6 +143,9 @@ class SettingsDialog(QDialog):
     #: Reload Model Now: the settings were applied; load the current model
     #: again so that context length, threads and GPU layers take effect. No args.
     reload_model_requested = pyqtSignal()
+    #: OK or Apply with a changed language or theme; arg: Appearance (the
+    #: window applies and saves it, ``app.ui.appearance_controls``).
+    appearance_applied = pyqtSignal(object)
 
     def __init__(
         self,
@@ -130,6 +157,7 @@ class SettingsDialog(QDialog):
         loaded: ModelInfo | None = None,
         reload_available: bool = True,
         settings_path: Path | None = None,
+        appearance: Appearance | None = None,
     ) -> None:
         """``preferences`` None: read from the settings file (``settings_path``,
         None: the user's). ``trained_ctx``: the model's trained context (a
@@ -151,6 +179,7 @@ class SettingsDialog(QDialog):
         self._gpu_future: Future[bool] | None = None
         self._gpu_poll = QTimer(self)
         self._gpu_poll.setInterval(50)
+        self._appearance = appearance if appearance is not None else Appearance()
         self._build(loaded, reload_available)
         self._connect_signals()
         self.set_preferences(preferences if preferences is not None else prefs_mod.load_preferences(settings_path))
@@ -168,9 +197,9 @@ class SettingsDialog(QDialog):
         self.seed_random.setObjectName("seedRandom")
         self.seed_random.setToolTip(self.tr("A new random seed for every reply"))
         self._add_number(form, FIELDS["seed"], extra=self.seed_random)
-        note = QLabel(self.tr(NEXT_REPLY_NOTE))
+        note = QLabel(QCoreApplication.translate("SettingsDialog", NEXT_REPLY_NOTE))
         note.setWordWrap(True)
-        note.setStyleSheet(NOTE_STYLE)
+        set_tone(note, NOTE_STYLE)
         form.addRow(note)
 
         model = QGroupBox(self.tr("Model"))
@@ -187,17 +216,17 @@ class SettingsDialog(QDialog):
         self.overflow.setObjectName("overflow")
         self.overflow.setAccessibleName(self.tr("When the conversation outgrows the context"))
         for policy, text in POLICY_LABELS.items():
-            self.overflow.addItem(self.tr(text), policy.value)
+            self.overflow.addItem(QCoreApplication.translate(POLICY_CONTEXT, text), policy.value)
         self.overflow.setToolTip(self.tr("What the model is sent once a conversation no longer fits "
                                          "its context (the window says which messages it no longer sees)"))
         self.model_form.addRow(self.tr("When full:"), self.overflow)
         self.loaded_label = QLabel()
         self.loaded_label.setObjectName("loadedModel")
         self.loaded_label.setWordWrap(True)
-        self.loaded_label.setStyleSheet(NOTE_STYLE)
+        set_tone(self.loaded_label, NOTE_STYLE)
         self.set_loaded(loaded)
         self.model_form.addRow(self.loaded_label)
-        self.next_load_note = QLabel(self.tr(NEXT_LOAD_NOTE))
+        self.next_load_note = QLabel(QCoreApplication.translate("SettingsDialog", NEXT_LOAD_NOTE))
         self.next_load_note.setObjectName("nextLoadNote")
         self.next_load_note.setWordWrap(True)
         self.reload_button = QPushButton(self.tr("Reload Model Now"))
@@ -215,6 +244,7 @@ class SettingsDialog(QDialog):
         system.setObjectName("systemGroup")
         self.system_prompt = QPlainTextEdit()
         self.system_prompt.setObjectName("system_prompt")
+        self.system_prompt.setAccessibleName(self.tr("Default system prompt"))
         self.system_prompt.setTabChangesFocus(True)
         self.system_prompt.setPlaceholderText(self.tr("No system prompt"))
         self.system_prompt.setToolTip(self.tr("What the model is told before every conversation "
@@ -224,7 +254,7 @@ class SettingsDialog(QDialog):
         self.rows["system_prompt"] = row
         hint = QLabel(self.tr("Used by every conversation without its own (Conversation Settings…)."))
         hint.setWordWrap(True)
-        hint.setStyleSheet(NOTE_STYLE)
+        set_tone(hint, NOTE_STYLE)
         system_layout = QVBoxLayout(system)
         system_layout.addWidget(row)
         system_layout.addWidget(hint)
@@ -250,17 +280,52 @@ class SettingsDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addLayout(columns)
         layout.addWidget(system)
+        layout.addWidget(self._build_appearance())
         layout.addWidget(self.status)
         layout.addWidget(self.buttons)
         self.setMinimumWidth(760)
+
+    def _build_appearance(self) -> QGroupBox:
+        group = QGroupBox(self.tr("Appearance"))
+        group.setObjectName("appearanceGroup")
+        self.language = QComboBox()
+        self.language.setObjectName("language")
+        self.language.setAccessibleName(self.tr("Language"))
+        for code, name in LANGUAGES.items():
+            self.language.addItem(QCoreApplication.translate("Appearance", name), code)
+        self.language.setCurrentIndex(max(0, self.language.findData(self._appearance.language)))
+        self.theme = QComboBox()
+        self.theme.setObjectName("theme")
+        self.theme.setAccessibleName(self.tr("Theme"))
+        for code, name in THEMES.items():
+            self.theme.addItem(QCoreApplication.translate("Appearance", name), code)
+        self.theme.setCurrentIndex(max(0, self.theme.findData(self._appearance.theme)))
+        self.language_note = QLabel(self.tr("The language changes the next time Rill starts."))
+        self.language_note.setObjectName("languageNote")
+        set_tone(self.language_note, NOTE_STYLE)
+        self.language_note.setVisible(False)
+        form = QFormLayout(group)
+        form.addRow(self.tr("&Language:"), self.language)
+        form.addRow("", self.language_note)
+        form.addRow(self.tr("&Theme:"), self.theme)
+        return group
+
+    def appearance(self) -> Appearance:
+        """The language and theme in the form (the zoom as it was)."""
+        return dataclasses.replace(
+            self._appearance, language=str(self.language.currentData()), theme=str(self.theme.currentData())
+        )
+
+    def _on_language_changed(self) -> None:
+        self.language_note.setVisible(self.language.currentData() != self._appearance.language)
 
     def _add_number(self, form: QFormLayout, spec: Field, extra: QWidget | None = None) -> None:
         spin = make_spin(spec)
         row = FieldRow(spin, extra=extra)
         self.spins[spec.name] = spin
         self.rows[spec.name] = row
-        label = QLabel(self.tr(spec.label) + ":")
-        label.setToolTip(spec.help)
+        label = QLabel(self.tr("{label}:").format(label=field_label(spec)))
+        label.setToolTip(field_help(spec))
         label.setBuddy(spin)
         form.addRow(label, row)
 
@@ -273,6 +338,7 @@ class SettingsDialog(QDialog):
         self.buttons.clicked.connect(self._on_button_clicked)
         self.reload_button.clicked.connect(self._on_reload_clicked)
         self._gpu_poll.timeout.connect(self._on_gpu_poll)
+        self.language.currentIndexChanged.connect(self._on_language_changed)
 
     # -- the form ------------------------------------------------------------------------
 
@@ -338,8 +404,11 @@ class SettingsDialog(QDialog):
         if info is None or not info.n_threads:
             self.loaded_label.setText(self.tr("No local model is loaded now."))
             return
-        threads = f"{info.n_threads} thread{'s' if info.n_threads != 1 else ''}"
-        self.loaded_label.setText(f"Loaded now: {info.name}, context {info.n_ctx:,}, {threads}.")
+        if info.n_threads == 1:
+            text = self.tr("Loaded now: {name}, context {n_ctx:,}, {threads} thread.")
+        else:
+            text = self.tr("Loaded now: {name}, context {n_ctx:,}, {threads} threads.")
+        self.loaded_label.setText(text.format(name=info.name, n_ctx=info.n_ctx, threads=info.n_threads))
 
     def set_reload_available(self, available: bool) -> None:
         self.reload_button.setEnabled(available)
@@ -387,7 +456,7 @@ class SettingsDialog(QDialog):
             count = sum(len(v) for v in errors.values())
             self._show_status(
                 self.tr("Not saved: fix the value marked in red.") if count == 1
-                else f"Not saved: fix the {count} values marked in red.",
+                else self.tr("Not saved: fix the {count} values marked in red.").format(count=count),
                 ERROR_STYLE,
             )
             return False
@@ -395,18 +464,25 @@ class SettingsDialog(QDialog):
         self.saved = prefs_mod.save_preferences(prefs, self._path)
         self.applied = prefs
         if self.saved:
-            self._show_status(self.tr("Saved. ") + self.tr(NEXT_REPLY_NOTE), NOTE_STYLE)
+            self._show_status(
+                self.tr("Saved. {note}").format(note=QCoreApplication.translate("SettingsDialog", NEXT_REPLY_NOTE)),
+                NOTE_STYLE,
+            )
         else:
             self._show_status(
                 self.tr("The settings could not be written to the settings file; they apply until Rill is closed."),
                 ERROR_STYLE,
             )
         self.preferences_applied.emit(prefs)
+        appearance = self.appearance()
+        if appearance != self._appearance:
+            self._appearance = appearance
+            self.appearance_applied.emit(appearance)
         return True
 
     def _show_status(self, text: str, style: str) -> None:
         self.status.setText(text)
-        self.status.setStyleSheet(style)
+        set_tone(self.status, style)
         self.status.show()
 
     # -- GPU offload -------------------------------------------------------------------------

@@ -15,8 +15,18 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any
 
-from PyQt6.QtCore import QAbstractListModel, QModelIndex, QPoint, QRect, QSize, Qt, pyqtSignal
-from PyQt6.QtGui import QColor, QFont, QFontMetrics, QKeySequence, QPainter, QShortcut
+from PyQt6.QtCore import (
+    QT_TRANSLATE_NOOP,
+    QAbstractListModel,
+    QCoreApplication,
+    QModelIndex,
+    QPoint,
+    QRect,
+    QSize,
+    Qt,
+    pyqtSignal,
+)
+from PyQt6.QtGui import QFont, QFontMetrics, QPainter, QShortcut
 from PyQt6.QtWidgets import (
     QAbstractItemView,
     QListView,
@@ -29,6 +39,8 @@ from PyQt6.QtWidgets import (
     QWidget,
 )
 
+from app.ui import theme
+from app.ui.shortcuts import bind_shortcut
 from app.ui.library import ConversationLibrary
 
 PAGE = 200
@@ -46,18 +58,32 @@ class Row:
     pinned: bool = False
 
 
+# The group headers (English keys; shown through ``group_label``).
+PINNED = QT_TRANSLATE_NOOP("ConversationListModel", "Pinned")
+TODAY = QT_TRANSLATE_NOOP("ConversationListModel", "Today")
+YESTERDAY = QT_TRANSLATE_NOOP("ConversationListModel", "Yesterday")
+PREVIOUS_7_DAYS = QT_TRANSLATE_NOOP("ConversationListModel", "Previous 7 days")
+OLDER = QT_TRANSLATE_NOOP("ConversationListModel", "Older")
+
+
 def group_of(row: Row, now: float | None = None) -> str:
+    """The row's group, as an English key (``group_label`` translates it)."""
     if row.pinned:
-        return "Pinned"
+        return PINNED
     today = dt.date.fromtimestamp(now if now is not None else time.time())
     day = dt.date.fromtimestamp(row.updated_at)
     if day >= today:
-        return "Today"
+        return TODAY
     if day == today - dt.timedelta(days=1):
-        return "Yesterday"
+        return YESTERDAY
     if day > today - dt.timedelta(days=7):
-        return "Previous 7 days"
-    return "Older"
+        return PREVIOUS_7_DAYS
+    return OLDER
+
+
+def group_label(group: str) -> str:
+    """A group key from ``group_of`` in the user's language."""
+    return QCoreApplication.translate("ConversationListModel", group)
 
 
 class ConversationListModel(QAbstractListModel):
@@ -84,7 +110,7 @@ class ConversationListModel(QAbstractListModel):
             return None
         row = self._rows[index.row()]
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
-            return row.title or "New chat"
+            return row.title or self.tr("New chat")
         if role == Qt.ItemDataRole.ToolTipRole:
             return row.title
         if role == ID_ROLE:
@@ -92,11 +118,13 @@ class ConversationListModel(QAbstractListModel):
         if role == PINNED_ROLE:
             return row.pinned
         if role == GROUP_ROLE:
-            return group_of(row)
+            return group_label(group_of(row))
         if role == FIRST_IN_GROUP_ROLE:
             return index.row() == 0 or group_of(self._rows[index.row() - 1]) != group_of(row)
         if role == Qt.ItemDataRole.AccessibleTextRole:
-            return f"{row.title or 'New chat'}, {group_of(row)}"
+            return self.tr("{title}, {group}").format(
+                title=row.title or self.tr("New chat"), group=group_label(group_of(row))
+            )
         return None
 
     def flags(self, index: QModelIndex) -> Qt.ItemFlag:
@@ -268,7 +296,7 @@ class _Delegate(QStyledItemDelegate):
             font.setPointSizeF(max(6.0, font.pointSizeF() * 0.85))
             font.setBold(True)
             painter.setFont(font)
-            painter.setPen(QColor("#57606a"))
+            painter.setPen(theme.color("muted"))
             painter.drawText(header, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), str(index.data(GROUP_ROLE)))
             painter.restore()
             rect.setTop(rect.top() + self._header_height(option))
@@ -320,6 +348,9 @@ class Sidebar(QWidget):
         self.list = QListView()
         self.list.setObjectName("conversations")
         self.list.setAccessibleName(self.tr("Conversations"))
+        self.list.setAccessibleDescription(
+            self.tr("Your conversations, newest first. Enter opens one, F2 renames it, Delete deletes it.")
+        )
         self.list.setModel(self.model)
         self.list.setItemDelegate(_Delegate(self.list))
         self.list.setUniformItemSizes(False)
@@ -331,7 +362,7 @@ class Sidebar(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.new_button)
         layout.addWidget(self.list, 1)
-        self._delete_shortcut = QShortcut(QKeySequence(QKeySequence.StandardKey.Delete), self.list)
+        self._delete_shortcut = bind_shortcut(QShortcut(self.list), "delete_chat")
         self._delete_shortcut.setContext(Qt.ShortcutContext.WidgetShortcut)
         self.setMinimumWidth(180)
         self._connect_signals()
@@ -351,11 +382,11 @@ class Sidebar(QWidget):
         pinned = bool(index.data(PINNED_ROLE))
         menu = QMenu(self)
         pin = menu.addAction(self.tr("Unpin") if pinned else self.tr("Pin to Top"))
-        rename = menu.addAction(self.tr("Rename") + "\tF2")
+        rename = menu.addAction(self.tr("Rename\tF2"))
         export = menu.addAction(self.tr("Export…"))
         conversation_settings = menu.addAction(self.tr("Conversation Settings…"))
         menu.addSeparator()
-        delete = menu.addAction(self.tr("Delete") + "\tDel")
+        delete = menu.addAction(self.tr("Delete\tDel"))
         pin.triggered.connect(lambda: self.pin_requested.emit(conversation_id, not pinned))
         rename.triggered.connect(lambda: self.list.edit(index))
         export.triggered.connect(lambda: self.export_requested.emit(conversation_id))
@@ -379,6 +410,19 @@ class Sidebar(QWidget):
             self.list.setCurrentIndex(self.model.index(n))
         else:
             self.list.clearSelection()
+
+    def activate_neighbour(self, step: int) -> None:
+        """Open the conversation ``step`` rows below the current one (above
+        when negative; Ctrl+PgDown / Ctrl+PgUp), stopping at either end."""
+        n = self.model.rowCount()
+        if n == 0:
+            return
+        current = self.list.currentIndex()
+        row = max(0, min(n - 1, current.row() + step if current.isValid() else 0))
+        index = self.model.index(row)
+        self.list.setCurrentIndex(index)
+        self.list.scrollTo(index)
+        self._on_clicked(index)
 
     def rename_current(self) -> None:
         index = self.list.currentIndex()

@@ -50,7 +50,7 @@ import sys
 import time
 from pathlib import Path
 
-from PyQt6.QtCore import QCoreApplication, QDir, QLockFile, QObject, Qt, QTimer, pyqtSignal
+from PyQt6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QDir, QLockFile, QObject, Qt, QTimer, pyqtSignal
 from PyQt6.QtGui import QGuiApplication
 from PyQt6.QtWidgets import QWidget
 
@@ -71,7 +71,8 @@ WAIT_MS = 3000
 ASK_MS = 1000
 #: A client that has not said its line by then is dropped.
 CLIENT_TIMEOUT_MS = 2000
-ALREADY_RUNNING = "Rill is already running; its window was brought forward."
+#: Printed to the terminal when a second start found Rill running and brought its window forward.
+ALREADY_RUNNING = QT_TRANSLATE_NOOP("SingleInstance", "Rill is already running; its window was brought forward.")
 #: A Unix socket path longer than this does not fit ``sockaddr_un``.
 _MAX_SOCKET_PATH = 100
 
@@ -301,10 +302,12 @@ def claim_single_instance(
         if time.monotonic() >= deadline:
             info = lock.getLockInfo()
             pid = info[1] if info and info[0] else "?"
-            print(f"Another Rill (process {pid}) is using this data folder but does not answer; "
-                  "starting anyway.", file=sys.stderr)
+            print(QCoreApplication.translate(
+                "SingleInstance",
+                "Another Rill (process {pid}) is using this data folder but does not answer; starting anyway.",
+            ).format(pid=pid), file=sys.stderr)
             return SingleInstance(name, None, parent)  # not listening: the other one keeps the name
         time.sleep(0.05)
     if not quiet:
-        print(ALREADY_RUNNING, file=sys.stderr)
+        print(QCoreApplication.translate("SingleInstance", ALREADY_RUNNING), file=sys.stderr)
     return None

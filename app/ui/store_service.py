@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from PyQt6.QtCore import QObject, QThread, QTimer, pyqtSignal
+from PyQt6.QtCore import QCoreApplication, QObject, QThread, QTimer, pyqtSignal
 
 from app.core.conversation import Message
 from app.ui.inference import LIVE_THREADS
@@ -64,7 +64,10 @@ class _StoreThread(QThread):
             result = store_module.Store.open(self._path)
         except Exception as exc:  # noqa: BLE001 - never let the thread die silently
             log.exception("opening the store failed")
-            service._opened.emit((False, [f"The conversation history could not be opened: {exc}"], True))
+            notice = QCoreApplication.translate(
+                "StoreService", "The conversation history could not be opened: {error}"
+            ).format(error=exc)
+            service._opened.emit((False, [notice], True))
             result = None
         else:
             service._opened.emit((result.store is not None, list(result.notices), bool(result.read_only)))
@@ -75,12 +78,14 @@ class _StoreThread(QThread):
             if job is None:
                 break
             if store is None:
-                service._done.emit((job, None, "no store" if job.write else None))
+                reason = QCoreApplication.translate("StoreService", "no store") if job.write else None
+                service._done.emit((job, None, reason))
                 continue
             try:
                 value = job.fn(store)
             except write_error as exc:
-                service._done.emit((job, None, str(exc) or "the disk refused the write"))
+                reason = str(exc) or QCoreApplication.translate("StoreService", "the disk refused the write")
+                service._done.emit((job, None, reason))
                 continue
             except Exception as exc:  # noqa: BLE001
                 log.exception("store job failed")

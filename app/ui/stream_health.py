@@ -111,21 +111,22 @@ class StreamHealthPanel(QDockWidget):
     """View › Stream health: the monitor's readings, one row each."""
 
     def __init__(self, monitor: StreamHealthMonitor, parent: QWidget | None = None) -> None:
-        super().__init__("Stream health", parent)
+        super().__init__(parent)
+        self.setWindowTitle(self.tr("Stream health"))
         self.setObjectName("stream_health")
         self._monitor = monitor
         body = QWidget()
         form = QFormLayout(body)
         self._rows: dict[str, QLabel] = {}
         for key, title in [
-            ("state", "State"),
-            ("produced", "Produced"),
-            ("displayed", "Displayed"),
-            ("ttft", "Time to first token"),
-            ("buffer", "Buffer depth"),
-            ("lag", "GUI lag (max, last 1 s)"),
-            ("render", "Last render pass"),
-            ("blocked", "Producer blocked (total)"),
+            ("state", self.tr("State")),
+            ("produced", self.tr("Produced")),
+            ("displayed", self.tr("Displayed")),
+            ("ttft", self.tr("Time to first token")),
+            ("buffer", self.tr("Buffer depth")),
+            ("lag", self.tr("GUI lag (max, last 1 s)")),
+            ("render", self.tr("Last render pass")),
+            ("blocked", self.tr("Producer blocked (total)")),
         ]:
             label = QLabel("–")
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -140,11 +141,17 @@ class StreamHealthPanel(QDockWidget):
 
     def _on_updated(self, s: HealthSnapshot) -> None:
         rows = self._rows
-        rows["state"].setText("generating" if s.generating else "idle")
+        rows["state"].setText(self.tr("generating") if s.generating else self.tr("idle"))
         rows["produced"].setText(f"{s.produced_tok_s:.0f} tok/s")
-        rows["displayed"].setText(f"{s.displayed_tok_s:.0f} tok/s  ({s.tokens_shown} tokens this reply)")
+        rows["displayed"].setText(
+            self.tr("{rate:.0f} tok/s  ({tokens} tokens this reply)").format(
+                rate=s.displayed_tok_s, tokens=s.tokens_shown
+            )
+        )
         rows["ttft"].setText("–" if s.ttft_ms is None else f"{s.ttft_ms:.0f} ms")
-        rows["buffer"].setText(f"{s.buffer_chars} chars (max {s.buffer_max_chars})")
+        rows["buffer"].setText(
+            self.tr("{chars} chars (max {max_chars})").format(chars=s.buffer_chars, max_chars=s.buffer_max_chars)
+        )
         rows["lag"].setText(f"{s.gui_lag_ms:.1f} ms")
         rows["render"].setText("–" if s.render_ms is None else f"{s.render_ms:.1f} ms")
         rows["blocked"].setText(f"{s.producer_blocked_ms:.0f} ms")

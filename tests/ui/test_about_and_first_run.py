@@ -170,7 +170,12 @@ def test_window_opens_without_its_resources(qtbot, make_window, monkeypatch, tmp
     with caplog.at_level(logging.WARNING, logger="app.resources"):
         window = make_window(lambda: ScriptedBackend(rate=3000))
     assert window.windowIcon().isNull()
-    assert window.styleSheet() == ""
+    # The theme's style sheet comes from resources/style.qss: without it,
+    # none (the palette still applies).
+    from app.ui.theme import DARK
+
+    with caplog.at_level(logging.WARNING, logger="app.resources"):
+        assert DARK.style_sheet() == ""
     assert sum("resource missing" in r.getMessage() for r in caplog.records) == 2
     window.prompt.setPlainText("hello")
     with qtbot.waitSignal(window.chat.reply_finished, timeout=20000):

@@ -53,7 +53,7 @@ def test_opens_grouped_with_the_saved_values(qtbot: Any) -> None:
     assert save_preferences(saved)
     dialog = make_dialog(qtbot)
     assert dialog.windowTitle() == "Settings"
-    assert {g.title() for g in dialog.findChildren(QGroupBox)} == {"Sampling", "Model", "System prompt"}
+    assert {g.title() for g in dialog.findChildren(QGroupBox)} == {"Sampling", "Model", "System prompt", "Appearance"}
     assert dialog.preferences() == saved
     assert dialog.spins["temperature"].value() == 1.3 and dialog.spins["n_ctx"].value() == 2048
     assert not dialog.seed_random.isChecked() and dialog.spins["seed"].isEnabled()
@@ -120,7 +120,7 @@ def test_an_invalid_value_shows_its_message_and_ok_is_refused(qtbot: Any) -> Non
     dialog.preferences_applied.connect(applied.append)
     dialog.spins["n_ctx"].setValue(1000)
     assert message(dialog, "n_ctx") == "Context length must be a multiple of 256 (for example 768 or 1,024)."
-    assert "cf222e" in dialog.rows["n_ctx"].message.styleSheet()
+    assert dialog.rows["n_ctx"].message.property("tone") == "error"
     assert message(dialog, "max_tokens")  # 1,024 > 1,000
     click(dialog, Std.Ok)
     assert dialog.isVisible() and dialog.result() != QDialog.DialogCode.Accepted
@@ -165,7 +165,7 @@ def test_a_context_beyond_the_trained_one_warns_but_saves(qtbot: Any) -> None:
     assert not message(dialog, "n_ctx")
     dialog.set_trained_ctx(2048)
     assert "trained with a context of 2,048 tokens" in message(dialog, "n_ctx")
-    assert "9a6700" in dialog.rows["n_ctx"].message.styleSheet()
+    assert dialog.rows["n_ctx"].message.property("tone") == "warning"
     click(dialog, Std.Ok)
     assert not dialog.isVisible() and load_preferences().n_ctx == 8192
 
