@@ -1,7 +1,15 @@
 """Drive the real window on the scripted backend and save screenshots.
 
-Run through scripts/screenshots.sh (it starts Xvfb). Reproducible: the
-scripted backend streams a fixed text, the earlier exchange is fixed too.
+Run through scripts/screenshots.sh (it starts Xvfb, and gives every scene a
+fresh profile). Reproducible: the scripted backend streams a fixed text, the
+earlier exchange is fixed too. Scenes:
+
+* ``main``: a conversation with code, a table and a stopped reply (main.png);
+  ``--theme dark`` makes dark.png; ``--lang zh_CN`` (with ``--theme dark``)
+  zh_CN.png: what a Chinese-speaking user on a dark desktop gets.
+* ``thinking``: a reasoning model's reply, thoughts opened; the Servers dialog.
+* ``library``: several conversations, the sidebar and Search with results
+  (search.png), then Settings (settings.png) and Models (models.png).
 """
 
 from __future__ import annotations
@@ -13,6 +21,8 @@ from PyQt6.QtCore import QTimer
 from PyQt6.QtGui import QGuiApplication
 
 from app.application import create_window, make_application
+from app.core.appearance import Appearance, save_appearance
+from app.ui.i18n import install_translations
 from app.core.conversation import Message, MessageMeta, MessageStatus
 from app.core.factory import scripted_factory
 
@@ -33,11 +43,62 @@ with open("notes.txt", encoding="utf-8") as f:
 """
 
 
-def main(out_dir: str) -> int:
+ZH_QUESTION = "在 Python 里怎样逐行读取文件？"
+ZH_ANSWER = """\
+用 `with` 语句打开文件，出错时也会自动关闭：
+
+```python
+with open("notes.txt", encoding="utf-8") as f:
+    for number, line in enumerate(f, start=1):
+        print(number, line.rstrip())
+```
+
+| 模式 | 含义 |
+|------|------|
+| `r`  | 读取 |
+| `w`  | 写入 |
+"""
+ZH_REPLY = """\
+好的，下面是一个表格、一段代码和一个列表：
+
+| 模型 | 参数量 | 上下文长度 |
+|------|--------|------------|
+| SmolLM2 | 1.35 亿 | 8,192 |
+| Qwen3 | 80 亿 | 32,768 |
+
+```python
+def 平均值(数字):
+    return sum(数字) / len(数字)
+```
+
+- 本地运行，数据不出电脑 🙂
+- 回复逐字显示，界面始终流畅
+- 随时按 Esc 停止
+"""
+
+
+def main(out_dir: str, theme: str = "light", lang: str = "en") -> int:
+    import tempfile
+
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    save_appearance(Appearance(language=lang, theme=theme))  # (a fresh profile: scripts/screenshots.sh)
     app = make_application()
-    window = create_window(*scripted_factory(rate=400), persist=False)  # pictures only: no history
+    install_translations(app, lang)
+    name = "main.png" if (theme, lang) == ("light", "en") else ("zh_CN.png" if lang == "zh_CN" else f"{theme}.png")
+    question, answer = (ZH_QUESTION, ZH_ANSWER) if lang == "zh_CN" else (EARLIER_QUESTION, EARLIER_ANSWER)
+    text_file = None
+    if lang == "zh_CN":
+        text_file = Path(tempfile.mkdtemp()) / "reply.md"
+        text_file.write_text(ZH_REPLY, encoding="utf-8")
+    prompts = (
+        ("给我一个表格、一段代码和一个列表。", "再来一次，不过我会中途停止你。")
+        if lang == "zh_CN"
+        else ("Show me a table, some code and a list.", "And once more, but I will stop you halfway.")
+    )
+    # (the Chinese reply is short: slower, so that Stop lands halfway)
+    factory = scripted_factory(rate=60 if text_file else 400, text_file=str(text_file) if text_file else None)
+    window = create_window(*factory, persist=False)  # pictures only: no history
     window.resize(980, 900)
     window.show()
     step = {"n": 0}
@@ -49,20 +110,20 @@ def main(out_dir: str) -> int:
         pixmap.save(str(out / name))
 
     def on_ready(_info: object) -> None:
-        user = Message("user", EARLIER_QUESTION)
+        user = Message("user", question)
         reply = Message(
-            "assistant", EARLIER_ANSWER, MessageStatus.COMPLETE,
+            "assistant", answer, MessageStatus.COMPLETE,
             meta=MessageMeta(model="SmolLM2-135M-Instruct", tokens=71, tokens_per_s=48.2, ttft_ms=212.0),
         )
         for m in (user, reply):
             window.chat.conversation.add(m)
         window.view.add_messages([user, reply])
-        QTimer.singleShot(300, lambda: window.enter_prompt("Show me a table, some code and a list."))
+        QTimer.singleShot(300, lambda: window.enter_prompt(prompts[0]))
 
     def on_settled(_stats: object) -> None:
         step["n"] += 1
         if step["n"] == 1:
-            window.enter_prompt("And once more, but I will stop you halfway.")
+            window.enter_prompt(prompts[1])
             QTimer.singleShot(500, window.stop_button.click)
         elif step["n"] == 2:
             QTimer.singleShot(600, finish)
@@ -70,7 +131,7 @@ def main(out_dir: str) -> int:
     def finish() -> None:
         sb = window.view.verticalScrollBar()
         sb.setValue(sb.maximum())
-        QTimer.singleShot(500, lambda: (shot("main.png"), window.close()))
+        QTimer.singleShot(500, lambda: (shot(name), window.close()))
 
     window.chat.model_ready.connect(on_ready)
     window.chat.reply_settled.connect(on_settled)
@@ -135,10 +196,72 @@ def thinking_scene(out_dir: str) -> int:
     return app.exec()
 
 
+LIBRARY = [
+    ("Plan a three-day trip to Kyoto", "Day 1: Fushimi Inari early, then Gion in the evening."),
+    ("Explain Python decorators", "A decorator takes a function and returns a new one that wraps it."),
+    ("Rust borrow checker error E0502", "You borrow `v` mutably while an immutable borrow is still alive."),
+    ("Write a haiku about rivers", "Spring melt in the hills / a rill finds its way downhill / the sea, patient, waits"),
+    ("Python list comprehension vs map", "Comprehensions read better in Python; map shines with a named function."),
+]
+
+
+def library_scene(out_dir: str) -> int:
+    """Several conversations in the history: the sidebar and a search; then
+    Settings and the Models dialog."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    app = make_application()
+    window = create_window(*scripted_factory(rate=2000))
+    window.resize(980, 700)
+    window.show()
+    todo = list(LIBRARY)
+
+    def shot(widget, name: str) -> None:  # type: ignore[no-untyped-def]
+        screen = QGuiApplication.primaryScreen()
+        assert screen is not None
+        screen.grabWindow(0).copy(widget.frameGeometry()).save(str(out / name))
+
+    def next_conversation(_arg: object = None) -> None:
+        if not todo:
+            QTimer.singleShot(800, search)
+            return
+        title, _ = todo.pop(0)
+        window.new_chat_action.trigger()
+        QTimer.singleShot(200, lambda: window.enter_prompt(title))
+
+    def search() -> None:
+        window.search_action.trigger()
+        window.search_dialog.edit.setText("python")
+        QTimer.singleShot(1200, lambda: (shot(window, "search.png"), window.search_dialog.close(), settings()))
+
+    def settings() -> None:
+        window.settings_action.trigger()
+        QTimer.singleShot(800, lambda: (shot(window.settings_dialog, "settings.png"), window.settings_dialog.reject(),
+                                        models()))
+
+    def models() -> None:
+        window.model_menu.manage_action.trigger()
+        window.models_dialog.resize(1150, 440)
+        QTimer.singleShot(1500, lambda: (shot(window.models_dialog, "models.png"), window.models_dialog.reject(),
+                                         window.close()))
+
+    window.chat.model_ready.connect(next_conversation)
+    window.chat.reply_settled.connect(next_conversation)
+    QTimer.singleShot(90000, app.quit)
+    return app.exec()
+
+
 if __name__ == "__main__":
-    args = sys.argv[1:]
-    scene = "main"
-    if args and args[0] == "--scene":
-        scene, args = args[1], args[2:]
-    target = args[0] if args else "docs/screenshots"
-    sys.exit(thinking_scene(target) if scene == "thinking" else main(target))
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--scene", default="main", choices=["main", "thinking", "library"])
+    parser.add_argument("--theme", default="light", choices=["light", "dark"])
+    parser.add_argument("--lang", default="en")
+    parser.add_argument("out", nargs="?", default="docs/screenshots")
+    ns = parser.parse_args()
+    if ns.scene == "thinking":
+        sys.exit(thinking_scene(ns.out))
+    if ns.scene == "library":
+        sys.exit(library_scene(ns.out))
+    sys.exit(main(ns.out, ns.theme, ns.lang))

@@ -32,7 +32,7 @@ class AppearanceControls(QObject):
         super().__init__(window)
         self._view = view
         self._persist = persist
-        self.appearance = load_appearance() if persist else Appearance()
+        self.appearance = load_appearance()  # (persist=False: shown, never saved)
         self.zoom_in_action = bind(QAction(self.tr("&Larger Text"), window), "zoom_in")
         self.zoom_out_action = bind(QAction(self.tr("&Smaller Text"), window), "zoom_out")
         self.zoom_reset_action = bind(QAction(self.tr("&Normal Text Size"), window), "zoom_reset")

@@ -211,7 +211,8 @@ class ModelTable(QAbstractTableModel):
         if not r.entry.exists:
             return QCoreApplication.translate("ModelTable", NOT_FOUND)
         if r.info is not None and r.info.error:
-            return r.info.error.rstrip(".") if r.info.error == "File not found." else r.info.error
+            missing = QCoreApplication.translate("GGUFInfo", "File not found.")
+            return QCoreApplication.translate("ModelTable", NOT_FOUND) if r.info.error == missing else r.info.error
         return ""
 
     def status(self, row: int) -> tuple[str, str]:

@@ -217,6 +217,12 @@ def test_every_window_dialog_and_menu_is_chinese(qtbot, chinese, make_window) ->
             found += [(f"menu {menu.title()}", a.text())]
             if a.menu() is not None:
                 menus.append(a.menu())
+    # The conversation's context menu (the last message's actions)
+    from PyQt6.QtCore import QPointF
+
+    menu = window.view.make_context_menu(QPointF(5, 5), keyboard=True)
+    found += [("context menu", a.text()) for a in menu.actions()]
+    menu.deleteLater()
     # Dialogs
     before = set(QApplication.topLevelWidgets())
     for action in (window.settings_action, window.conversation_settings_action, window.servers_action,
@@ -228,6 +234,9 @@ def test_every_window_dialog_and_menu_is_chinese(qtbot, chinese, make_window) ->
     assert window.search_dialog.isVisible()
     dialogs.append(window.search_dialog)  # (made with the window)
     assert len(dialogs) == 6, [type(d).__name__ for d in dialogs]
+    window.about_action.trigger()
+    qtbot.waitUntil(lambda: window.about_box.isVisible(), timeout=5000)
+    dialogs.append(window.about_box)
     for dialog in dialogs:
         found += [(f"{type(dialog).__name__}: {where}", text) for where, text in texts_of(dialog)]
     bad = sorted({(where, text) for where, text in found if untranslated(text)})
