@@ -42,6 +42,13 @@ Actions (several measurements where an action has steps):
   the view may show the end first and add the rest later: ``all_items_ms``).
 * ``resize``: with a 10 M-character conversation, one resize step (900 ->
   1,300 px wide) and a 25-step drag (16 ms apart, back to 900 px).
+* ``theme``: with a 10 M-character conversation open (code blocks on
+  screen), View › Theme › Dark, then back to Light (``theme_dark``,
+  ``theme_light``): the palette and style sheet of every widget, the code
+  re-styled.
+* ``zoom``: with a 10 M-character conversation, Ctrl+= three times, 100 ms
+  apart (``zoom_in``), then Ctrl+0 (``zoom_reset``).
+* ``shortcuts_help``: Help › Keyboard Shortcuts (the dialog built and shown).
 * ``select_all_copy``: with a 10 M-character conversation, Edit > Select All,
   Edit > Copy, the clipboard's text read back (``clipboard_served``: what
   another application pasting it costs Rill's GUI thread when Copy hands over
@@ -75,7 +82,8 @@ LONG_REPLY_TOKENS = 50_000       # ~200 KB of the scripted Markdown sample
 LONG_REPLY_RATE = 50_000
 
 ACTIONS = ("enter_after_reply", "enter_10m", "new_chat", "close_idle", "close_streaming", "close_loading",
-           "paste_1mb", "paste_4mb", "open_2000", "open_10m", "resize", "select_all_copy")
+           "paste_1mb", "paste_4mb", "open_2000", "open_10m", "resize", "select_all_copy", "theme", "zoom",
+           "shortcuts_help")
 
 
 # ------------------------------------------------------------------ set-up data (Qt-free)
@@ -664,7 +672,49 @@ def act_select_all_copy(h: Harness) -> Generator[Any, None, None]:
     del copied
 
 
+def act_theme(h: Harness) -> Generator[Any, None, None]:
+    from app.core.history_sample import history_of_chars
+
+    yield from h.open_history(history_of_chars(h.args.history_chars))
+    yield from h.settle()
+    for name in ("dark", "light"):
+        m = h.begin(f"theme_{name}")
+        m.call(h.window.appearance.theme_actions[name].trigger)
+        yield Until("view idle", h.view_idle, 60, hold_ms=30)
+        m.end()
+        yield from h.settle()
+
+
+def act_zoom(h: Harness) -> Generator[Any, None, None]:
+    from app.core.history_sample import history_of_chars
+
+    yield from h.open_history(history_of_chars(h.args.history_chars))
+    yield from h.settle()
+    m = h.begin("zoom_in")
+    for _ in range(3):
+        m.call(h.window.appearance.zoom_in_action.trigger)
+        yield Sleep(100)
+    yield Until("view idle", h.view_idle, 60, hold_ms=30)
+    m.end(zoom=h.view.zoom)
+    yield from h.settle()
+    m = h.begin("zoom_reset")
+    m.call(h.window.appearance.zoom_reset_action.trigger)
+    yield Until("view idle", h.view_idle, 60, hold_ms=30)
+    m.end(zoom=h.view.zoom)
+
+
+def act_shortcuts_help(h: Harness) -> Generator[Any, None, None]:
+    yield from h.settle()
+    m = h.begin("shortcuts_help")
+    m.call(h.window.navigation.shortcuts_action.trigger)
+    yield Sleep(100)
+    m.end()
+
+
 ACTION_FUNCS: dict[str, Callable[[Harness], Generator[Any, None, None]]] = {
+    "theme": act_theme,
+    "zoom": act_zoom,
+    "shortcuts_help": act_shortcuts_help,
     "enter_after_reply": act_enter_after_reply,
     "enter_10m": act_enter_10m,
     "new_chat": act_new_chat,
@@ -688,7 +738,8 @@ TRACED = (
                                       "add_messages", "add_message", "clear", "resizeEvent", "select_all",
                                       "copy_selection", "selected_text", "append_stream", "finish_stream",
                                       "_tail_insert", "_tail_changed", "_maybe_commit", "_rebuild_tail",
-                                      "_on_history_ready", "_append_history")),
+                                      "_on_history_ready", "_append_history", "set_zoom", "restyle")),
+    ("app.ui.theme", "ThemeManager", ("_apply",)),
     ("app.ui.chat_view", "LazyTextMime", ("retrieveData",)),
     ("app.ui.main_window", "MainWindow", ("closeEvent", "_on_send_requested", "_on_new_chat_triggered",
                                           "_on_copy_conversation_triggered")),

@@ -1555,10 +1555,10 @@ class ChatView(QAbstractScrollArea):
         return self._zoom
 
     def set_zoom(self, factor: float) -> None:
-        """Show the text at ``factor`` times its base size. Documents near the
-        viewport take the new font and are measured now (bounded by the
-        screen); other items' heights are scaled and measured when they come
-        into view, as on a resize. O(n) arithmetic, no Qt call per message."""
+        """Show the text at ``factor`` times its base size. Every item's
+        height is scaled at once (O(n) arithmetic, no Qt call per message);
+        documents near the viewport take the new font in work slices and are
+        measured then, the others when they come into view, as on a resize."""
         if factor == self._zoom or factor <= 0:
             return
         stick = self.at_bottom()
@@ -1566,34 +1566,49 @@ class ChatView(QAbstractScrollArea):
         self._zoom = factor
         self._set_fonts()
         ratio = self._line_height() / old_line
-        width = self._content_width()
-        live: list[_Item] = []
+        scale = ratio * ratio  # more lines (narrower text) of taller lines
+        heights: list[float] = []
         for item in self._items:
             if item.live or item.tail is not None:
-                live.append(item)
-            else:  # more lines (narrower text) of taller lines
-                item.height *= ratio * ratio
-        for item in live:
-            for u in item.units:
-                if u.doc is not None:
-                    u.doc.setDefaultFont(self._font)
-                    u.measured_width = -1.0
-            if item.tail is not None:
-                item.tail.setDefaultFont(self._font)
-                item.tail_height = item.tail.size().height()
-            think = item.think
-            if think is not None and think.doc is not None:
-                think.doc.setDefaultFont(self._font)
-                think.doc.setTextWidth(width)
-                if not think.filling:
-                    think.height, think.measured_width = think.doc.size().height(), width
-        self._heights.rebuild(i.height + ITEM_GAP for i in self._items)
-        for item in live:
-            self._relayout_item(item)
+                self._queue(f"zoom:{item.id}", lambda it=item: self._refont_item(it))
+            else:
+                item.height *= scale
+            heights.append(item.height + ITEM_GAP)
+        self._heights.rebuild(heights)
+        if stick:
+            self._queue("zoom:bottom", self.scroll_to_bottom)
         self._update_scrollbar()
         if stick:
             self.scroll_to_bottom()
         self._schedule_visibility()
+        self.viewport().update()
+
+    def _refont_item(self, item: _Item) -> Iterator[None]:
+        """Give an item's documents the current font and measure them (a work
+        job: one document per step)."""
+        width = self._content_width()
+        for u in item.units:
+            if self._item(item.id) is not item:
+                return
+            if u.doc is not None and u.doc.defaultFont() != self._font:
+                u.doc.setDefaultFont(self._font)
+                u.doc.setTextWidth(width)
+                u.height, u.measured_width = u.doc.size().height(), width
+                yield
+        if item.tail is not None and item.tail.defaultFont() != self._font:
+            item.tail.setDefaultFont(self._font)
+            item.tail.setTextWidth(width)
+            item.tail_height = item.tail.size().height()
+        think = item.think
+        if think is not None and think.doc is not None and think.doc.defaultFont() != self._font:
+            think.doc.setDefaultFont(self._font)
+            think.doc.setTextWidth(width)
+            if not think.filling:
+                think.height, think.measured_width = think.doc.size().height(), width
+        index = self._index.get(item.id)
+        if index is not None and self._item(item.id) is item:
+            self._set_height(index, self._item_height(item))
+            item.measured_width = width
         self.viewport().update()
 
     def restyle(self) -> None:

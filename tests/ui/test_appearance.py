@@ -257,15 +257,29 @@ def test_every_control_of_the_window_has_a_name(window) -> None:  # type: ignore
         assert w.accessibleDescription() or w.toolTip(), type(w).__name__
 
 
-@pytest.mark.parametrize("action", ["settings_action", "conversation_settings_action", "servers_action"])
-def test_every_control_of_the_dialogs_has_a_name(qtbot, window, action) -> None:  # type: ignore[no-untyped-def]
+DIALOG_ACTIONS = {
+    "settings": lambda w: w.settings_action,
+    "conversation settings": lambda w: w.conversation_settings_action,
+    "servers": lambda w: w.servers_action,
+    "models": lambda w: w.model_menu.manage_action,
+    "shortcuts": lambda w: w.navigation.shortcuts_action,
+    "search": lambda w: w.search_action,
+}
+
+
+@pytest.mark.parametrize("name", sorted(DIALOG_ACTIONS))
+def test_every_control_of_the_dialogs_has_a_name(qtbot, window, name) -> None:  # type: ignore[no-untyped-def]
     before = set(QApplication.topLevelWidgets())
-    getattr(window, action).trigger()
-    qtbot.waitUntil(lambda: any(w.isVisible() for w in set(QApplication.topLevelWidgets()) - before), timeout=5000)
-    for dialog in set(QApplication.topLevelWidgets()) - before:
-        if dialog.isVisible():
-            assert not unnamed_controls(dialog), dialog.windowTitle()
-            dialog.close()
+    DIALOG_ACTIONS[name](window).trigger()
+    if name == "search":
+        qtbot.waitUntil(window.search_dialog.isVisible, timeout=5000)
+        dialogs = [window.search_dialog]
+    else:
+        qtbot.waitUntil(lambda: any(w.isVisible() for w in set(QApplication.topLevelWidgets()) - before), timeout=5000)
+        dialogs = [w for w in set(QApplication.topLevelWidgets()) - before if w.isVisible()]
+    for dialog in dialogs:
+        assert not unnamed_controls(dialog), dialog.windowTitle()
+        dialog.close()
 
 
 def test_streaming_is_announced_a_few_times_not_per_token(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
