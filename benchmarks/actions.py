@@ -739,7 +739,7 @@ TRACED = (
                                       "copy_selection", "selected_text", "append_stream", "finish_stream",
                                       "_tail_insert", "_tail_changed", "_maybe_commit", "_rebuild_tail",
                                       "_on_history_ready", "_append_history", "set_zoom", "restyle")),
-    ("app.ui.theme", "ThemeManager", ("_apply",)),
+    ("app.ui.theme", "ThemeManager", ("_apply", "_on_sheet_due")),
     ("app.ui.chat_view", "LazyTextMime", ("retrieveData",)),
     ("app.ui.main_window", "MainWindow", ("closeEvent", "_on_send_requested", "_on_new_chat_triggered",
                                           "_on_copy_conversation_triggered")),

@@ -46,7 +46,7 @@ from app.ui.announcer import StreamAnnouncer
 from app.ui.appearance_controls import AppearanceControls
 from app.ui.navigation import KeyboardNavigation
 from app.ui.shortcuts import bind, bind_shortcut
-from app.ui.theme import theme_manager
+from app.ui.theme import mark_window, theme_manager
 
 
 class FirstRunPanel(QFrame):
@@ -118,6 +118,7 @@ class MainWindow(QMainWindow):
         if icon is not None:
             self.setWindowIcon(QIcon(str(icon)))
         theme_manager()  # the palette and style sheet, app-wide (app.ui.theme)
+        mark_window(self)  # this window and its dialogs take the current theme's rules
         self._persist = persist
 
         self.view = ChatView()

@@ -40,12 +40,15 @@ def test_contrast_formula_matches_wcag_examples() -> None:
 
 
 @pytest.fixture
-def applied(qapp: QApplication) -> Iterator[callable]:  # type: ignore[valid-type]
-    """Apply a theme by name to the application; light again afterwards."""
+def applied(qapp: QApplication, qtbot) -> Iterator[callable]:  # type: ignore[valid-type, no-untyped-def]
+    """Apply a theme by name to the application (its palette and, a turn of
+    the event loop later, its style sheet); light again afterwards."""
     manager = theme_manager()
 
     def apply(name: str) -> Theme:
-        manager.set_preference(name)
+        if theme_mod.current().name != name:
+            with qtbot.waitSignal(manager.style_sheet_applied, timeout=2000):
+                manager.set_preference(name)
         assert theme_mod.current().name == name
         return theme_mod.current()
 
@@ -80,12 +83,17 @@ _RULE = re.compile(r"([^{}]+)\{([^}]*)\}")
 _DECL = re.compile(r"(?:^|;)\s*(color|background|background-color)\s*:\s*([^;]+)")
 
 
-def style_sheet_pairs(sheet: str, palette: QPalette) -> list[tuple[str, str, str]]:
-    """(selector, text colour, background) of every rule of the applied style
-    sheet that sets a text colour; a rule without a background is checked
-    against the palette's Base and Window (where such widgets sit)."""
+def style_sheet_pairs(sheet: str, palette: QPalette, name: str) -> list[tuple[str, str, str]]:
+    """(selector, text colour, background) of every rule of theme ``name`` in
+    the applied style sheet that sets a text colour; a rule without a
+    background is checked against the palette's Base and Window (where such
+    widgets sit)."""
     pairs = []
+    scope = f'*[{theme_mod.THEME_PROPERTY}="{name}"] '
     for selector, body in _RULE.findall(re.sub(r"/\*.*?\*/", "", sheet, flags=re.S)):
+        if scope not in selector:
+            continue
+        selector = selector.replace(scope, "")
         decls = {k: v.strip() for k, v in _DECL.findall(body)}
         fg = decls.get("color")
         if fg is None or ":disabled" in selector:
@@ -103,12 +111,38 @@ def test_style_sheet_text_passes_aa(applied, name: str) -> None:  # type: ignore
     assert isinstance(app, QApplication)
     sheet = app.styleSheet()
     assert "$" not in re.sub(r"/\*.*?\*/", "", sheet, flags=re.S), "a colour name in style.qss is missing from the theme"
-    pairs = style_sheet_pairs(sheet, QApplication.palette())
+    pairs = style_sheet_pairs(sheet, QApplication.palette(), name)
     assert len(pairs) >= 12  # the parser found the rules
     for selector, fg, bg in pairs:
         assert QColor(fg).isValid() and QColor(bg).isValid(), (selector, fg, bg)
         ratio = contrast(fg, bg)
         assert ratio >= AA, f"{name}: {selector} {fg} on {bg} is {ratio:.2f}:1"
+
+
+def test_a_window_and_its_dialogs_switch_theme(qtbot, applied) -> None:  # type: ignore[no-untyped-def]
+    from PyQt6.QtWidgets import QDialog, QLabel, QMainWindow, QVBoxLayout
+
+    window = QMainWindow()
+    qtbot.addWidget(window)
+    theme_mod.mark_window(window)
+    dialog = QDialog(window)
+    label = QLabel("note", dialog)
+    QVBoxLayout(dialog).addWidget(label)
+    theme_mod.set_tone(label, "error")
+    window.show()
+    dialog.show()
+    qtbot.waitExposed(dialog)
+
+    def text_colour() -> str:
+        label.ensurePolished()
+        return label.palette().color(label.foregroundRole()).name()
+
+    applied("light")
+    assert text_colour() == LIGHT.colors["danger"]
+    applied("dark")
+    assert window.property(theme_mod.THEME_PROPERTY) == "dark"
+    assert text_colour() == DARK.colors["danger"]
+    dialog.close()
 
 
 @pytest.mark.parametrize("theme", [LIGHT, DARK], ids=["light", "dark"])
