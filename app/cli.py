@@ -390,6 +390,9 @@ def main(argv: list[str] | None = None) -> int:
 
     # The system's language, or the one chosen in Settings (before any window).
     install_translations(app, load_appearance().language)
+    from app.ui.fonts import install_bundled_fonts
+
+    install_bundled_fonts(app)  # the executable's CJK and emoji fonts (a checkout has none)
     from app.ui.single_instance import claim_single_instance
 
     instance = claim_single_instance(app)

@@ -3,6 +3,13 @@
 It presses Enter the way a user does (the prompt box's submit signal), watches
 a 5 ms GUI-thread heartbeat from send to the end of the final render, and
 prints one JSON object on stdout. Exit status 0 when the reply came through.
+
+The window is set up as ``rill`` sets it up (``app.cli``): the user's language
+(system or Settings) and the executable's bundled fonts. The JSON says which:
+``language``, the ``translators`` loaded (catalogue files) and ``fonts`` (the
+bundled font files, and the application's Han and emoji fallback families).
+
+Threading rule: GUI thread (``run_doctor`` owns the application).
 """
 
 from __future__ import annotations
@@ -15,14 +22,18 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from PyQt6.QtCore import QObject, Qt, QTimer
+from PyQt6.QtCore import QChar, QCoreApplication, QObject, Qt, QTimer, QTranslator
+from PyQt6.QtGui import QFontDatabase
 
+from app.core.appearance import load_appearance
 from app.core.backend import FinishReason, ModelInfo
 from app.core.conversation import Conversation, Message
 from app.core.history_sample import history_messages, history_of_chars
 from app.core.metrics import percentile, summarize_ms
 from app.ui.chat import ReplyStats
 from app.application import warm_up
+from app.ui.fonts import BundledFonts, install_bundled_fonts
+from app.ui.i18n import install_translations
 from app.ui.main_window import MainWindow
 
 HEARTBEAT_MS = 5
@@ -266,14 +277,32 @@ class DoctorRun(QObject):
         self.window.close()
 
 
+def ui_environment(app: QCoreApplication, language: str, fonts: BundledFonts) -> dict[str, Any]:
+    """The language shown, the translation catalogues loaded (file paths) and
+    the fonts registered, as Qt has them."""
+    return {
+        "language": language,
+        "translators": [t.filePath() for t in app.findChildren(QTranslator) if not t.isEmpty()],
+        "fonts": {
+            "bundled": list(fonts.files),
+            "han_fallback": QFontDatabase.applicationFallbackFontFamilies(QChar.Script.Script_Han),
+            "emoji": QFontDatabase.applicationEmojiFontFamilies(),
+        },
+    }
+
+
 def run_doctor(args: argparse.Namespace) -> int:
     from app.application import backend_from_args, create_window, make_application
 
     app = make_application()
+    # As the window users open is set up (app.cli): their language, the bundled fonts.
+    language = install_translations(app, load_appearance().language)
+    fonts = install_bundled_fonts(app)
     window = create_window(*backend_from_args(args), persist=False)  # a check leaves no trace in the history
     run = DoctorRun(window, args)
     window.show()
     app.exec()
-    sys.stdout.write(json.dumps(run.result, ensure_ascii=False) + "\n")
+    result = {**run.result, **ui_environment(app, language, fonts)}
+    sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
     sys.stdout.flush()
     return run.exit_code

@@ -11,6 +11,9 @@
 # Works on a fresh checkout: runs scripts/install.sh when .venv is missing, and
 # installs PyInstaller into .venv when it is not there. Never rebuilds llama.cpp:
 # the bundle takes the portable libraries of the llama_cpp package in .venv.
+# Fonts: the CJK and emoji fonts come from this machine's fontconfig (Debian:
+# fonts-noto-cjk, fonts-noto-color-emoji); without them the build warns and
+# goes on, and the executable relies on users' own fonts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$(pwd)"
@@ -28,7 +31,7 @@ while [ $# -gt 0 ]; do
       if [ $# -gt 1 ] && [ "${2#--}" = "$2" ]; then model_file="$2"; shift; fi ;;
     --clean) clean=(--clean) ;;
     --no-check) check=0 ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     *) echo "build.sh: unknown option: $1" >&2; exit 2 ;;
   esac
   shift
@@ -89,6 +92,11 @@ if command -v ldd >/dev/null; then
     echo "$missing" >&2
   fi
 fi
+
+# What the interface's languages and fonts rely on (see packaging/README.md).
+fonts="$(cd dist/rill/_internal/resources 2>/dev/null && find fonts -maxdepth 1 -type f 2>/dev/null | sort | tr '\n' ' ' || true)"
+qt_qm="$(cd dist/rill/_internal/resources/i18n 2>/dev/null && find qt -name '*.qm' 2>/dev/null | sort | tr '\n' ' ' || true)"
+echo "== translations: Qt's ${qt_qm:-none}; fonts: ${fonts:-none (the build machine has no Noto CJK / Color Emoji)}"
 
 # Desktop integration files next to the executable (see packaging/README.md).
 cp packaging/rill.desktop dist/rill/rill.desktop

