@@ -6,8 +6,8 @@ it (``ThemeManager``) sets the application's palette (Fusion style, so every
 standard widget follows it) and the application style sheet, which is
 ``resources/style.qss`` with ``$name`` placeholders filled from the same
 colours, for both themes at once, each theme's rules scoped to windows
-marked with it (``mark_window``: every top-level window does so when it is
-made). Widgets that paint themselves (the conversation view, the sidebar,
+marked with it (``mark_window``: the main window marks itself; its dialogs,
+its children, follow it). Widgets that paint themselves (the conversation view, the sidebar,
 the model manager) read ``color(name)`` when they paint and repaint on
 ``theme_changed``; the conversation view re-styles its rendered code with
 ``code_css()``.
