@@ -26,6 +26,13 @@ from app.ui.i18n import install_translations
 from app.core.conversation import Message, MessageMeta, MessageStatus
 from app.core.factory import scripted_factory
 
+def save_shot(widget: object, path: Path) -> None:
+    """What the screen shows of ``widget``'s window frame, as a PNG."""
+    screen = QGuiApplication.primaryScreen()
+    assert screen is not None
+    screen.grabWindow(0).copy(widget.frameGeometry()).save(str(path))  # type: ignore[attr-defined]
+
+
 EARLIER_QUESTION = "How do I read a file line by line in Python?"
 EARLIER_ANSWER = """\
 Use a `with` block, so the file is closed even if something fails:
@@ -104,10 +111,7 @@ def main(out_dir: str, theme: str = "light", lang: str = "en") -> int:
     step = {"n": 0}
 
     def shot(name: str) -> None:
-        screen = QGuiApplication.primaryScreen()
-        assert screen is not None
-        pixmap = screen.grabWindow(0).copy(window.frameGeometry())
-        pixmap.save(str(out / name))
+        save_shot(window, out / name)
 
     def on_ready(_info: object) -> None:
         user = Message("user", question)
@@ -173,9 +177,7 @@ def thinking_scene(out_dir: str) -> int:
     window.show()
 
     def shot(widget, name: str) -> None:  # type: ignore[no-untyped-def]
-        screen = QGuiApplication.primaryScreen()
-        assert screen is not None
-        screen.grabWindow(0).copy(widget.frameGeometry()).save(str(out / name))
+        save_shot(widget, out / name)
 
     def on_ready(_info: object) -> None:
         QTimer.singleShot(300, lambda: window.enter_prompt("Which is longer, the Nile or the Amazon?"))
@@ -217,9 +219,7 @@ def library_scene(out_dir: str) -> int:
     todo = list(LIBRARY)
 
     def shot(widget, name: str) -> None:  # type: ignore[no-untyped-def]
-        screen = QGuiApplication.primaryScreen()
-        assert screen is not None
-        screen.grabWindow(0).copy(widget.frameGeometry()).save(str(out / name))
+        save_shot(widget, out / name)
 
     def next_conversation(_arg: object = None) -> None:
         if not todo:

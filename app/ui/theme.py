@@ -75,6 +75,9 @@ PALETTE_ROLES: dict[_Role, str] = {
 DISABLED_ROLES = (_Role.WindowText, _Role.Text, _Role.ButtonText, _Role.PlaceholderText)
 
 
+_QCOLORS: dict[tuple[str, str], QColor] = {}
+
+
 @dataclass(frozen=True)
 class Theme:
     name: str
@@ -83,7 +86,12 @@ class Theme:
     colors: dict[str, str] = field(default_factory=dict)
 
     def qcolor(self, name: str) -> QColor:
-        return QColor(self.colors[name])
+        """A named colour (parsed once per theme: widgets ask for them on every paint)."""
+        key = (self.name, name)
+        found = _QCOLORS.get(key)
+        if found is None:
+            found = _QCOLORS[key] = QColor(self.colors[name])
+        return QColor(found)  # (a copy: callers may change its alpha)
 
     @property
     def is_dark(self) -> bool:

@@ -79,7 +79,7 @@ def test_palette_text_passes_aa(applied, name: str) -> None:  # type: ignore[no-
         assert ratio >= AA, f"{name}: {fg.name} on {bg.name} is {ratio:.2f}:1"
 
 
-_RULE = re.compile(r"([^{}]+)\{([^}]*)\}")
+_RULE = theme_mod._RULE  # (the parser the theme scopes its rules with)
 _DECL = re.compile(r"(?:^|;)\s*(color|background|background-color)\s*:\s*([^;]+)")
 
 
