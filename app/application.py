@@ -11,11 +11,11 @@ from PyQt6.QtCore import QCoreApplication, QTimer
 from PyQt6.QtWidgets import QApplication
 
 from app import __version__
-from app.core import settings
+from app.core.base import settings
 from app.core.factory import BackendFactory, local_factory, remote_factory, scripted_factory
-from app.ui.crash_guard import install_crash_guard
-from app.ui.main_window import LAST_BACKEND_KEY, MainWindow
-from app.ui.model_menu import LOCAL, server_choice
+from app.ui.misc.crash_guard import install_crash_guard
+from app.ui.window.main_window import LAST_BACKEND_KEY, MainWindow
+from app.ui.window.model_menu import LOCAL, server_choice
 
 
 def use_offscreen_without_display() -> None:
@@ -60,7 +60,7 @@ def backend_from_args(args: argparse.Namespace) -> tuple[BackendFactory, str]:
 
 def remote_factory_from_args(args: argparse.Namespace) -> tuple[BackendFactory, str]:
     from app.core.factory import remote_factory
-    from app.core.remote.servers import DEFAULT_STALL_S, DEFAULT_URLS, ServerConfig
+    from app.core.backends.remote.servers import DEFAULT_STALL_S, DEFAULT_URLS, ServerConfig
 
     kind = args.backend
     url = getattr(args, "base_url", None) or DEFAULT_URLS[kind]
@@ -90,7 +90,7 @@ def startup_choice() -> StartupChoice | None:
 
     Reads the settings file only; no network, no keyring (the factory reads
     the key on the inference thread)."""
-    from app.core.remote.servers import load_servers
+    from app.core.backends.remote.servers import load_servers
 
     value = settings.load_settings().get(LAST_BACKEND_KEY)
     if not isinstance(value, dict) or value.get("kind") != "server":
@@ -140,8 +140,8 @@ def warm_up(window: MainWindow) -> None:
     if window.property("rill_warmed_up"):
         return
     window.setProperty("rill_warmed_up", True)
-    from app.core import render
-    from app.core.scripted import SAMPLE_MARKDOWN
+    from app.core.render import markdown as render
+    from app.core.backends.scripted import SAMPLE_MARKDOWN
 
     render.warm_up()
     window.view.warm_up(SAMPLE_MARKDOWN)

@@ -114,7 +114,7 @@ def _open_store(db: str | None, *, write: bool):  # type: ignore[no-untyped-def]
     import sqlite3
     from pathlib import Path
 
-    from app.core import store as store_module
+    from app.core.store import store as store_module
 
     path = Path(db).expanduser() if db else store_module.default_path()
     if path.is_dir():
@@ -174,7 +174,7 @@ def _write_atomically(path_text: str, write) -> None:  # type: ignore[no-untyped
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
-    from app.core import exchange
+    from app.core.store import exchange
 
     fmt = args.format
     if fmt is None:
@@ -203,7 +203,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 
 def _cmd_import(args: argparse.Namespace) -> int:
-    from app.core import exchange
+    from app.core.store import exchange
 
     name = "standard input" if args.path == "-" else args.path
     try:
@@ -317,7 +317,7 @@ def run_store_command(args: argparse.Namespace) -> int:
     except Exception as exc:  # a database error: say it plainly, no traceback
         import sqlite3
 
-        from app.core.store import StoreError
+        from app.core.store.store import StoreError
 
         if not isinstance(exc, (sqlite3.Error, StoreError)):
             raise
@@ -328,11 +328,11 @@ def run_store_command(args: argparse.Namespace) -> int:
 
 
 def run_models_command(args: argparse.Namespace) -> int:
-    """``rill models [--json]``: app.core.model_catalog's list (no Qt)."""
+    """``rill models [--json]``: app.core.models.catalog's list (no Qt)."""
     import json
 
-    from app.core import model_catalog
-    from app.core.models import DEFAULT_N_CTX
+    from app.core.models import catalog as model_catalog
+    from app.core.models.paths import DEFAULT_N_CTX
 
     _utf8_stdout()
     n_ctx = args.n_ctx or DEFAULT_N_CTX
@@ -371,7 +371,7 @@ def main(argv: list[str] | None = None) -> int:
     from app.application import backend_from_args, create_window, make_application, use_offscreen_without_display
 
     if args.backend in ("openai", "ollama"):
-        from app.core.remote.servers import ServerConfigError
+        from app.core.backends.remote.servers import ServerConfigError
 
         try:
             backend_from_args(args)  # validates the server options; no network yet
@@ -385,15 +385,15 @@ def main(argv: list[str] | None = None) -> int:
         return run_doctor(args)
     use_offscreen_without_display()
     app = make_application()
-    from app.core.appearance import load_appearance
-    from app.ui.i18n import install_translations
+    from app.core.config.appearance import load_appearance
+    from app.ui.misc.i18n import install_translations
 
     # The system's language, or the one chosen in Settings (before any window).
     install_translations(app, load_appearance().language)
-    from app.ui.fonts import install_bundled_fonts
+    from app.ui.misc.fonts import install_bundled_fonts
 
     install_bundled_fonts(app)  # the executable's CJK and emoji fonts (a checkout has none)
-    from app.ui.single_instance import claim_single_instance
+    from app.ui.misc.single_instance import claim_single_instance
 
     instance = claim_single_instance(app)
     if instance is None:

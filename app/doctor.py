@@ -25,16 +25,16 @@ from typing import Any
 from PyQt6.QtCore import QChar, QCoreApplication, QObject, Qt, QTimer, QTranslator
 from PyQt6.QtGui import QFontDatabase
 
-from app.core.appearance import load_appearance
-from app.core.backend import FinishReason, ModelInfo
-from app.core.conversation import Conversation, Message
-from app.core.history_sample import history_messages, history_of_chars
-from app.core.metrics import percentile, summarize_ms
-from app.ui.chat import ReplyStats
+from app.core.config.appearance import load_appearance
+from app.core.backends.base import FinishReason, ModelInfo
+from app.core.conversation.model import Conversation, Message
+from app.core.conversation.sample import history_messages, history_of_chars
+from app.core.pipeline.metrics import percentile, summarize_ms
+from app.ui.conversation.controller import ReplyStats
 from app.application import warm_up
-from app.ui.fonts import BundledFonts, install_bundled_fonts
-from app.ui.i18n import install_translations
-from app.ui.main_window import MainWindow
+from app.ui.misc.fonts import BundledFonts, install_bundled_fonts
+from app.ui.misc.i18n import install_translations
+from app.ui.window.main_window import MainWindow
 
 HEARTBEAT_MS = 5
 

@@ -94,8 +94,8 @@ def history_2000_messages(chars: int = 2_000_000, n: int = 2000) -> list[Any]:
     sample's questions, and replies each joined from several of the sample's
     realistic replies (mixed Markdown), so the conversation has both the
     message count and the size asked for. Deterministic."""
-    from app.core.conversation import Message, MessageMeta, MessageStatus, Role
-    from app.core.history_sample import history_messages, history_of_chars
+    from app.core.conversation.model import Message, MessageMeta, MessageStatus, Role
+    from app.core.conversation.sample import history_messages, history_of_chars
 
     base = history_messages(n)
     users = [m for m in base if m.role == Role.USER.value]
@@ -128,7 +128,7 @@ def paste_text(nbytes: int) -> str:
     """About ``nbytes`` bytes (UTF-8) of realistic mixed Markdown (the history
     sample's messages, mostly ASCII with some CJK and emoji), cut at a
     character boundary."""
-    from app.core.history_sample import history_of_chars
+    from app.core.conversation.sample import history_of_chars
 
     text = "\n\n".join(m.content for m in history_of_chars(nbytes))
     raw = text.encode("utf-8")[:nbytes]
@@ -221,7 +221,7 @@ class Harness:
 
         action = self.args.action
         if action == "enter_after_reply":
-            from app.core.scripted import ScriptedBackend
+            from app.core.backends.scripted import ScriptedBackend
 
             path = str(self._long_reply_file())
 
@@ -234,10 +234,10 @@ class Harness:
         if action == "close_streaming":
             return scripted_factory(rate=1000, n_tokens=1_000_000)
         if action == "close_loading":
-            from app.core.scripted import ScriptedBackend
+            from app.core.backends.scripted import ScriptedBackend
 
             if "load_delay_s" not in inspect.signature(ScriptedBackend.__init__).parameters:
-                raise _Skip("TODO: needs the scripted backend's load_delay_s option (not in app/core/scripted.py yet)")
+                raise _Skip("TODO: needs the scripted backend's load_delay_s option (not in app/core/backends/scripted.py yet)")
             return scripted_factory(rate=1000, load_delay_s=60.0)
         return scripted_factory(rate=1000)
 
@@ -380,7 +380,7 @@ class Harness:
         QTimer.singleShot(3 * int(HEARTBEAT_S * 1000), self._report)
 
     def _report(self) -> None:
-        from app.core.metrics import percentile
+        from app.core.pipeline.metrics import percentile
         from benchmarks.common import rss_mb
 
         self.beat.stop()
@@ -432,7 +432,7 @@ class _Skip(Exception):
 
 
 def act_enter_after_reply(h: Harness) -> Generator[Any, None, None]:
-    from app.core.scripted import SAMPLE_MARKDOWN, tokenize_text
+    from app.core.backends.scripted import SAMPLE_MARKDOWN, tokenize_text
 
     state: dict[str, Any] = {}
     short = tokenize_text(SAMPLE_MARKDOWN)
@@ -469,7 +469,7 @@ def act_enter_after_reply(h: Harness) -> Generator[Any, None, None]:
 
 
 def act_enter_10m(h: Harness) -> Generator[Any, None, None]:
-    from app.core.history_sample import history_of_chars
+    from app.core.conversation.sample import history_of_chars
 
     yield from h.open_history(history_of_chars(h.args.history_chars))
     yield from h.settle()
@@ -484,7 +484,7 @@ def act_enter_10m(h: Harness) -> Generator[Any, None, None]:
 
 
 def act_new_chat(h: Harness) -> Generator[Any, None, None]:
-    from app.core.history_sample import history_of_chars
+    from app.core.conversation.sample import history_of_chars
 
     yield from h.open_history(history_of_chars(h.args.history_chars))
     yield from h.settle()
@@ -524,7 +524,7 @@ def act_close_streaming(h: Harness) -> Generator[Any, None, None]:
 
 
 def act_close_loading(h: Harness) -> Generator[Any, None, None]:
-    from app.ui.chat import ChatState
+    from app.ui.conversation.controller import ChatState
 
     yield Sleep(200)
     t0 = time.perf_counter()
@@ -572,7 +572,7 @@ def act_open_2000(h: Harness) -> Generator[Any, None, None]:
 
 
 def act_open_10m(h: Harness) -> Generator[Any, None, None]:
-    from app.core.history_sample import history_of_chars
+    from app.core.conversation.sample import history_of_chars
 
     yield from _open(h, "open_10m", history_of_chars(h.args.history_chars))
 
@@ -608,7 +608,7 @@ def _open(h: Harness, name: str, messages: list[Any]) -> Generator[Any, None, No
 
 
 def act_resize(h: Harness) -> Generator[Any, None, None]:
-    from app.core.history_sample import history_of_chars
+    from app.core.conversation.sample import history_of_chars
 
     yield from h.open_history(history_of_chars(h.args.history_chars))
     yield from h.settle()
@@ -632,7 +632,7 @@ def act_resize(h: Harness) -> Generator[Any, None, None]:
 def act_select_all_copy(h: Harness) -> Generator[Any, None, None]:
     from PyQt6.QtWidgets import QApplication
 
-    from app.core.history_sample import history_of_chars
+    from app.core.conversation.sample import history_of_chars
 
     yield from h.open_history(history_of_chars(h.args.history_chars))
     yield from h.settle()
@@ -673,7 +673,7 @@ def act_select_all_copy(h: Harness) -> Generator[Any, None, None]:
 
 
 def act_theme(h: Harness) -> Generator[Any, None, None]:
-    from app.core.history_sample import history_of_chars
+    from app.core.conversation.sample import history_of_chars
 
     yield from h.open_history(history_of_chars(h.args.history_chars))
     yield from h.settle()
@@ -686,7 +686,7 @@ def act_theme(h: Harness) -> Generator[Any, None, None]:
 
 
 def act_zoom(h: Harness) -> Generator[Any, None, None]:
-    from app.core.history_sample import history_of_chars
+    from app.core.conversation.sample import history_of_chars
 
     yield from h.open_history(history_of_chars(h.args.history_chars))
     yield from h.settle()
@@ -733,19 +733,19 @@ ACTION_FUNCS: dict[str, Callable[[Harness], Generator[Any, None, None]]] = {
 #: GUI-thread methods timed in every action run, to name what blocked
 #: (module, class, methods); missing ones are skipped.
 TRACED = (
-    ("app.ui.chat", "ChatController", ("_on_tick", "send", "new_chat", "stop", "_on_generation_finished")),
-    ("app.ui.chat_view", "ChatView", ("_on_work_due", "_on_rendered", "paintEvent", "_update_live_items",
+    ("app.ui.conversation.controller", "ChatController", ("_on_tick", "send", "new_chat", "stop", "_on_generation_finished")),
+    ("app.ui.conversation.view", "ChatView", ("_on_work_due", "_on_rendered", "paintEvent", "_update_live_items",
                                       "add_messages", "add_message", "clear", "resizeEvent", "select_all",
                                       "copy_selection", "selected_text", "append_stream", "finish_stream",
                                       "_tail_insert", "_tail_changed", "_maybe_commit", "_rebuild_tail",
                                       "_on_history_ready", "_append_history", "set_zoom", "restyle")),
-    ("app.ui.theme", "ThemeManager", ("_apply", "_on_sheet_due")),
-    ("app.ui.chat_view", "LazyTextMime", ("retrieveData",)),
-    ("app.ui.main_window", "MainWindow", ("closeEvent", "_on_send_requested", "_on_new_chat_triggered",
+    ("app.ui.misc.theme", "ThemeManager", ("_apply", "_on_sheet_due")),
+    ("app.ui.conversation.view", "LazyTextMime", ("retrieveData",)),
+    ("app.ui.window.main_window", "MainWindow", ("closeEvent", "_on_send_requested", "_on_new_chat_triggered",
                                           "_on_copy_conversation_triggered")),
-    ("app.ui.prompt", "PromptEdit", ("insertFromMimeData",)),
-    ("app.ui.prompt", "PromptArea", ("add_attachment", "text", "clear")),
-    ("app.core.conversation", "Conversation", ("prompt", "add_user", "to_markdown")),
+    ("app.ui.conversation.prompt", "PromptEdit", ("insertFromMimeData",)),
+    ("app.ui.conversation.prompt", "PromptArea", ("add_attachment", "text", "clear")),
+    ("app.core.conversation.model", "Conversation", ("prompt", "add_user", "to_markdown")),
 )
 
 
@@ -754,7 +754,7 @@ def _patch(paints: list[float], rec: Any) -> None:
     the first paint after opening). Before the window exists."""
     import importlib
 
-    from app.ui.chat_view import ChatView
+    from app.ui.conversation.view import ChatView
 
     for module, cls_name, methods in TRACED:
         cls = getattr(importlib.import_module(module), cls_name, None)

@@ -124,7 +124,7 @@ def stream_text(n_tokens: int) -> str:
     """About ``n_tokens`` scripted tokens of Markdown (paragraphs, a table,
     code, lists, CJK and emoji): the built-in sample, cycled and cut at a
     token boundary."""
-    from app.core.scripted import SAMPLE_MARKDOWN, tokenize_text
+    from app.core.backends.scripted import SAMPLE_MARKDOWN, tokenize_text
 
     sample = SAMPLE_MARKDOWN + "\n"
     per_copy = len(tokenize_text(sample))
@@ -230,7 +230,7 @@ def visible_text(kind: str, text: str) -> str:
 def text_intact(kind: str, source: str, shown: str) -> bool:
     """True when the text shown (the doctor's ``reply_text``) holds every
     character of the source a reader must see, in order. A block over the
-    view's render limit (``app.core.blocks.RENDER_LIMIT``: the 8 KB code
+    view's render limit (``app.core.render.blocks.RENDER_LIMIT``: the 8 KB code
     block) is shown as its plain source, fences included: that counts too."""
     squashed = _squash(shown)
     return squashed == visible_text(kind, source) or squashed == _squash(source)

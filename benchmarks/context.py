@@ -21,15 +21,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from app.core.backend import CancelEvent, ChatMessage, GenerationRequest, SamplingParams
-from app.core.conversation import DEFAULT_SYSTEM_PROMPT
-from app.core.history_sample import history_messages
+from app.core.backends.base import CancelEvent, ChatMessage, GenerationRequest, SamplingParams
+from app.core.conversation.model import DEFAULT_SYSTEM_PROMPT
+from app.core.conversation.sample import history_messages
 
 
 def sample_messages(n: int) -> list[str]:
     return [m.content for m in history_messages(n)]
-from app.core.llama_backend import LlamaBackend
-from app.core.models import package_model_path
+from app.core.backends.llama.backend import LlamaBackend
+from app.core.models.paths import package_model_path
 
 
 def _history(turns: int) -> list[ChatMessage]:

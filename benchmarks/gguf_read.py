@@ -1,4 +1,4 @@
-"""How long ``app.core.gguf_info.read_gguf_info`` takes (goal: <= 50 ms for a
+"""How long ``app.core.models.gguf_info.read_gguf_info`` takes (goal: <= 50 ms for a
 4 GB file; Model › Manage Models… reads one header per listed file, off the
 GUI thread).
 
@@ -53,7 +53,7 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def time_reads(path: Path, reps: int) -> dict[str, Any]:
-    from app.core.gguf_info import read_gguf_info
+    from app.core.models.gguf_info import read_gguf_info
 
     info = read_gguf_info(path)  # warm-up (page cache, gguf import)
     times = []
@@ -169,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-reader", action="store_true", help="skip the gguf.GGUFReader comparison (~2 s a read)")
     args = parser.parse_args(argv)
 
-    from app.core.models import package_model_path
+    from app.core.models.paths import package_model_path
 
     real = package_model_path()
     folder = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="rill-gguf-bench-"))

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app import doctor
-from app.core.metrics import summarize_ms
+from app.core.pipeline.metrics import summarize_ms
 
 
 class BeatLog(doctor.Heartbeat):

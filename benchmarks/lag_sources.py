@@ -47,8 +47,8 @@ SOURCES = {
 
 
 def _patch(rec: Any) -> None:
-    from app.ui.chat import ChatController
-    from app.ui.chat_view import ChatView
+    from app.ui.conversation.controller import ChatController
+    from app.ui.conversation.view import ChatView
 
     classes = {"ChatController": ChatController, "ChatView": ChatView}
     for (cls_name, meth), label in SOURCES.items():
@@ -60,7 +60,7 @@ def _patch(rec: Any) -> None:
 
 def analyse(spans: list[tuple[str, float, float]], beats: list[tuple[float, float]]) -> dict[str, Any]:
     """``beats``: (fired_at, lateness) for each heartbeat (perf_counter s)."""
-    from app.core.metrics import percentile
+    from app.core.pipeline.metrics import percentile
 
     by_source: dict[str, dict[str, Any]] = {}
     for name, t0, t1 in spans:

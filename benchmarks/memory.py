@@ -52,7 +52,7 @@ def _stalled(tokens: int, rate: float) -> dict[str, Any]:
 
     from app.application import create_window, make_application, warm_up
     from app.core.factory import scripted_factory
-    from app.ui.chat import ChatState
+    from app.ui.conversation.controller import ChatState
 
     app = make_application()
     window = create_window(*scripted_factory(rate=rate, n_tokens=tokens))
@@ -118,7 +118,7 @@ def _cycles(cycles: int, backend: str = "local", trace: bool = False) -> dict[st
 
     from app.application import create_window, make_application, warm_up
     from app.core.factory import local_factory, scripted_factory
-    from app.ui.chat import ChatState, ReplyStats
+    from app.ui.conversation.controller import ChatState, ReplyStats
 
     if trace:
         import tracemalloc
@@ -203,7 +203,7 @@ def _history(chars: int, positions: int) -> dict[str, Any]:
 
     from app.application import create_window, make_application, warm_up
     from app.core.factory import scripted_factory
-    from app.core.history_sample import history_of_chars
+    from app.core.conversation.sample import history_of_chars
     from app.doctor import open_history
 
     app = make_application()
@@ -282,9 +282,9 @@ def _backend(requests: int, fix: str) -> dict[str, Any]:
     import gc
     import threading
 
-    from app.core.backend import ChatMessage, GenerationRequest, SamplingParams
-    from app.core.llama_backend import LlamaBackend
-    from app.core.models import default_model_path
+    from app.core.backends.base import ChatMessage, GenerationRequest, SamplingParams
+    from app.core.backends.llama.backend import LlamaBackend
+    from app.core.models.paths import default_model_path
 
     backend = LlamaBackend(str(default_model_path()))
     backend.load()

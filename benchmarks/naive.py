@@ -4,12 +4,12 @@ references for the UI-responsiveness suite (``benchmarks/ui_lag.py``).
 * ``append``: a worker QThread emits one ``pyqtSignal(str)`` per token; the
   GUI slot does ``moveCursor(End)`` + ``insertPlainText`` on a QTextEdit.
 * ``rerender``: one signal per token; the slot re-renders the whole reply
-  from Markdown to HTML (``app.core.render.render_markdown``, the renderer
+  from Markdown to HTML (``app.core.render.markdown.render_markdown``, the renderer
   Rill uses) and replaces the reply's range of the document with it.
 
 Everything else is Rill's: the token source (``ScriptedBackend`` on the same
 text file and rate), the history (the same messages as ``rill doctor
---history-chars``, ``app.core.history_sample.history_of_chars``, rendered
+--history-chars``, ``app.core.conversation.sample.history_of_chars``, rendered
 with Rill's renderer into the one QTextEdit), the heartbeat (``app.doctor.Heartbeat``, a 5 ms
 PreciseTimer) and the metric definitions of ``rill doctor``. One run per
 process; it prints one JSON object on stdout:
@@ -41,10 +41,10 @@ from PyQt6.QtCore import QObject, QThread, pyqtSignal, pyqtSlot
 from PyQt6.QtGui import QTextCursor
 from PyQt6.QtWidgets import QApplication, QMainWindow, QTextEdit
 
-from app.core import render
-from app.core.backend import ChatMessage, GenerationRequest
-from app.core.metrics import percentile, summarize_ms
-from app.core.scripted import ScriptedBackend
+from app.core.render import markdown as render
+from app.core.backends.base import ChatMessage, GenerationRequest
+from app.core.pipeline.metrics import percentile, summarize_ms
+from app.core.backends.scripted import ScriptedBackend
 from app.doctor import HEARTBEAT_MS, Heartbeat
 
 MODES = ("append", "rerender")
@@ -65,11 +65,11 @@ _FILL_BATCH_MESSAGES = 200
 
 def history_html(chars: int, cache_dir: str | None = None) -> list[str]:
     """The earlier conversation ``rill doctor --history-chars`` opens
-    (``app.core.history_sample.history_of_chars``: same messages, same
+    (``app.core.conversation.sample.history_of_chars``: same messages, same
     character count), each message rendered to HTML with Rill's own renderer
     under a You / Rill header. Cached as JSON in ``cache_dir`` (rendering 10 M
     characters takes seconds; the orchestrator passes its work folder)."""
-    from app.core.history_sample import history_of_chars
+    from app.core.conversation.sample import history_of_chars
 
     path = os.path.join(cache_dir, f"naive-history-{chars}.json") if cache_dir else None
     if path and os.path.exists(path):
@@ -103,7 +103,7 @@ def fill_history(edit: QTextEdit, chars: int, cache_dir: str | None = None) -> i
     (quicker to set up than one message at a time; the resulting document is
     the same). Laid out before the measurement starts. Returns the number of
     source characters."""
-    from app.core.history_sample import history_of_chars
+    from app.core.conversation.sample import history_of_chars
 
     shown = sum(len(m) for m in history_of_chars(chars))
     htmls = history_html(chars, cache_dir)

@@ -7,7 +7,7 @@ Writes DIR/remote.json and DIR/remote.md (the goals, measured values side by
 side, met or not). Four parts:
 
 1. **Throughput and TTFT through llama_cpp.server** (one server for the
-   whole suite: ``tests.servers.llama_server.LlamaServer``, SmolLM2-135M,
+   whole suite: ``tests.helpers.llama_server.LlamaServer``, SmolLM2-135M,
    n_threads 1 so the client side has the other core,
    ``interrupt_requests=False``). Rill = ``python -m app doctor --backend
    openai --base-url URL --api-model ID --max-tokens N --seed S --prompt P``
@@ -112,7 +112,7 @@ def _median(values: list[float]) -> float | None:
 
 
 def _p95(values: list[float]) -> float | None:
-    from app.core.metrics import percentile
+    from app.core.pipeline.metrics import percentile
 
     vals = [v for v in values if v is not None]
     return round(percentile(vals, 95), 3) if vals else None
@@ -122,20 +122,20 @@ def _p95(values: list[float]) -> float | None:
 
 
 def _messages(prompt: str) -> tuple[Any, ...]:
-    from app.core.backend import ChatMessage
-    from app.core.conversation import DEFAULT_SYSTEM_PROMPT
+    from app.core.backends.base import ChatMessage
+    from app.core.conversation.model import DEFAULT_SYSTEM_PROMPT
 
     return (ChatMessage("system", DEFAULT_SYSTEM_PROMPT), ChatMessage("user", prompt))
 
 
 def _server_cfg(url: str) -> Any:
-    from app.core.remote.servers import ServerConfig
+    from app.core.backends.remote.servers import ServerConfig
 
     return ServerConfig("bench", "openai", url)
 
 
 def _no_eos_backend_class() -> type:
-    from app.core.remote.openai import OpenAIBackend
+    from app.core.backends.remote.openai import OpenAIBackend
 
     class NoEosBackend(OpenAIBackend):
         """Rill's OpenAI backend, with a logit_bias so SmolLM2 cannot stop early."""
@@ -151,8 +151,8 @@ def _no_eos_backend_class() -> type:
 def rill_request(url: str, model: str, prompt: str, max_tokens: int, seed: int | None = SEED,
                  no_eos: bool = False) -> tuple[str, dict[str, Any]]:
     """The (url, payload) Rill sends for ``prompt`` from a new chat."""
-    from app.core.backend import GenerationRequest, SamplingParams
-    from app.core.remote.openai import OpenAIBackend
+    from app.core.backends.base import GenerationRequest, SamplingParams
+    from app.core.backends.remote.openai import OpenAIBackend
 
     cls = _no_eos_backend_class() if no_eos else OpenAIBackend
     backend = cls(_server_cfg(url), model)
@@ -248,7 +248,7 @@ def synthetic_text(n_tokens: int) -> str:
     """Exactly ``n_tokens`` tokens (tokenize_text) of plain paragraphs mixing
     ASCII words, CJK and emoji; no Markdown syntax, so the rendered reply
     must equal it once whitespace is removed."""
-    from app.core.scripted import tokenize_text
+    from app.core.backends.scripted import tokenize_text
 
     paras: list[str] = []
     tokens: list[bytes] = []
@@ -445,8 +445,8 @@ def phase_throughput(p: Plan, server: Any) -> dict[str, Any]:
 def backend_stream(url: str, model: str, prompt: str, n: int) -> dict[str, Any]:
     """Diagnostic: Rill's OpenAIBackend driven directly in this process (no
     window, no Qt): load (GET /v1/models), then generate, timed as bare."""
-    from app.core.backend import CancelEvent, GenerationRequest, SamplingParams
-    from app.core.remote.openai import OpenAIBackend
+    from app.core.backends.base import CancelEvent, GenerationRequest, SamplingParams
+    from app.core.backends.remote.openai import OpenAIBackend
 
     backend = OpenAIBackend(_server_cfg(url), model)
     try:
@@ -551,8 +551,8 @@ def ttft_trace_child(doctor_argv: list[str]) -> None:
     -> the first content delta parsed (the server's first token). Prints
     one JSON line."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from app.core.remote.base import RemoteBackend
-    from app.core.remote.openai import OpenAIBackend
+    from app.core.backends.remote.base import RemoteBackend
+    from app.core.backends.remote.openai import OpenAIBackend
     from benchmarks.inproc import run_doctor
 
     marks: dict[str, float] = {}
@@ -572,7 +572,7 @@ def ttft_trace_child(doctor_argv: list[str]) -> None:
 
     import httpcore._backends.sync as hsync
 
-    from app.core.remote import http as rhttp
+    from app.core.backends.remote import http as rhttp
 
     orig_write = hsync.SyncStream.write
     orig_connect = rhttp._RecordingBackend.connect_tcp  # noqa: SLF001
@@ -588,8 +588,8 @@ def ttft_trace_child(doctor_argv: list[str]) -> None:
         return orig_connect(self, *args, **kwargs)
 
     # GUI-thread work around the send: ChatController.send and ChatView.paintEvent spans.
-    from app.ui.chat import ChatController
-    from app.ui.chat_view import ChatView
+    from app.ui.conversation.controller import ChatController
+    from app.ui.conversation.view import ChatView
 
     spans: list[tuple[str, float, float]] = []
 
@@ -631,9 +631,9 @@ def worker_cost(text_file: Path, n: int) -> dict[str, Any]:
     """Diagnostic: the producer's CPU per token with nothing else running,
     unpaced: Rill's OpenAIBackend reading the synthetic server (as fast as
     it sends) vs the scripted backend, both in this process."""
-    from app.core.backend import CancelEvent, GenerationRequest, SamplingParams
-    from app.core.remote.openai import OpenAIBackend
-    from app.core.scripted import ScriptedBackend
+    from app.core.backends.base import CancelEvent, GenerationRequest, SamplingParams
+    from app.core.backends.remote.openai import OpenAIBackend
+    from app.core.backends.scripted import ScriptedBackend
 
     request = GenerationRequest(1, _messages("Stream the text."), SamplingParams(max_tokens=n + 100))
     out: dict[str, Any] = {}
@@ -851,8 +851,8 @@ class StopServer:
 
 
 def phase_stop(p: Plan) -> dict[str, Any]:
-    from app.core.backend import CancelEvent, FinishReason, GenerationRequest, SamplingParams
-    from app.core.remote.openai import OpenAIBackend
+    from app.core.backends.base import CancelEvent, FinishReason, GenerationRequest, SamplingParams
+    from app.core.backends.remote.openai import OpenAIBackend
 
     server = StopServer()
     rnd = random.Random(9)
@@ -932,7 +932,7 @@ def _disconnects(server: Any) -> int:
 
 
 def phase_queue(p: Plan, server: Any) -> dict[str, Any]:
-    from app.core.backend import CancelEvent, GenerationRequest, SamplingParams
+    from app.core.backends.base import CancelEvent, GenerationRequest, SamplingParams
 
     cfg = _server_cfg(server.url)
     model = server.model_id
@@ -1311,7 +1311,7 @@ def main(argv: list[str] | None = None) -> int:
     llama = None
     try:
         if phases & {1, 4}:
-            from tests.servers.llama_server import LlamaServer
+            from tests.helpers.llama_server import LlamaServer
 
             llama = LlamaServer(interrupt_requests=False, n_threads=1).start()
             log(f"llama_cpp.server at {llama.url}, model {llama.model_id}")

@@ -9,7 +9,7 @@ handle: it never outlives the benchmark).
 
 * ``POST /v1/chat/completions``: ``text/event-stream``, ``Connection:
   close``, a close-delimited body. The text file is split into tokens the way
-  Rill's scripted backend splits it (``app.core.scripted.tokenize_text``), so
+  Rill's scripted backend splits it (``app.core.backends.scripted.tokenize_text``), so
   both stream the same pieces. Every event's bytes are encoded ONCE at start
   (a role event ``{"choices":[{"delta":{"role":"assistant","content":null}}]}``,
   one ``{"choices":[{"index":0,"delta":{"content":TOKEN}}]}`` per token, a
@@ -196,7 +196,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--rate", type=float, default=50_000.0, help="tokens per second")
     ap.add_argument("--tick-ms", type=float, default=1.0)
     args = ap.parse_args(argv)
-    from app.core.scripted import tokenize_text
+    from app.core.backends.scripted import tokenize_text
 
     with open(args.text_file, encoding="utf-8") as f:
         text = f.read()

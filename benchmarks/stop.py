@@ -56,8 +56,8 @@ def main(argv: list[str] | None = None) -> None:
 
     from app.application import create_window, make_application, warm_up
     from app.core.factory import local_factory
-    from app.core.metrics import percentile
-    from app.ui.chat import ChatState, ReplyStats
+    from app.core.pipeline.metrics import percentile
+    from app.ui.conversation.controller import ChatState, ReplyStats
 
     app = make_application()
     window = create_window(*local_factory(None))

@@ -33,8 +33,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 CHILD = r"""
 import sys, time
-from app.core.store import Store, ConversationInfo
-from app.core.conversation import Message, MessageStatus
+from app.core.store.store import Store, ConversationInfo
+from app.core.conversation.model import Message, MessageStatus
 path, conv_id, interval = sys.argv[1], sys.argv[2], float(sys.argv[3])
 s = Store.open(path, recover=False).store
 s.create_conversation(ConversationInfo(id=conv_id, title="crash"))
@@ -63,8 +63,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
 
-    from app.core.conversation import MessageStatus
-    from app.core.store import Store
+    from app.core.conversation.model import MessageStatus
+    from app.core.store.store import Store
 
     rng = random.Random(args.seed)
     tmp = Path(tempfile.mkdtemp(prefix="rill-crash-bench-"))

@@ -36,7 +36,7 @@ every measurement child at it. Each measurement runs in a fresh process:
 
 The database: N conversations spread over the past year, newest first in the
 sidebar; the newest (opened at start-up) holds the average number of
-messages as realistic Markdown (``app.core.history_sample``), the second
+messages as realistic Markdown (``app.core.conversation.sample``), the second
 newest the 2,000-message one (``benchmarks.actions.history_2000_messages``),
 the rest share the remaining messages (~500 characters each, English, CJK,
 emoji), sizes varying around the average.
@@ -103,9 +103,9 @@ def _sizes(rng: random.Random, total: int, count: int) -> list[int]:
 
 def build(profile: Path, conversations: int, messages: int) -> dict[str, Any]:
     """Build the database in ``profile`` (see the module docstring)."""
-    from app.core.conversation import Message, MessageMeta, MessageStatus
-    from app.core.history_sample import history_messages
-    from app.core.store import ConversationInfo, Store
+    from app.core.conversation.model import Message, MessageMeta, MessageStatus
+    from app.core.conversation.sample import history_messages
+    from app.core.store.store import ConversationInfo, Store
     from benchmarks.actions import history_2000_messages
     from benchmarks.store_search import TextMaker
 
@@ -218,7 +218,7 @@ def _reusable(profile: Path, conversations: int, messages: int) -> dict[str, Any
 
 def _delete_conversations(profile: Path, ids: list[str]) -> None:
     """Take out what a persist run added (so every run sees the same database)."""
-    from app.core.store import Store
+    from app.core.store.store import Store
 
     ids = [i for i in ids if i]
     if not ids:
@@ -263,23 +263,23 @@ class _Child:
     # -- instrumentation (before the window exists) -----------------------------------
 
     def patch(self) -> None:
-        import app.core.store as store_module
-        from app.ui.chat import ChatController
-        from app.ui.chat_view import ChatView
-        from app.ui.store_service import StoreService
+        import app.core.store.store as store_module
+        from app.ui.conversation.controller import ChatController
+        from app.ui.conversation.view import ChatView
+        from app.ui.services.store import StoreService
         from benchmarks.inproc import Recorder
 
         child = self
         rec = self.recorder = Recorder()
         traced = (
-            ("app.ui.chat", "ChatController", ("new_chat", "send", "_on_tick")),
-            ("app.ui.chat_view", "ChatView", ("add_messages", "_on_work_due", "_update_live_items", "_on_rendered",
+            ("app.ui.conversation.controller", "ChatController", ("new_chat", "send", "_on_tick")),
+            ("app.ui.conversation.view", "ChatView", ("add_messages", "_on_work_due", "_update_live_items", "_on_rendered",
                                               "resizeEvent", "clear", "_append_history", "_on_history_ready")),
-            ("app.ui.store_service", "StoreService", ("_on_done", "_on_opened")),
-            ("app.ui.sidebar", "ConversationListModel", ("_on_page", "fetchMore", "upsert")),
-            ("app.ui.sidebar", "_Delegate", ("sizeHint",)),
-            ("app.ui.library", "ConversationLibrary", ("message_added", "message_changed", "load")),
-            ("app.ui.main_window", "MainWindow", ("_on_store_opened", "_on_first_page_loaded",
+            ("app.ui.services.store", "StoreService", ("_on_done", "_on_opened")),
+            ("app.ui.sidebar.sidebar", "ConversationListModel", ("_on_page", "fetchMore", "upsert")),
+            ("app.ui.sidebar.sidebar", "_Delegate", ("sizeHint",)),
+            ("app.ui.services.library", "ConversationLibrary", ("message_added", "message_changed", "load")),
+            ("app.ui.window.main_window", "MainWindow", ("_on_store_opened", "_on_first_page_loaded",
                                                   "_on_conversation_activated", "_on_conversation_shown",
                                                   "_on_conversation_changed")),
         )
@@ -368,7 +368,7 @@ class _Child:
 
         from app.application import create_window, make_application
         from app.core.factory import scripted_factory
-        from app.ui.single_instance import claim_single_instance
+        from app.ui.misc.single_instance import claim_single_instance
         from benchmarks.inproc import BeatLog
 
         self.t["imports"] = time.perf_counter()
@@ -603,7 +603,7 @@ class _Child:
                 t1 = time.perf_counter()
                 lags = self.beat.lags_between(t0, t1 + 0.006)
                 lags_paint = self.beat.lags_between(t0, t_paint + 0.006)
-                from app.core.metrics import percentile
+                from app.core.pipeline.metrics import percentile
 
                 self.result["open"].update(
                     idle_ms=round((t1 - t0) * 1000, 1),
@@ -625,7 +625,7 @@ class _Child:
             self.wait("new chat idle", lambda: self.view_idle() and self.chat_idle(), lambda: self.after(300, send), 30)
 
         def send() -> None:
-            from app.core.metrics import percentile
+            from app.core.pipeline.metrics import percentile
 
             marks: dict[str, float] = {}
             self.chat.reply_finished.connect(lambda _s: marks.setdefault("finished", time.perf_counter()))

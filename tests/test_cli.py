@@ -9,7 +9,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").is_file())
 KEYS = {
     "ok", "error", "finish_reason", "reply_text", "reply_links", "tokens", "ttft_ms",
     "tokens_per_s", "ui_lag_ms", "token_to_screen_ms", "buffer_max_depth", "ticks",
@@ -103,7 +103,7 @@ def test_closing_mid_generation_exits_cleanly() -> None:
 
 
 def test_doctor_on_a_remote_server_reports_the_same_keys(fault_server) -> None:  # type: ignore[no-untyped-def]
-    from tests.servers.fault_server import DEFAULT_TEXT, Scenario
+    from tests.helpers.fault_server import DEFAULT_TEXT, Scenario
 
     fault_server.scenario = Scenario(write_sizes=(1, 5), rate=1000)
     local = json.loads(run_rill("doctor", "--backend", "scripted", "--rate", "5000").stdout)
@@ -120,7 +120,7 @@ def test_doctor_on_a_remote_server_reports_the_same_keys(fault_server) -> None: 
 
 
 def test_doctor_stop_on_a_remote_server(fault_server) -> None:  # type: ignore[no-untyped-def]
-    from tests.servers.fault_server import Scenario
+    from tests.helpers.fault_server import Scenario
 
     fault_server.scenario = Scenario(text="word " * 3000, pieces=3000, rate=300)
     proc = run_rill("doctor", "--backend", "openai", "--base-url", fault_server.url, "--stop-after-ms", "300")

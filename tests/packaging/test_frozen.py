@@ -31,7 +31,7 @@ import pytest
 
 pytestmark = pytest.mark.frozen
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").is_file())
 BUNDLE = ROOT / "dist" / "rill"
 EXE = BUNDLE / "rill"
 INTERNAL = BUNDLE / "_internal"
@@ -122,7 +122,7 @@ def run_doctor(exe: Path, env: dict[str, str], *args: str, timeout: float = 300)
 
 def installed_model() -> Path:
     sys.path.insert(0, str(ROOT))
-    from app.core.models import package_model_path
+    from app.core.models.paths import package_model_path
 
     model = package_model_path()
     if model is None:
@@ -172,7 +172,7 @@ def test_frozen_doctor_on_a_remote_server(bundle: Path, user_dirs: dict[str, str
     """The bundle carries httpx, httpx-sse and ssl: a reply from an
     OpenAI-compatible server (the fault-injecting test server, byte splits)."""
     sys.path.insert(0, str(ROOT))
-    from tests.servers.fault_server import DEFAULT_TEXT, FaultServer, Scenario
+    from tests.helpers.fault_server import DEFAULT_TEXT, FaultServer, Scenario
 
     with FaultServer(Scenario(write_sizes=(1, 3), rate=2000)) as server:
         result, proc = run_doctor(EXE, user_dirs, "--backend", "openai", "--base-url", server.url + "/v1")
@@ -234,8 +234,8 @@ def test_bundle_has_the_modules_loaded_by_name(bundle: Path) -> None:
         "pygments.lexers.sql", "pygments.lexers.go", "pygments.lexers.jvm",
         "pygments.styles.default", "pygments.formatters.html",
         "markdown.extensions.tables", "markdown.extensions.sane_lists",
-        "app.core.llama_backend", "app.core.settings", "app.core.about", "llama_cpp.llama",
-        "app.core.remote.openai", "app.core.remote.ollama", "httpx", "httpx_sse", "keyring", "ssl",
+        "app.core.backends.llama.backend", "app.core.base.settings", "app.core.base.about", "llama_cpp.llama",
+        "app.core.backends.remote.openai", "app.core.backends.remote.ollama", "httpx", "httpx_sse", "keyring", "ssl",
     ):
         assert name in modules, f"{name} is not in the bundle"
     assert sum(m.startswith("pygments.lexers.") for m in modules) > 200, "all lexers"

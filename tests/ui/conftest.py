@@ -8,7 +8,7 @@ import pytest
 @pytest.fixture
 def view(qtbot):  # type: ignore[no-untyped-def]
     """A shown 700x500 ChatView, shut down (render thread joined) at teardown."""
-    from app.ui.chat_view import ChatView
+    from app.ui.conversation.view import ChatView
 
     v = ChatView()
     v.resize(700, 500)

@@ -1,0 +1,1 @@
+"""The local model: llama-cpp-python driven token by token (Qt-free)."""

@@ -1,0 +1,1 @@
+"""The user's choices: reply and model preferences, appearance (Qt-free)."""

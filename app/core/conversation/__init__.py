@@ -1,0 +1,1 @@
+"""The conversation tree, its messages and their statuses (Qt-free)."""

@@ -1,0 +1,447 @@
+"""The conversation: messages with stable ids, their status, and the prompt
+sent to a backend (Qt-free, serializable).
+
+Every message has an id that never changes and is unique across conversations
+(a UUID4 hex). Views, the store and exports refer to messages by id only,
+never by position in a document.
+"""
+
+from __future__ import annotations
+
+import enum
+import time
+import uuid
+from dataclasses import dataclass, field
+from collections.abc import Callable
+from typing import Any
+
+from app.core.backends.base import ChatMessage
+from app.core.text.thinking import strip_thinking
+
+DEFAULT_SYSTEM_PROMPT = (
+    "You are Rill, a helpful assistant running locally on the user's computer. "
+    "Answer clearly and concisely. Use Markdown when it helps."
+)
+
+#: Version of the dict layout written by ``Message.to_dict`` / ``Conversation.to_dict``.
+FORMAT_VERSION = 1
+
+
+class MessageStatus(str, enum.Enum):
+    STREAMING = "streaming"
+    COMPLETE = "complete"
+    STOPPED = "stopped"          # the user pressed Stop: the partial text is kept
+    TRUNCATED = "truncated"      # the token limit ran out
+    ERROR = "error"              # the backend failed; the partial text is kept
+    INTERRUPTED = "interrupted"  # the app ended while it streamed (crash, kill)
+
+
+class Role(str, enum.Enum):
+    USER = "user"
+    ASSISTANT = "assistant"
+
+
+_END = object()  # "after the end of the current path"
+
+
+def new_id() -> str:
+    return uuid.uuid4().hex
+
+
+@dataclass
+class MessageMeta:
+    """Facts about how a reply was made (empty for user messages)."""
+
+    model: str = ""
+    finish_reason: str = ""
+    tokens: int = 0
+    prompt_tokens: int = 0
+    tokens_per_s: float = 0.0
+    ttft_ms: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "model": self.model,
+            "finish_reason": self.finish_reason,
+            "tokens": self.tokens,
+            "prompt_tokens": self.prompt_tokens,
+            "tokens_per_s": self.tokens_per_s,
+            "ttft_ms": self.ttft_ms,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> MessageMeta:
+        return cls(
+            model=str(data.get("model", "")),
+            finish_reason=str(data.get("finish_reason", "")),
+            tokens=int(data.get("tokens", 0)),
+            prompt_tokens=int(data.get("prompt_tokens", 0)),
+            tokens_per_s=float(data.get("tokens_per_s", 0.0)),
+            ttft_ms=None if data.get("ttft_ms") is None else float(data["ttft_ms"]),
+        )
+
+
+class Message:
+    """One turn. A streaming reply grows by ``append`` in O(len(text)); the
+    parts are joined only when ``content`` is read.
+
+    ``rendered`` caches the finished message's rendered form (a tuple of
+    ``app.core.render.blocks.Unit``) together with the content length it was made
+    from; it is dropped whenever the content changes.
+    """
+
+    __slots__ = ("id", "role", "status", "error", "created_at", "meta", "parent_id", "_parts", "_len", "_rendered")
+
+    def __init__(
+        self,
+        role: str,
+        content: str = "",
+        status: MessageStatus = MessageStatus.COMPLETE,
+        error: str = "",
+        *,
+        id: str | None = None,  # noqa: A002 - the natural name
+        created_at: float | None = None,
+        meta: MessageMeta | None = None,
+        parent_id: str | None = None,
+    ) -> None:
+        self.id = id or new_id()
+        self.parent_id = parent_id  # the message this one answers or follows (None: first)
+        self.role = role  # "user" | "assistant"
+        self.status = status
+        self.error = error
+        self.created_at = time.time() if created_at is None else created_at
+        self.meta = meta or MessageMeta()
+        self._parts: list[str] = [content] if content else []
+        self._len = len(content)
+        self._rendered: tuple[int, tuple[Any, ...]] | None = None
+
+    def append(self, text: str) -> None:
+        if text:
+            self._parts.append(text)
+            self._len += len(text)
+            self._rendered = None
+
+    @property
+    def content(self) -> str:
+        if len(self._parts) > 1:
+            self._parts[:] = ["".join(self._parts)]
+        return self._parts[0] if self._parts else ""
+
+    @content.setter
+    def content(self, text: str) -> None:
+        self._parts = [text] if text else []
+        self._len = len(text)
+        self._rendered = None
+
+    def __len__(self) -> int:
+        return self._len
+
+    @property
+    def rendered(self) -> tuple[Any, ...] | None:
+        """The cached rendered units, or None when there are none for this content."""
+        if self._rendered is not None and self._rendered[0] == self._len:
+            return self._rendered[1]
+        return None
+
+    @rendered.setter
+    def rendered(self, units: tuple[Any, ...] | None) -> None:
+        self._rendered = None if units is None else (self._len, units)
+
+    @property
+    def finished(self) -> bool:
+        return self.status != MessageStatus.STREAMING
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "id": self.id,
+            "role": self.role,
+            "content": self.content,
+            "status": self.status.value,
+            "created_at": self.created_at,
+        }
+        if self.error:
+            out["error"] = self.error
+        if self.parent_id:
+            out["parent_id"] = self.parent_id
+        if self.role == Role.ASSISTANT.value:
+            out["meta"] = self.meta.to_dict()
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Message:
+        role = str(data["role"])
+        if role not in (Role.USER.value, Role.ASSISTANT.value):
+            raise ValueError(f"message role must be 'user' or 'assistant', not {role!r}")
+        return cls(
+            role,
+            str(data.get("content", "")),
+            MessageStatus(data.get("status", MessageStatus.COMPLETE.value)),
+            str(data.get("error", "")),
+            id=str(data["id"]) if data.get("id") else None,
+            created_at=float(data["created_at"]) if data.get("created_at") is not None else None,
+            meta=MessageMeta.from_dict(data.get("meta") or {}),
+            parent_id=str(data["parent_id"]) if data.get("parent_id") else None,
+        )
+
+    def __repr__(self) -> str:
+        return f"Message({self.id[:8]}, {self.role!r}, {self.content[:40]!r}…, {self.status.value})"
+
+
+def _prompt_of(system_prompt: str, path: list[Message], upto_id: str | None) -> tuple[ChatMessage, ...]:
+    out = [ChatMessage("system", system_prompt)] if system_prompt else []
+    for msg in path:
+        if msg.id == upto_id:
+            break
+        if msg.status in (MessageStatus.ERROR, MessageStatus.STREAMING):
+            continue
+        content = msg.content
+        if msg.role == Role.ASSISTANT.value:
+            content = strip_thinking(content)  # a model never sees its own thoughts
+            if not content.strip():
+                continue
+        out.append(ChatMessage(msg.role, content, msg.id))
+    return tuple(out)
+
+
+@dataclass
+class Conversation:
+    """A conversation: a tree of messages and the path the user is on.
+
+    Regenerating a reply or editing a prompt adds a sibling (same parent), so
+    nothing is ever overwritten. ``messages`` is the current path, root to
+    leaf: what the view shows and the model is sent. ``siblings`` and
+    ``switch_to`` move between branches.
+    """
+
+    system_prompt: str = DEFAULT_SYSTEM_PROMPT
+    messages: list[Message] = field(default_factory=list)
+    id: str = field(default_factory=new_id)
+    title: str = ""
+    created_at: float = field(default_factory=time.time)
+    updated_at: float = field(default_factory=time.time)
+    pinned: bool = False
+    model: str = ""
+    #: This conversation's overrides of the Settings, in the flat form of
+    #: ``app.core.config.preferences.ConversationSettings.to_dict()``: its own
+    #: "system_prompt" and/or sampling keys ("temperature", "seed"...).
+    #: Empty: everything as in Settings. The store keeps them in the
+    #: ``system_prompt`` and ``params`` columns.
+    overrides: dict[str, Any] = field(default_factory=dict)
+    _index: dict[str, Message] = field(default_factory=dict, repr=False)
+    _children: dict[str | None, list[str]] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        given, self.messages = self.messages, []
+        self._index = {}
+        self._children = {}
+        for msg in given:
+            self.add(msg)
+
+    # -- the tree ------------------------------------------------------------------
+
+    def add(self, msg: Message, *, follow: bool = True, root: bool = False) -> Message:
+        """Add ``msg`` under its parent (a message without one: under the end
+        of the current path, unless ``root``). With ``follow`` the current
+        path becomes root → ``msg``."""
+        if msg.parent_id is None and not root and self.messages and msg.id not in self._index:
+            msg.parent_id = self.messages[-1].id
+        self._index[msg.id] = msg
+        self._children.setdefault(msg.parent_id, []).append(msg.id)
+        if follow:
+            if self.messages and self.messages[-1].id == msg.parent_id:
+                self.messages.append(msg)
+            else:
+                self.messages = self._ancestors(msg)
+        self.updated_at = time.time()
+        return msg
+
+    def load(self, messages: list[Message], leaf_id: str | None = None) -> None:
+        """Replace the tree with ``messages`` (any order of creation; parents
+        before children) and go to ``leaf_id`` (default: the newest leaf)."""
+        self.messages, self._index, self._children = [], {}, {}
+        for msg in messages:
+            self._index[msg.id] = msg
+            self._children.setdefault(msg.parent_id, []).append(msg.id)
+        if not messages:
+            return
+        start = self._index.get(leaf_id) if leaf_id else None
+        if start is None:
+            roots = self._children.get(None, [])
+            start = self._index[roots[-1]] if roots else messages[-1]
+        self.switch_to(start.id)
+
+    def _ancestors(self, msg: Message) -> list[Message]:
+        path = []
+        seen: set[str] = set()
+        node: Message | None = msg
+        while node is not None and node.id not in seen:
+            seen.add(node.id)
+            path.append(node)
+            node = self._index.get(node.parent_id) if node.parent_id else None
+        path.reverse()
+        return path
+
+    def children(self, message_id: str | None) -> list[Message]:
+        return [self._index[i] for i in self._children.get(message_id, []) if i in self._index]
+
+    def siblings(self, message_id: str) -> list[Message]:
+        """The messages sharing this one's parent (itself included), oldest first."""
+        msg = self._index.get(message_id)
+        return [] if msg is None else self.children(msg.parent_id)
+
+    def switch_to(self, message_id: str) -> None:
+        """Make the current path go through ``message_id``, then down its
+        newest children to a leaf."""
+        msg = self._index.get(message_id)
+        if msg is None:
+            return
+        path = self._ancestors(msg)
+        node = msg
+        while True:
+            kids = self.children(node.id)
+            if not kids:
+                break
+            node = kids[-1]
+            path.append(node)
+        self.messages = path
+
+    @property
+    def current_leaf(self) -> str | None:
+        return self.messages[-1].id if self.messages else None
+
+    def remove(self, message_id: str) -> list[Message]:
+        """Remove a message and everything after it in the tree; returns them
+        (parents first) so ``restore`` can undo it. The path moves to a
+        sibling when there is one, else it ends at the parent."""
+        msg = self._index.get(message_id)
+        if msg is None:
+            return []
+        removed: list[Message] = []
+        stack = [msg]
+        while stack:
+            node = stack.pop()
+            removed.append(node)
+            stack.extend(reversed(self.children(node.id)))
+        for node in removed:
+            self._index.pop(node.id, None)
+            self._children.pop(node.id, None)
+        siblings = self._children.get(msg.parent_id, [])
+        if message_id in siblings:
+            siblings.remove(message_id)
+        if any(m.id == message_id for m in self.messages):
+            if siblings:
+                self.switch_to(siblings[-1])
+            else:
+                parent = self._index.get(msg.parent_id) if msg.parent_id else None
+                self.messages = self._ancestors(parent) if parent is not None else []
+        return removed
+
+    def restore(self, removed: list[Message]) -> None:
+        """Undo ``remove``: put the messages back and go to the first one."""
+        for node in removed:
+            self._index[node.id] = node
+            kids = self._children.setdefault(node.parent_id, [])
+            kids.append(node.id)
+            kids.sort(key=lambda i: self._index[i].created_at)
+        if removed:
+            self.switch_to(removed[0].id)
+
+    def all_messages(self) -> list[Message]:
+        """Every message of the tree, oldest first."""
+        return sorted(self._index.values(), key=lambda m: m.created_at)
+
+    # -- turns -----------------------------------------------------------------------
+
+    def add_user(self, text: str, parent_id: str | None | object = _END) -> Message:
+        """A prompt after the end of the current path, or under ``parent_id``
+        (None: a new first message: editing the first prompt)."""
+        if not self.title:
+            self.title = " ".join(text[:400].split())[:80]  # a prefix: a 4 MB paste costs nothing here
+        return self._add_turn(Message(Role.USER.value, text), parent_id)
+
+    def start_reply(self, parent_id: str | None | object = _END) -> Message:
+        """A streaming reply after the end of the current path, or under
+        ``parent_id`` (regenerating: a sibling of the earlier reply)."""
+        return self._add_turn(Message(Role.ASSISTANT.value, status=MessageStatus.STREAMING), parent_id)
+
+    def _add_turn(self, msg: Message, parent_id: str | None | object) -> Message:
+        if parent_id is _END:
+            return self.add(msg)
+        msg.parent_id = parent_id if isinstance(parent_id, str) else None
+        return self.add(msg, root=msg.parent_id is None)
+
+    def get(self, message_id: str) -> Message | None:
+        return self._index.get(message_id)
+
+    def prompt_builder(
+        self, upto: Message | None = None, system_prompt: str | None = None
+    ) -> Callable[[], tuple[ChatMessage, ...]]:
+        """A function that builds ``prompt(upto)`` later, on another thread.
+        Taking it is O(path) pointer copies; the messages it reads are
+        finished ones, which the GUI no longer changes. ``system_prompt``
+        (None: ``self.system_prompt``) is the one chosen for this request."""
+        path = list(self.messages)
+        system_prompt = self.system_prompt if system_prompt is None else system_prompt
+        upto_id = upto.id if upto is not None else None
+
+        def build() -> tuple[ChatMessage, ...]:
+            return _prompt_of(system_prompt, path, upto_id)
+
+        return build
+
+    def prompt(self, upto: Message | None = None) -> tuple[ChatMessage, ...]:
+        """What the model sees: the system prompt and every finished turn
+        (before ``upto`` when given).
+
+        Failed replies and empty ones are left out; a stopped reply is kept as
+        far as it went (the user saw it, so the model should too).
+        """
+        return _prompt_of(self.system_prompt, self.messages, upto.id if upto is not None else None)
+
+    def clear(self) -> None:
+        self.messages = []
+        self._index.clear()
+        self._children.clear()
+        self.title = ""
+
+    def to_markdown(self) -> str:
+        """The conversation as Markdown: a heading per turn, the raw sources."""
+        parts: list[str] = []
+        if self.title:
+            parts.append(f"# {self.title}\n")
+        for msg in self.messages:
+            who = "You" if msg.role == Role.USER.value else "Rill"
+            note = "" if msg.status in (MessageStatus.COMPLETE, MessageStatus.STREAMING) else f" ({msg.status.value})"
+            parts.append(f"## {who}{note}\n\n{msg.content.rstrip()}\n")
+        return "\n".join(parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": "rill.conversation",
+            "version": FORMAT_VERSION,
+            "id": self.id,
+            "title": self.title,
+            "system_prompt": self.system_prompt,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+            "pinned": self.pinned,
+            "model": self.model,
+            "overrides": dict(self.overrides),
+            "current_leaf": self.current_leaf,
+            "messages": [m.to_dict() for m in self.all_messages()],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Conversation:
+        conv = cls(
+            system_prompt=str(data.get("system_prompt", DEFAULT_SYSTEM_PROMPT)),
+            id=str(data.get("id") or new_id()),
+            title=str(data.get("title", "")),
+            created_at=float(data.get("created_at") or time.time()),
+            updated_at=float(data.get("updated_at") or time.time()),
+            pinned=bool(data.get("pinned", False)),
+            model=str(data.get("model", "")),
+            overrides=dict(data["overrides"]) if isinstance(data.get("overrides"), dict) else {},
+        )
+        conv.load([Message.from_dict(m) for m in data.get("messages", [])], data.get("current_leaf"))
+        return conv

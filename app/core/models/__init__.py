@@ -1,0 +1,1 @@
+"""Model files: where they live, what their GGUF headers say, every model Rill knows (Qt-free)."""

@@ -1,0 +1,692 @@
+"""What a GGUF model file is, read from its header without loading it (Qt-free).
+
+:func:`read_gguf_info` returns a :class:`GGUFInfo`: architecture, name,
+parameter count, quantization, trained context, chat template, license, the
+shapes that size the KV cache, and an estimate of the memory loading it takes.
+It never raises for a bad file: a missing, unreadable, empty, non-GGUF,
+truncated or damaged file gives a GGUFInfo whose ``error`` says why, in words
+for the user.
+
+Why not ``gguf.GGUFReader``
+---------------------------
+``GGUFReader`` memory-maps the file and builds a numpy view of *every* field,
+one per array element: the tokenizer's vocabulary and merges (~100 000 strings
+for SmolLM2, ~400 000 for Llama 3) cost 2.0-2.3 s for the 98 MB SmolLM2 file
+here, whatever the file's size. So this module parses the header itself,
+using the ``gguf`` package's own constants and types (``GGUF_MAGIC``,
+``GGUFValueType``, ``GGMLQuantizationType``, ``GGML_QUANT_SIZES``,
+``LlamaFileType``, ``Keys``): it keeps the scalar and string values, skips
+large arrays by their lengths alone, and reads the tensor infos (names, shapes,
+types, offsets: no tensor data) to count the parameters and to check that the
+file really holds all the weights it declares (a truncated download is caught
+here, not by llama.cpp half-way through a load). Only the header is read: the
+first 2 MiB, more if the metadata is larger, never the tensor data, so the
+time is the same for a 100 MB and a 40 GB file. benchmarks/gguf_read.py, page
+cache warm: 11 ms for SmolLM2 (49k-token vocabulary) whether the file is
+98 MB or 4 GB, 42 ms for a Llama-3-8B-sized header (128k tokens + 280k merges,
+4.2 GB); the time goes into skipping the tokenizer's strings.
+
+The file is read with ``read()``, not memory-mapped: a file that shrinks while
+mapped (a download being replaced) would kill the process with SIGBUS.
+
+``gguf`` (and numpy with it, ~0.1 s) is imported on first use, not with this
+module: Rill's start-up does not pay for it.
+
+Memory estimate
+---------------
+:meth:`GGUFInfo.memory_estimate` = the file size (llama.cpp maps the weights;
+they all end up resident) + the KV cache at ``n_ctx`` tokens + the largest
+part of the compute buffer. The KV cache is f16 (llama.cpp's default cache
+type, 2 bytes per value)::
+
+    kv_bytes = 2 * n_ctx * sum over layers of (n_embd_k_gqa + n_embd_v_gqa)
+    n_embd_k_gqa = key_length   * head_count_kv   (per layer)
+    n_embd_v_gqa = value_length * head_count_kv
+    key_length = value_length = embedding_length / head_count  (when not given)
+
+i.e. ``2 bytes x layers x n_ctx x (n_embd_k_gqa + n_embd_v_gqa)`` for a model
+whose layers are alike: the K and the V halves are the two terms of the sum,
+there is no further factor 2. For SmolLM2-135M at n_ctx 4096 that is
+90.00 MiB, exactly what llama.cpp reports ("llama_kv_cache: size = 90.00 MiB,
+K (f16): 45.00 MiB, V (f16): 45.00 MiB").
+
+The compute buffer is dominated, on the CPU, by one batch's logits:
+``n_ubatch (512) x vocab_size x 4 bytes`` (96 MiB for SmolLM2, whose measured
+CPU compute buffer is 99.4 MiB; ~250 MiB for a 128k vocabulary). Smaller
+scratch tensors are not counted: the estimate is a slight lower bound.
+Architectures without an attention KV cache (recurrent ones) get no KV term.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import os
+import re
+import stat
+import struct
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from app.core.base.i18n import translate
+from app.core.models.paths import DEFAULT_N_CTX
+
+#: What the local backend uses when a model has no chat template
+#: (app.core.backends.llama.backend.FALLBACK_TEMPLATE_DESCRIPTION; a test keeps them in step).
+FALLBACK_TEMPLATE = "ChatML"
+
+#: llama.cpp's micro-batch (llama-cpp-python's default n_batch = n_ubatch = 512).
+N_UBATCH = 512
+
+#: The first read of a file; more is read only if its metadata is larger.
+FIRST_READ_BYTES = 2 * 1024 * 1024
+#: A header (metadata + tensor infos) larger than this is refused as damaged.
+MAX_HEADER_BYTES = 512 * 1024 * 1024
+#: Strings longer than this are skipped (a chat template is ~1-20 KB).
+MAX_KEPT_STRING = 1024 * 1024
+#: Arrays of numbers up to this length are kept (per-layer values), longer ones skipped.
+MAX_KEPT_ARRAY = 4096
+#: Larger counts than these are not a model's: the file is damaged.
+MAX_KV_COUNT = 1_000_000
+MAX_TENSOR_COUNT = 10_000_000
+MAX_KEY_BYTES = 65_535
+GGML_MAX_DIMS = 4
+
+#: Chat template families, recognised by a marker their templates write.
+#: First match wins: order matters (Llama 2 uses [INST] as Mistral does).
+TEMPLATE_MARKERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("ChatML", ("<|im_start|>",)),
+    ("Llama 3", ("<|start_header_id|>",)),
+    ("Llama 4", ("<|header_start|>",)),
+    ("Gemma", ("<start_of_turn>",)),
+    ("Llama 2", ("[INST]", "<<SYS>>")),
+    ("Mistral", ("[INST]",)),
+    ("Phi 3", ("<|assistant|>", "<|end|>")),
+    ("Zephyr", ("<|assistant|>",)),
+    ("DeepSeek", ("<｜Assistant｜>",)),
+    ("Command R", ("<|START_OF_TURN_TOKEN|>",)),
+    ("Granite", ("<|start_of_role|>",)),
+    ("Harmony (gpt-oss)", ("<|start|>", "<|message|>")),
+    ("GLM", ("[gMASK]",)),
+)
+
+
+def template_kind(template: str) -> str:
+    """The family of a Jinja chat template ("ChatML", "Llama 3"...), else "custom"."""
+    for kind, markers in TEMPLATE_MARKERS:
+        if all(m in template for m in markers):
+            return kind
+    return "custom"
+
+
+def _gguf() -> Any:
+    """``gguf.constants``, imported on first use (it brings numpy: ~0.1 s)."""
+    from gguf import constants
+
+    return constants
+
+
+@dataclass(frozen=True)
+class GGUFInfo:
+    """What :func:`read_gguf_info` learnt about one file. With ``error`` set
+    the file cannot be used and the other fields hold what was read before
+    the problem (possibly nothing)."""
+
+    path: str
+    file_size: int = 0
+    #: Why the file cannot be loaded (plain words), or "".
+    error: str = ""
+    #: Loadable, but worth knowing (no chat template, an unknown tensor type...).
+    warnings: tuple[str, ...] = ()
+    version: int = 0
+    architecture: str = ""
+    #: ``general.name``: often a training-run label; Rill names models by file (display_name).
+    name: str = ""
+    size_label: str = ""
+    #: Counted from the tensor shapes (exact); None if not read.
+    parameters: int | None = None
+    file_type: int | None = None
+    #: "Q4_1", "Q4_K_M", "F16"... (from general.file_type, else the most common tensor type).
+    quantization: str = ""
+    #: ``{arch}.context_length``: the context the model was trained for.
+    context_length: int | None = None
+    embedding_length: int | None = None
+    block_count: int | None = None
+    head_count: int | None = None
+    #: Per layer when the file gives one value per layer, else one value.
+    head_count_kv: tuple[int, ...] = ()
+    key_length: int | None = None
+    value_length: int | None = None
+    has_chat_template: bool = False
+    #: The template's family (TEMPLATE_MARKERS), "custom", or "" without one.
+    chat_template_kind: str = ""
+    license: str = ""
+    vocab_size: int | None = None
+    tensor_count: int = 0
+    #: A model split in several files: how many (1 otherwise).
+    split_count: int = 1
+    #: The size of every part of a split model (the file size otherwise).
+    total_size: int = 0
+    #: Bytes from the start of the file to the end of the last tensor's data.
+    data_end: int = 0
+    #: Every scalar and short string of the metadata, and short numeric arrays (lists).
+    metadata: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    # -- derived ------------------------------------------------------------------
+
+    @property
+    def ok(self) -> bool:
+        return not self.error
+
+    @property
+    def problems(self) -> tuple[str, ...]:
+        """The error (if any) then the warnings."""
+        return ((self.error,) if self.error else ()) + self.warnings
+
+    @property
+    def display_name(self) -> str:
+        """The file's name without ``.gguf`` (as the chat window names a model)."""
+        return Path(self.path).stem if self.path else self.name
+
+    @property
+    def parameters_label(self) -> str:
+        """"135M", "7.2B"... from the tensors (else ``general.size_label``)."""
+        if self.parameters:
+            return format_count(self.parameters)
+        return self.size_label
+
+    @property
+    def template_label(self) -> str:
+        """What the Template column says: the family, or the fallback used."""
+        if self.error:
+            return ""
+        if not self.has_chat_template:
+            return translate("GGUFInfo", "none (uses {template})").format(template=FALLBACK_TEMPLATE)
+        if self.chat_template_kind == "custom":
+            return translate("GGUFInfo", "custom")
+        return self.chat_template_kind
+
+    def kv_cache_bytes(self, n_ctx: int = DEFAULT_N_CTX) -> int | None:
+        """The f16 KV cache for ``n_ctx`` tokens (module docstring); None when
+        the file does not give the shapes it needs."""
+        layers = self.block_count
+        if not layers or not self.head_count or not self.embedding_length or n_ctx <= 0:
+            return None
+        kv_heads = list(self.head_count_kv) or [self.head_count]
+        if len(kv_heads) == 1:
+            kv_heads = kv_heads * layers
+        k_len = self.key_length or self.embedding_length // self.head_count
+        v_len = self.value_length or self.embedding_length // self.head_count
+        per_token = sum((k_len + v_len) * heads for heads in kv_heads[:layers])
+        return 2 * n_ctx * per_token
+
+    def compute_buffer_bytes(self) -> int:
+        """The largest part of llama.cpp's compute buffer: one micro-batch's
+        logits (module docstring); 0 when the vocabulary size is unknown."""
+        return N_UBATCH * (self.vocab_size or 0) * 4
+
+    def memory_estimate(self, n_ctx: int = DEFAULT_N_CTX) -> int | None:
+        """Bytes of memory loading this model takes at ``n_ctx``: file + KV
+        cache + compute buffer (module docstring); None for a file that
+        cannot be loaded."""
+        if self.error:
+            return None
+        weights = max(self.total_size, self.file_size)
+        return weights + (self.kv_cache_bytes(n_ctx) or 0) + self.compute_buffer_bytes()
+
+    def to_dict(self, n_ctx: int = DEFAULT_N_CTX) -> dict[str, Any]:
+        """JSON-ready fields (no metadata dict), with the derived values."""
+        data = asdict(self)
+        data.pop("metadata")
+        data["warnings"] = list(self.warnings)
+        data["head_count_kv"] = list(self.head_count_kv)
+        data["display_name"] = self.display_name
+        data["parameters_label"] = self.parameters_label
+        data["template"] = self.template_label
+        data["n_ctx"] = n_ctx
+        data["kv_cache_bytes"] = self.kv_cache_bytes(n_ctx)
+        data["compute_buffer_bytes"] = self.compute_buffer_bytes()
+        data["memory_estimate"] = self.memory_estimate(n_ctx)
+        return data
+
+
+def format_count(n: int) -> str:
+    """135000000 -> "135M", 7241732096 -> "7.2B"."""
+    for unit, scale in (("T", 1e12), ("B", 1e9), ("M", 1e6), ("K", 1e3)):
+        if n >= scale:
+            value = n / scale
+            text = f"{value:.1f}" if value < 10 else f"{value:.0f}"
+            return text.removesuffix(".0") + unit
+    return str(n)
+
+
+def format_bytes(n: int | None) -> str:
+    """98362432 -> "93.8 MiB"; None -> ""."""
+    if n is None:
+        return ""
+    size = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if size < 1024 or unit == "GiB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{size:.1f} GiB"  # pragma: no cover
+
+
+# -- reading ---------------------------------------------------------------------------
+
+
+class _Damaged(Exception):
+    """The header is not a valid GGUF header; the message says why."""
+
+
+class _Beyond(Exception):
+    """What is being read would end past the end of the file."""
+
+
+class _Parser:
+    """Walks a GGUF header, reading the file as it goes: ``buf`` holds the
+    file's first bytes and grows (in place) when the walk needs
+    more (x2 at a time), up to MAX_HEADER_BYTES. Never reads much past what
+    the header needs, never the tensor data of a big file."""
+
+    def __init__(self, f: Any, buf: bytearray, little: bool, size: int, value_type: Any) -> None:
+        self.f = f
+        self.buf = buf
+        self.end = len(buf)
+        self.size = size  # the whole file's
+        self.off = 0
+        o = "<" if little else ">"
+        self.u32 = struct.Struct(o + "I").unpack_from
+        self.u64 = struct.Struct(o + "Q").unpack_from
+        v = value_type  # gguf.GGUFValueType
+        self.STRING, self.ARRAY = int(v.STRING), int(v.ARRAY)
+        formats = {
+            v.UINT8: "B", v.INT8: "b", v.UINT16: "H", v.INT16: "h", v.UINT32: "I", v.INT32: "i",
+            v.FLOAT32: "f", v.BOOL: "?", v.UINT64: "Q", v.INT64: "q", v.FLOAT64: "d",
+        }
+        self.scalars = {int(t): struct.Struct(o + f) for t, f in formats.items()}
+
+    def need(self, n: int) -> None:
+        if self.off + n > self.end:
+            self.reach(self.off + n)
+
+    def reach(self, pos: int, guess: int = 0) -> None:
+        """Make ``buf`` hold the file up to ``pos`` (exclusive), reading more:
+        up to ``guess`` when given (where the caller expects to need), else
+        twice as much as it holds."""
+        if pos <= self.end:
+            return
+        if pos > self.size:
+            raise _Beyond()
+        if pos > MAX_HEADER_BYTES:
+            raise _Damaged(translate("GGUFInfo", "more than {size} of metadata").format(size=format_bytes(MAX_HEADER_BYTES)))
+        target = min(self.size, MAX_HEADER_BYTES, max(pos, guess or self.end * 2))
+        more = self.f.read(target - self.end)
+        self.buf += more  # in place: the same bytearray object
+        self.end = len(self.buf)
+        if self.end < pos:  # the file shrank while being read
+            self.size = self.end
+            raise _Beyond()
+
+    def read_u32(self) -> int:
+        self.need(4)
+        (v,) = self.u32(self.buf, self.off)
+        self.off += 4
+        return int(v)
+
+    def read_u64(self) -> int:
+        self.need(8)
+        (v,) = self.u64(self.buf, self.off)
+        self.off += 8
+        return int(v)
+
+    def read_str(self, keep: bool = True, limit: int | None = None) -> str | None:
+        n = self.read_u64()
+        if limit is not None and n > limit:
+            raise _Damaged(translate("GGUFInfo", "a name {n} bytes long").format(n=n))
+        self.need(n)
+        start = self.off
+        self.off += n
+        if not keep or n > MAX_KEPT_STRING:
+            return None
+        return self.buf[start:self.off].decode("utf-8", errors="replace")
+
+    def skip_strings(self, count: int) -> None:
+        """Skip ``count`` strings (the tokenizer's vocabulary): lengths only.
+        The hot loop of a read (~65 ns a string; Llama 3 has 408,000): no
+        bounds check in it, ``unpack_from`` raising ``struct.error`` past the
+        end of ``buf`` says when to read more."""
+        self.need(count * 8)
+        buf, u64 = self.buf, self.u64
+        start = off = self.off
+        done = 0
+        while done < count:
+            try:
+                for done in range(done, count):  # noqa: B007 - ``done`` is where to resume
+                    (n,) = u64(buf, off)
+                    off += n + 8
+                done = count
+            except struct.error:  # off + 8 is past the end of buf (off itself is not updated)
+                # Read about what the rest of the array takes, at the average so far.
+                average = (off - start) / done if done else 16
+                self.reach(off + 8, off + int((count - done) * average * 1.1) + 65536)
+        self.reach(off)
+        self.off = off
+
+    def read_value(self, vtype: int, depth: int = 0) -> Any:
+        scalar = self.scalars.get(vtype)
+        if scalar is not None:
+            self.need(scalar.size)
+            (v,) = scalar.unpack_from(self.buf, self.off)
+            self.off += scalar.size
+            if isinstance(v, float) and not math.isfinite(v):
+                return None
+            return v
+        if vtype == self.STRING:
+            return self.read_str()
+        if vtype == self.ARRAY:
+            if depth > 2:
+                raise _Damaged(translate("GGUFInfo", "arrays nested too deep"))
+            item_type = self.read_u32()
+            count = self.read_u64()
+            return self.read_array(item_type, count, depth)
+        raise _Damaged(translate("GGUFInfo", "an unknown value type ({type})").format(type=vtype))
+
+    def read_array(self, item_type: int, count: int, depth: int) -> Any:
+        """The array as a list when short and of numbers or strings, else
+        ``_Skipped(count)`` after skipping it."""
+        scalar = self.scalars.get(item_type)
+        if scalar is not None:
+            size = count * scalar.size
+            self.need(size)
+            if count <= MAX_KEPT_ARRAY:
+                values = list(struct.iter_unpack(scalar.format, self.buf[self.off:self.off + size]))
+                self.off += size
+                return [v[0] for v in values]
+            self.off += size
+            return _Skipped(count)
+        if item_type == self.STRING:
+            if count <= 64:
+                return [self.read_str() for _ in range(count)]
+            self.skip_strings(count)
+            return _Skipped(count)
+        if item_type == self.ARRAY:
+            self.need(count * 12)
+            for _ in range(count):
+                self.read_value(self.ARRAY, depth + 1)
+            return _Skipped(count)
+        raise _Damaged(translate("GGUFInfo", "an array of an unknown value type ({type})").format(type=item_type))
+
+
+@dataclass(frozen=True)
+class _Skipped:
+    """A large array that was skipped: only its length is known."""
+
+    count: int
+
+
+def read_gguf_info(path: str | os.PathLike[str], n_ctx: int = DEFAULT_N_CTX) -> GGUFInfo:
+    """Read ``path``'s GGUF header (see the module docstring). Never raises
+    for a bad file: ``error`` says what is wrong. Blocks on file I/O (a few
+    MB at most): call it off the GUI thread. ``n_ctx`` is only used to word
+    warnings; the estimate is ``GGUFInfo.memory_estimate(n_ctx)``."""
+    text = os.fspath(path)
+    try:
+        st = os.stat(text)
+    except FileNotFoundError:
+        return GGUFInfo(text, error=translate("GGUFInfo", "File not found."))
+    except OSError as exc:
+        return GGUFInfo(text, error=translate("GGUFInfo", "Cannot read the file: {error}.").format(
+            error=exc.strerror or exc))
+    except ValueError as exc:  # an embedded NUL...
+        return GGUFInfo(text, error=translate("GGUFInfo", "Not a usable file name ({error}).").format(error=exc))
+    if stat.S_ISDIR(st.st_mode):
+        return GGUFInfo(text, error=translate("GGUFInfo", "This is a folder, not a model file."))
+    if not stat.S_ISREG(st.st_mode):
+        return GGUFInfo(text, error=translate("GGUFInfo", "This is not a regular file."))
+    size = st.st_size
+    if size == 0:
+        return GGUFInfo(text, error=translate("GGUFInfo", "The file is empty."))
+    try:
+        with open(text, "rb") as f:
+            return _read_open_file(text, f, size, n_ctx)
+    except OSError as exc:
+        return GGUFInfo(text, size, error=translate("GGUFInfo", "Cannot read the file: {error}.").format(
+            error=exc.strerror or exc))
+    except MemoryError:
+        return GGUFInfo(text, size, error=translate("GGUFInfo", "The file's metadata is too large to read."))
+
+
+def _read_open_file(path: str, f: Any, size: int, n_ctx: int) -> GGUFInfo:
+    buf = bytearray(f.read(min(size, FIRST_READ_BYTES)))
+    # gguf.GGUF_MAGIC (0x46554747), always little-endian: "GGUF" in every file.
+    if len(buf) < 4 or buf[:4] != b"GGUF":
+        return GGUFInfo(path, size, error=translate("GGUFInfo", "Not a GGUF model file (it does not start with “GGUF”)."))
+    try:
+        constants = _gguf()
+    except ImportError as exc:  # a broken install or bundle: say so, do not raise
+        return GGUFInfo(path, size, error=translate(
+            "GGUFInfo", "Cannot read model details: the gguf package is missing ({error}).").format(error=exc))
+    try:
+        return _parse(path, f, buf, size, constants)
+    except _Beyond:
+        return GGUFInfo(path, size, error=translate(
+            "GGUFInfo", "The file is truncated or damaged: its metadata goes past the end of the file "
+            "({size}). It may be an incomplete download."
+        ).format(size=format_bytes(size)))
+    except _Damaged as exc:
+        return GGUFInfo(path, size, error=translate("GGUFInfo", "The file is damaged: its metadata holds {what}.").format(
+            what=exc))
+
+
+def _parse(path: str, f: Any, buf: bytearray, size: int, constants: Any) -> GGUFInfo:
+    little = True
+    if len(buf) < 8:
+        raise _Beyond()
+    version = int.from_bytes(buf[4:8], "little")
+    if version & 0xFFFF == 0 and version:  # a big-endian file (s390x builds)
+        little = False
+        version = int.from_bytes(buf[4:8], "big")
+    p = _Parser(f, buf, little, size, constants.GGUFValueType)
+    p.off = 8
+    if version == 1:
+        return GGUFInfo(path, size, version=version, error=translate(
+            "GGUFInfo", "This is a GGUF version 1 file, from 2023: too old for llama.cpp. Convert it again."
+        ))
+    if version not in (2, 3):
+        return GGUFInfo(path, size, version=version, error=translate(
+            "GGUFInfo", "Unknown GGUF version {version} (Rill reads versions 2 and 3): the file is damaged "
+            "or needs a newer Rill."
+        ).format(version=version))
+    tensor_count = p.read_u64()
+    kv_count = p.read_u64()
+    if kv_count > MAX_KV_COUNT:
+        raise _Damaged(translate("GGUFInfo", "an impossible number of keys ({count})").format(count=kv_count))
+    if tensor_count > MAX_TENSOR_COUNT:
+        raise _Damaged(translate("GGUFInfo", "an impossible number of tensors ({count})").format(count=tensor_count))
+    meta: dict[str, Any] = {}
+    array_lengths: dict[str, int] = {}
+    for _ in range(kv_count):
+        key = p.read_str(limit=MAX_KEY_BYTES) or ""
+        vtype = p.read_u32()
+        value = p.read_value(vtype)
+        if isinstance(value, _Skipped):
+            array_lengths[key] = value.count
+        elif value is not None:
+            meta[key] = value
+            if isinstance(value, list):
+                array_lengths[key] = len(value)
+
+    # Tensor infos: name, n_dims, dims, type, offset.
+    quant_sizes = constants.GGML_QUANT_SIZES
+    qtypes = constants.GGMLQuantizationType
+    known_types = {int(t): (t, quant_sizes.get(t)) for t in qtypes}
+    parameters = 0
+    data_end = 0
+    by_type: dict[int, int] = {}
+    unknown_types: set[int] = set()
+    u64 = p.u64
+    for _ in range(tensor_count):
+        p.read_str(keep=False, limit=MAX_KEY_BYTES)
+        n_dims = p.read_u32()
+        if n_dims > GGML_MAX_DIMS:
+            raise _Damaged(translate("GGUFInfo", "a tensor with {n} dimensions").format(n=n_dims))
+        p.need(8 * n_dims + 12)
+        n = 1
+        for i in range(n_dims):
+            n *= u64(buf, p.off + 8 * i)[0]
+        p.off += 8 * n_dims
+        ttype = p.read_u32()
+        offset = p.read_u64()
+        parameters += n
+        known = known_types.get(ttype)
+        if known is None or known[1] is None:
+            unknown_types.add(ttype)
+            continue
+        block, type_size = known[1]
+        nbytes = (n // block) * type_size
+        data_end = max(data_end, offset + nbytes)
+        if n_dims >= 2:
+            by_type[ttype] = by_type.get(ttype, 0) + nbytes
+
+    keys = constants.Keys
+    alignment = meta.get(keys.General.ALIGNMENT, constants.GGUF_DEFAULT_ALIGNMENT)
+    if not isinstance(alignment, int) or alignment <= 0 or alignment & (alignment - 1):
+        raise _Damaged(translate("GGUFInfo", "an invalid alignment ({alignment})").format(alignment=repr(alignment)))
+    data_start = -(-p.off // alignment) * alignment
+    total_end = data_start + data_end if tensor_count else p.off
+
+    arch = _text(meta.get(keys.General.ARCHITECTURE))
+    warnings: list[str] = []
+    error = ""
+    if total_end > size:
+        error = translate(
+            "GGUFInfo", "The file is truncated: the model's weights need {needed} but the file has "
+            "{size}. It may be an incomplete download."
+        ).format(needed=format_bytes(total_end), size=format_bytes(size))
+    elif tensor_count == 0:
+        error = translate("GGUFInfo", "The file holds no weights (no tensors): it is not a model llama.cpp can load.")
+    if not arch:
+        if not error:
+            error = translate("GGUFInfo", "The file does not say which architecture it is (general.architecture): "
+                                          "llama.cpp cannot load it.")
+    elif arch == "clip" and not error:
+        error = translate("GGUFInfo", "This is a vision projector (mmproj) file: it goes with a model, "
+                                      "it is not a chat model itself.")
+    split_count, total_size = 1, size
+    splits = meta.get(keys.Split.LLM_KV_SPLIT_COUNT)
+    if isinstance(splits, int) and not isinstance(splits, bool) and splits > 1:
+        split_count = splits
+        split_error, total_size = _split_parts(path, meta.get(keys.Split.LLM_KV_SPLIT_NO), splits, size)
+        error = error or split_error
+    if unknown_types:
+        warnings.append(translate(
+            "GGUFInfo", "Some weights use a tensor type this Rill does not know "
+            "({types}): it may need a newer llama.cpp."
+        ).format(types=", ".join(str(t) for t in sorted(unknown_types))))
+
+    def arch_int(key: str) -> int | None:
+        value = meta.get(key.format(arch=arch))
+        return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 else None
+
+    kv = meta.get(keys.Attention.HEAD_COUNT_KV.format(arch=arch))
+    if isinstance(kv, list):
+        head_count_kv = tuple(int(v) for v in kv if isinstance(v, (int, float)))
+    elif isinstance(kv, (int, float)) and not isinstance(kv, bool):
+        head_count_kv = (int(kv),)
+    else:
+        head_count_kv = ()
+    head = meta.get(keys.Attention.HEAD_COUNT.format(arch=arch))
+    head_count = int(max(head)) if isinstance(head, list) and head else (int(head) if isinstance(head, (int, float)) else None)
+
+    file_type = meta.get(keys.General.FILE_TYPE)
+    file_type = int(file_type) if isinstance(file_type, int) and not isinstance(file_type, bool) else None
+    quantization = ""
+    if file_type is not None:
+        try:
+            name = constants.LlamaFileType(file_type).name
+            quantization = "F32" if name == "ALL_F32" else name.removeprefix("MOSTLY_")
+        except ValueError:
+            quantization = ""
+    if not quantization and by_type:
+        quantization = qtypes(max(by_type, key=by_type.__getitem__)).name
+
+    template = meta.get(keys.Tokenizer.CHAT_TEMPLATE)
+    has_template = isinstance(template, str) and bool(template.strip())
+    vocab = array_lengths.get(keys.Tokenizer.LIST) or arch_int(keys.LLM.VOCAB_SIZE)
+    if not error and not has_template:
+        warnings.append(translate(
+            "GGUFInfo", "The file has no chat template: Rill formats the conversation as {template}, "
+            "which may not be what the model was trained on."
+        ).format(template=FALLBACK_TEMPLATE))
+
+    return GGUFInfo(
+        path=path,
+        file_size=size,
+        error=error,
+        warnings=tuple(warnings),
+        version=version,
+        architecture=arch,
+        name=_text(meta.get(keys.General.NAME)),
+        size_label=_text(meta.get(keys.General.SIZE_LABEL)),
+        # A split model's other parts hold more tensors: its size label says more.
+        parameters=parameters if tensor_count and split_count == 1 else None,
+        file_type=file_type,
+        quantization=quantization,
+        context_length=arch_int(keys.LLM.CONTEXT_LENGTH),
+        embedding_length=arch_int(keys.LLM.EMBEDDING_LENGTH),
+        block_count=arch_int(keys.LLM.BLOCK_COUNT),
+        head_count=head_count if head_count and head_count > 0 else None,
+        head_count_kv=tuple(h for h in head_count_kv if h >= 0),
+        key_length=arch_int(keys.Attention.KEY_LENGTH),
+        value_length=arch_int(keys.Attention.VALUE_LENGTH),
+        has_chat_template=has_template,
+        chat_template_kind=template_kind(template) if has_template else "",
+        license=_text(meta.get(keys.General.LICENSE)),
+        vocab_size=vocab,
+        tensor_count=tensor_count,
+        split_count=split_count,
+        total_size=total_size,
+        data_end=total_end,
+        metadata={k: v for k, v in meta.items() if k != keys.Tokenizer.CHAT_TEMPLATE},
+    )
+
+
+_SPLIT_NAME = re.compile(r"^(?P<prefix>.*)-(?P<no>\d{5})-of-(?P<count>\d{5})\.gguf$", re.IGNORECASE)
+
+
+def split_part(path: str | os.PathLike[str]) -> tuple[int, int] | None:
+    """``(part, count)`` (1-based) for llama.cpp's split file names
+    (``name-00002-of-00003.gguf``), else None."""
+    match = _SPLIT_NAME.match(Path(path).name)
+    if match is None:
+        return None
+    return int(match["no"]), int(match["count"])
+
+
+def _split_parts(path: str, split_no: Any, count: int, size: int) -> tuple[str, int]:
+    """(error, total size) for a model split in ``count`` files: llama.cpp
+    opens the first part and finds the others next to it by name."""
+    if isinstance(split_no, int) and split_no > 0:
+        return translate("GGUFInfo", "This is part {part} of {count} of a split model: open the first part "
+                                     "(…-00001-of-{count:05d}.gguf).").format(part=split_no + 1, count=count), size
+    match = _SPLIT_NAME.match(Path(path).name)
+    if match is None:
+        return translate("GGUFInfo", "This is the first part of a model split in {count} files, but its name is not "
+                                     "llama.cpp's “name-00001-of-0000N.gguf”, so the other parts cannot be found."
+                         ).format(count=count), size
+    folder, prefix = Path(path).parent, match["prefix"]
+    total = size
+    for no in range(2, count + 1):
+        part = folder / f"{prefix}-{no:05d}-of-{count:05d}.gguf"
+        try:
+            total += part.stat().st_size
+        except OSError:
+            return translate("GGUFInfo", "Part {part} of {count} of this split model is missing: {name}.").format(
+                part=no, count=count, name=part.name), size
+    return "", total
+
+
+def _text(value: Any) -> str:
+    return value.strip() if isinstance(value, str) else ""

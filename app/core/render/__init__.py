@@ -1,0 +1,1 @@
+"""Model Markdown to safe HTML, cut into small display units (Qt-free)."""

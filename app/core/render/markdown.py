@@ -1,0 +1,298 @@
+"""Markdown → HTML for Qt's rich-text engine (QTextDocument), safe for model output.
+
+Safety model
+------------
+Model output is hostile text: it may contain anything a web page could. The HTML
+produced here goes into a QTextBrowser, which would load images (``loadResource``
+reads ``file://``), follow links and interpret markup. So:
+
+1. **No raw HTML.** The ``html_block`` preprocessor and the ``html`` inline pattern
+   are removed, so ``<script>``, ``<img>``, ``<style>``, ``<iframe>`` and comments
+   are escaped by the serializer and display literally. Character entities such as
+   ``&lt;`` still work, but they can only ever produce text.
+2. **No images.** Every ``<img>`` is replaced by its alt text.
+3. **Only http(s) links.** An ``<a>`` survives only when its href, after HTML entity
+   decoding and trimming, starts with ``http://`` or ``https://`` (any case) and has
+   no whitespace or control characters; otherwise the anchor is unwrapped and its
+   text stays. This covers inline, reference and auto links, ``javascript:``,
+   ``file:``, ``data:``, ``mailto:``, relative URLs and entity/case/space tricks.
+4. **Code is escaped** by Pygments or :func:`html.escape`; fenced code is the only
+   HTML this module writes itself.
+
+Rules 2 and 3 run as the *last* tree processor — after every inline pattern and
+after backslash-unescaping — on the element tree itself, so no Markdown construct
+can create an element behind their back.
+
+Qt's HTML subset: fenced code is Pygments ``nowrap`` output (token classes) in
+one ``<pre class="code">`` (codehilite's wrapper gives striped backgrounds);
+its colours and the block's background come from :func:`code_css`, which the
+view sets as each document's default style sheet, so a theme change restyles
+code without rendering again;
+tables get ``border``/``cellspacing``/``cellpadding`` attributes (Qt ignores CSS
+borders).
+
+Incremental rendering: see :func:`find_cut`. Rendering uses one shared
+``markdown.Markdown`` instance guarded by a lock; building one costs ~80 ms, so
+call :func:`warm_up` at start-up idle.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import re
+import threading
+import xml.etree.ElementTree as etree
+from functools import lru_cache
+
+import markdown
+from markdown.extensions import Extension
+from markdown.extensions.fenced_code import FencedBlockPreprocessor
+from markdown.treeprocessors import Treeprocessor
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexer import Lexer
+from pygments.lexers import get_lexer_by_name
+from pygments.util import ClassNotFound
+
+__all__ = ["render_markdown", "find_cut", "block_cuts", "render_user_text", "warm_up", "code_css"]
+
+PRE_CLASS = "code"
+PRE_STYLE = "white-space:pre-wrap"
+PRE_OPEN = f'<pre class="{PRE_CLASS}" style="{PRE_STYLE}">'
+_FORMATTER = HtmlFormatter(nowrap=True)
+_SAFE_HREF = re.compile(r"https?://[^\s\x00-\x1f\x7f]+", re.IGNORECASE)
+# The opening-fence line exactly as python-markdown's FENCED_BLOCK_RE accepts it.
+_FENCE_OPEN = re.compile(
+    r"""(~{3,}|`{3,})[ ]*(?:\{[^\n]*\}|(?:\.?[\w#.+-]*[ ]*)?(?:hl_lines=("|').*?\2[ ]*)?)\Z"""
+)
+_ATTR_LANG = re.compile(r"(?:^|\s)\.([\w#.+-]+)")
+
+_log = logging.getLogger(__name__)
+_lock = threading.Lock()
+_md: markdown.Markdown | None = None
+
+
+# ---------------------------------------------------------------- code blocks
+
+
+@lru_cache(maxsize=64)
+def _lexer(name: str) -> Lexer | None:
+    """Pygments lexer for a fence label (cached, bounded); None when unknown."""
+    try:
+        return get_lexer_by_name(name)
+    except ClassNotFound:
+        return None
+
+
+def _code_html(code: str, lang: str) -> str:
+    """A code block as one ``<pre>``; highlighted only for a known language label."""
+    lexer = _lexer(lang.lower()) if lang else None
+    body = highlight(code, lexer, _FORMATTER) if lexer else html.escape(code, quote=False)
+    return f"{PRE_OPEN}{body.rstrip(chr(10))}</pre>"
+
+
+class _FencedCode(FencedBlockPreprocessor):
+    """Fenced code with our own output (no codehilite, never guesses the language)."""
+
+    def run(self, lines: list[str]) -> list[str]:
+        def replace(m: re.Match[str]) -> str:
+            lang = m.group("lang") or ""
+            if m.group("attrs"):
+                found = _ATTR_LANG.search(m.group("attrs"))
+                lang = found.group(1) if found else ""
+            stashed = self.md.htmlStash.store(_code_html(m.group("code"), lang))
+            return f"\n{stashed}\n"
+
+        return self.FENCED_BLOCK_RE.sub(replace, "\n".join(lines)).split("\n")
+
+
+@lru_cache(maxsize=8)
+def code_css(style: str, background: str) -> str:
+    """The style sheet that colours rendered code: Pygments ``style``'s token
+    colours (class selectors) and ``background`` behind every code block.
+    Qt applies a document's default style sheet when HTML is set, so the view
+    sets this before ``setHtml``."""
+    formatter = HtmlFormatter(style=style)
+    tokens = "\n".join(formatter.get_token_style_defs(""))
+    return f"pre.{PRE_CLASS} {{ background-color: {background}; }}\n{tokens}\n"
+
+
+# ------------------------------------------------------------------- sanitizer
+
+
+def _safe_href(href: str | None) -> str | None:
+    """The decoded href when it is an http(s) URL, else None."""
+    if href is None:
+        return None
+    clean = html.unescape(href).strip()
+    return clean if _SAFE_HREF.fullmatch(clean) else None
+
+
+def _add_text(parent: etree.Element, index: int, text: str) -> None:
+    """Append text after child ``index`` of parent (or to parent.text if index < 0)."""
+    if not text:
+        return
+    if index < 0:
+        parent.text = (parent.text or "") + text
+    else:
+        parent[index].tail = (parent[index].tail or "") + text
+
+
+def _splice(parent: etree.Element, el: etree.Element, text: str, kids: list[etree.Element]) -> None:
+    """Replace ``el`` in ``parent`` by ``text`` followed by ``kids``, keeping its tail."""
+    index = list(parent).index(el)
+    tail = el.tail or ""
+    parent.remove(el)
+    parent[index:index] = kids
+    _add_text(parent, index - 1, text)
+    _add_text(parent, index - 1 + len(kids), tail)
+
+
+class _Sanitize(Treeprocessor):
+    """Drops images and non-http(s) anchors; adds the attributes Qt needs."""
+
+    def run(self, root: etree.Element) -> None:
+        parent_of = {child: parent for parent in root.iter() for child in parent}
+        # Reverse document order: descendants are handled before their ancestors.
+        for el in reversed(list(root.iter())):
+            if el.tag == "img":
+                _splice(parent_of[el], el, el.get("alt") or "", [])
+            elif el.tag == "a":
+                href = _safe_href(el.get("href"))
+                if href is None:
+                    _splice(parent_of[el], el, el.text or "", list(el))
+                else:
+                    el.set("href", href)
+            elif el.tag == "table":
+                el.set("border", "1")
+                el.set("cellspacing", "0")
+                el.set("cellpadding", "4")
+            elif el.tag == "pre":  # indented code blocks; fenced ones are stashed HTML
+                el.set("class", PRE_CLASS)
+                el.set("style", PRE_STYLE)
+                for code in el.iter("code"):  # a trailing newline shows as an empty line
+                    code.text = (code.text or "").rstrip("\n")
+
+
+class _RillExtension(Extension):
+    def extendMarkdown(self, md: markdown.Markdown) -> None:
+        md.preprocessors.deregister("html_block")
+        md.inlinePatterns.deregister("html")
+        md.preprocessors.register(_FencedCode(md, {}), "fenced_code_block", 25)
+        # After 'inline' (20) and 'unescape' (0): sees final elements and hrefs.
+        md.treeprocessors.register(_Sanitize(md), "rill_sanitize", -10)
+
+
+def _markdown() -> markdown.Markdown:
+    global _md
+    if _md is None:
+        _md = markdown.Markdown(
+            extensions=["tables", "sane_lists", _RillExtension()], output_format="html"
+        )
+    return _md
+
+
+def _drop_markdown() -> None:
+    global _md
+    _md = None
+
+
+# ------------------------------------------------------------------ public API
+
+
+def block_cuts(text: str, start: int = 0) -> tuple[list[int], str | None]:
+    """Line scan from ``start``: every top-level block cut (in order) and the
+    fence still open at the end (or None). See :func:`find_cut` for what a
+    cut is; ``app.core.render.blocks`` splits whole messages with it."""
+    cuts: list[int] = []
+    fence, after_blank = None, False
+    pos, n = start, len(text)
+    while pos < n:
+        end = text.find("\n", pos)
+        if end < 0:
+            end = n
+        if fence is not None:
+            if text.startswith(fence, pos) and not text[pos + len(fence) : end].strip(" \t\r"):
+                fence = None
+        elif not text[pos:end].strip(" \t\r"):
+            after_blank = True
+        else:
+            if after_blank and not text[pos].isspace():
+                cuts.append(pos)
+            after_blank = False
+            if text[pos] in "`~":
+                m = _FENCE_OPEN.match(text[pos:end].rstrip("\r").expandtabs(4))
+                if m:
+                    fence = m.group(1)
+        pos = end + 1
+    return cuts, fence
+
+
+def _scan(text: str, start: int) -> tuple[int, str | None]:
+    """(last block cut from ``start``, fence still open at the end or None)."""
+    cuts, fence = block_cuts(text, start)
+    return (cuts[-1] if cuts else start), fence
+
+
+def find_cut(text: str, start: int = 0) -> int:
+    """End of the complete top-level Markdown blocks in ``text[start:]``.
+
+    Returns the largest ``cut`` (``start <= cut <= len(text)``) that sits right after
+    a blank line (whitespace-only lines count) outside any backtick or tilde fence and
+    where ``text[cut]`` exists and is a non-indented, non-whitespace character — the
+    next block has begun, so no list item or indented code can still extend the
+    previous one. Returns ``start`` when there is no such position.
+
+    ``start`` must itself be a block boundary outside a fence: the caller keeps
+    ``start`` = the length already committed (rendered), so each call scans only
+    the uncommitted part, in O(len(text) - start). Fences follow python-markdown's
+    rules (column 0; the closing line repeats the opening fence exactly).
+
+    Rendering ``text[:cut]`` and ``text[cut:]`` separately shows the same text as
+    rendering the whole; cross-block details (loose lists, reference links defined
+    later) may differ, so render the whole message once when the reply ends.
+    """
+    return _scan(text, start)[0]
+
+
+def render_markdown(text: str) -> str:
+    """Markdown → safe HTML fragment for QTextDocument (see the module docstring).
+
+    A fence still open at the end (a reply that was stopped or truncated) is closed,
+    so its content renders as code rather than as Markdown. Input that breaks the
+    parser (e.g. lists nested 1,000 deep exhaust the recursion limit) falls back to
+    escaped plain text instead of raising into a Qt slot.
+    """
+    fence = _scan(text, 0)[1]
+    source = text if fence is None else f"{text}\n{fence}"
+    with _lock:
+        md = _markdown()
+        md.reset()
+        try:
+            return md.convert(source)
+        except Exception:  # noqa: BLE001 - hostile input must never crash the UI
+            _log.warning("Markdown rendering failed; showing plain text", exc_info=True)
+            _drop_markdown()  # its parser state is left inconsistent: rebuild next time
+            return render_user_text(text)
+
+
+def render_user_text(text: str) -> str:
+    """A typed user message as escaped HTML, keeping line breaks and spaces."""
+    body = html.escape(text.replace("\r\n", "\n").replace("\r", "\n"), quote=False)
+    return f'<p style="white-space:pre-wrap">{body.replace(chr(10), "<br>")}</p>'
+
+
+def warm_up() -> None:
+    """Build the Markdown instance and load a Pygments lexer (call at start-up idle)."""
+    render_markdown("```python\npass\n```\n")
+
+
+_REFERENCE_DEFINITION = re.compile(r"^ {0,3}\[[^\]\n]+\]:[ \t]*\S", re.MULTILINE)
+
+
+def needs_full_render(text: str) -> bool:
+    """True when rendering ``text`` block by block can differ from rendering it
+    whole in what the reader sees: a reference link definition applies to
+    blocks before it."""
+    return _REFERENCE_DEFINITION.search(text) is not None

@@ -1,0 +1,1 @@
+"""Small data structures (Qt-free)."""

@@ -1,0 +1,188 @@
+"""Find in conversation (Ctrl+F): a bar under the view.
+
+Matching runs over the messages' text (their Markdown sources), so it covers
+messages that hold no layout; it runs in time-boxed slices on the GUI thread
+(``SLICE_BUDGET_S``), so a 10-million-character conversation never blocks the
+window. Next / previous scroll to the message of the match, and the view
+highlights every match on screen.
+
+Threading rule: GUI thread only.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+
+from PyQt6.QtCore import Qt, QTimer, pyqtSignal
+from PyQt6.QtGui import QKeyEvent
+from PyQt6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QToolButton, QWidget
+
+from app.core.conversation.model import Message
+
+SLICE_BUDGET_S = 0.003
+
+
+class _FindEdit(QLineEdit):
+    #: Shift+Enter in the field.
+    previous_requested = pyqtSignal()
+    #: Esc in the field.
+    close_requested = pyqtSignal()
+
+    def keyPressEvent(self, event: QKeyEvent | None) -> None:  # noqa: N802 (Qt API)
+        if event is not None and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            if event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
+                self.previous_requested.emit()
+            else:
+                self.returnPressed.emit()
+            return
+        if event is not None and event.key() == Qt.Key.Key_Escape:
+            self.close_requested.emit()
+            return
+        super().keyPressEvent(event)
+
+
+class FindBar(QWidget):
+    """Find in the conversation. ``messages`` returns the messages to search."""
+
+    #: The current match moved; args: message id, n-th match within that message (0-based).
+    match_selected = pyqtSignal(str, int)
+    #: The search text changed (highlight it); arg: the text ('' clears).
+    highlight_requested = pyqtSignal(str)
+    #: The bar was closed.
+    closed = pyqtSignal()
+    #: A search pass finished; arg: number of matches.
+    search_finished = pyqtSignal(int)
+
+    def __init__(self, messages: Callable[[], list[Message]], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("findBar")
+        self._messages = messages
+        self.edit = _FindEdit()
+        self.edit.setPlaceholderText(self.tr("Find in conversation"))
+        self.edit.setAccessibleName(self.tr("Find in conversation"))
+        self.edit.setClearButtonEnabled(True)
+        self.count_label = QLabel("")
+        self.count_label.setObjectName("findCount")
+        self.prev_button = QToolButton()
+        self.prev_button.setText("↑")
+        self.prev_button.setToolTip(self.tr("Previous match (Shift+Enter)"))
+        self.prev_button.setAccessibleName(self.tr("Previous match"))
+        self.next_button = QToolButton()
+        self.next_button.setText("↓")
+        self.next_button.setToolTip(self.tr("Next match (Enter)"))
+        self.next_button.setAccessibleName(self.tr("Next match"))
+        self.close_button = QToolButton()
+        self.close_button.setText("✕")
+        self.close_button.setToolTip(self.tr("Close (Esc)"))
+        self.close_button.setAccessibleName(self.tr("Close find bar"))
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 2, 0, 2)
+        layout.addWidget(self.edit, 1)
+        layout.addWidget(self.count_label)
+        layout.addWidget(self.prev_button)
+        layout.addWidget(self.next_button)
+        layout.addWidget(self.close_button)
+        self.matches: list[tuple[str, int]] = []   # (message id, n-th in message)
+        self.current = -1
+        self._search: Iterator[None] | None = None
+        self._done = True
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.timeout.connect(self._on_search_step)
+        self._connect_signals()
+
+    def _connect_signals(self) -> None:
+        self.edit.textChanged.connect(self._on_text_changed)
+        self.edit.returnPressed.connect(self.find_next)
+        self.edit.previous_requested.connect(self.find_previous)
+        self.edit.close_requested.connect(self.close_bar)
+        self.next_button.clicked.connect(self.find_next)
+        self.prev_button.clicked.connect(self.find_previous)
+        self.close_button.clicked.connect(self.close_bar)
+
+    def open_bar(self) -> None:
+        self.show()
+        self.edit.setFocus()
+        self.edit.selectAll()
+        if self.edit.text():
+            self._on_text_changed(self.edit.text())
+
+    def close_bar(self) -> None:
+        self._timer.stop()
+        self._search = None
+        self.hide()
+        self.highlight_requested.emit("")
+        self.closed.emit()
+
+    def _on_text_changed(self, text: str) -> None:
+        self.matches = []
+        self.current = -1
+        self.highlight_requested.emit(text)
+        if not text:
+            self._search = None
+            self._timer.stop()
+            self.count_label.setText("")
+            return
+        self._done = False
+        self._search = self._scan(text.casefold(), list(self._messages()))
+        self.count_label.setText(self.tr("Searching…"))
+        self._timer.start(0)
+
+    def _scan(self, needle: str, messages: list[Message]) -> Iterator[None]:
+        deadline = time.perf_counter() + SLICE_BUDGET_S
+        for msg in messages:
+            haystack = msg.content.casefold()
+            k, at = 0, haystack.find(needle)
+            while at >= 0:
+                self.matches.append((msg.id, k))
+                k += 1
+                at = haystack.find(needle, at + len(needle))
+            if time.perf_counter() >= deadline:
+                yield
+                deadline = time.perf_counter() + SLICE_BUDGET_S
+
+    def _on_search_step(self) -> None:
+        if self._search is None:
+            return
+        try:
+            next(self._search)
+        except StopIteration:
+            self._search = None
+            self._done = True
+            self._update_label()
+            self.search_finished.emit(len(self.matches))
+            if self.matches and self.current < 0:
+                self.current = 0
+                self._select()
+            return
+        self._update_label()
+        self._timer.start(0)
+
+    def _update_label(self) -> None:
+        n = len(self.matches)
+        if not self._done:
+            self.count_label.setText(self.tr("%n match(es)…", None, n))
+        elif n == 0:
+            self.count_label.setText(self.tr("No matches"))
+        else:
+            self.count_label.setText(self.tr("{current} of {total}").format(current=self.current + 1, total=n))
+
+    def find_next(self) -> None:
+        if self.matches:
+            self.current = (self.current + 1) % len(self.matches)
+            self._select()
+
+    def find_previous(self) -> None:
+        if self.matches:
+            self.current = (self.current - 1) % len(self.matches)
+            self._select()
+
+    def _select(self) -> None:
+        self._update_label()
+        message_id, nth = self.matches[self.current]
+        self.match_selected.emit(message_id, nth)
+
+    @property
+    def searching(self) -> bool:
+        return self._search is not None

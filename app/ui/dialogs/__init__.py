@@ -1,0 +1,1 @@
+"""The dialogs: settings, servers, models, search, export and import."""

@@ -1,0 +1,205 @@
+"""The conversations the window knows: the open ones in memory, all of them
+in the store.
+
+``ConversationLibrary`` keeps every conversation opened this session in
+memory (so one whose reply is still streaming keeps streaming and saving
+while the user looks at another), creates conversations in the store with
+their first message, saves messages, and answers the sidebar's page
+requests. Every store call goes through ``StoreService`` (queued to the store
+thread).
+
+Threading rule: GUI thread only.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+from PyQt6.QtCore import QObject, pyqtSignal
+
+from app.core.conversation.model import Conversation, Message
+from app.ui.services.store import StoreService
+
+log = logging.getLogger(__name__)
+
+#: A streaming reply is saved at least this often (crash safety).
+SAVE_INTERVAL_S = 1.0
+
+
+class ConversationLibrary(QObject):
+    """See the module docstring."""
+
+    #: A conversation was created, renamed, touched or (un)pinned; arg: its id.
+    conversation_changed = pyqtSignal(str)
+    #: A conversation was deleted (from the list; from the store once the undo time is over); arg: id.
+    conversation_removed = pyqtSignal(str)
+
+    def __init__(self, store: StoreService, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.store = store
+        self.open: dict[str, Conversation] = {}
+        self._stored: set[str] = set()     # ids known to be in the store
+        self._last_save: dict[str, float] = {}
+
+    # -- conversations -------------------------------------------------------------
+
+    def new_conversation(self, system_prompt: str | None = None) -> Conversation:
+        conv = Conversation() if system_prompt is None else Conversation(system_prompt=system_prompt)
+        self.open[conv.id] = conv
+        return conv
+
+    def load(self, conversation_id: str, callback: Callable[[Conversation | None], None]) -> None:
+        """The conversation with its whole tree: from memory, else the store."""
+        conv = self.open.get(conversation_id)
+        if conv is not None:
+            callback(conv)
+            return
+
+        def fetch(store: Any) -> Conversation | None:
+            # On the store thread: reading and building the tree (pure
+            # Python) cost O(messages); the GUI thread only gets the result.
+            info = store.get_conversation(conversation_id)
+            if info is None:
+                return None
+            overrides = {k: v for k, v in (info.params or {}).items() if k != "system_prompt"}
+            if info.system_prompt is not None:
+                overrides["system_prompt"] = info.system_prompt
+            conv = Conversation(
+                system_prompt=info.system_prompt if info.system_prompt is not None else Conversation().system_prompt,
+                id=info.id,
+                title=info.title or "",
+                created_at=info.created_at,
+                updated_at=info.updated_at,
+                pinned=bool(info.pinned),
+                model=info.model or "",
+                overrides=overrides,
+            )
+            conv.load(store.load_messages(conversation_id), info.current_leaf)
+            return conv
+
+        def done(conv: Conversation | None) -> None:
+            if conv is None:
+                callback(None)
+                return
+            existing = self.open.get(conversation_id)  # opened meanwhile
+            if existing is not None:
+                callback(existing)
+                return
+            self.open[conv.id] = conv
+            self._stored.add(conv.id)
+            callback(conv)
+
+        self.store.read(fetch, done)
+
+    def page(self, offset: int, limit: int, callback: Callable[[list[Any]], None]) -> None:
+        self.store.read(lambda store: store.list_conversations(offset, limit), lambda r: callback(r or []))
+
+    def count(self, callback: Callable[[int], None]) -> None:
+        self.store.read(lambda store: store.count_conversations(), lambda r: callback(int(r or 0)))
+
+    def rename(self, conversation_id: str, title: str) -> None:
+        conv = self.open.get(conversation_id)
+        if conv is not None:
+            conv.title = title
+        self.store.write(lambda store: store.update_conversation(conversation_id, title=title), key=f"conv:{conversation_id}:title")
+        self.conversation_changed.emit(conversation_id)
+
+    def set_pinned(self, conversation_id: str, pinned: bool) -> None:
+        conv = self.open.get(conversation_id)
+        if conv is not None:
+            conv.pinned = pinned
+        self.store.write(lambda store: store.update_conversation(conversation_id, pinned=pinned), key=f"conv:{conversation_id}:pin")
+        self.conversation_changed.emit(conversation_id)
+
+    def set_overrides(self, conv: Conversation, overrides: dict[str, Any]) -> None:
+        """Replace ``conv``'s overrides of the Settings (Conversation
+        Settings…): the next request in it uses them; saved with it (at
+        once if it is stored, else with its first message)."""
+        conv.overrides = dict(overrides)
+        if conv.id in self._stored:
+            system_prompt, params = _stored_overrides(conv)
+            self.store.write(
+                lambda store: store.update_conversation(conv.id, system_prompt=system_prompt, params=params),
+                key=f"conv:{conv.id}:overrides",
+            )
+
+    def delete(self, conversation_id: str) -> None:
+        """Delete from the store (the caller offered its undo beforehand)."""
+        self.open.pop(conversation_id, None)
+        self._stored.discard(conversation_id)
+        self.store.write(lambda store: store.delete_conversation(conversation_id))
+        self.conversation_removed.emit(conversation_id)
+
+    def set_current_leaf(self, conv: Conversation) -> None:
+        if conv.id in self._stored:
+            leaf = conv.current_leaf
+            self.store.write(lambda store: store.update_conversation(conv.id, current_leaf=leaf), key=f"conv:{conv.id}:leaf")
+
+    # -- messages ------------------------------------------------------------------------
+
+    def message_added(self, conv: Conversation, msg: Message) -> None:
+        """A new message (a prompt, or a reply just started)."""
+        self.open.setdefault(conv.id, conv)
+        conv.updated_at = time.time()
+        if conv.id not in self._stored:
+            self._stored.add(conv.id)
+            system_prompt, params = _stored_overrides(conv)
+            fields = (conv.id, conv.title, conv.created_at, conv.updated_at, conv.pinned, conv.model)
+
+            def create(store: Any) -> None:
+                cid, title, created, updated, pinned, model = fields
+                from app.core.store.store import ConversationInfo
+
+                store.create_conversation(
+                    ConversationInfo(
+                        id=cid, title=title or "New chat", created_at=created, updated_at=updated, pinned=pinned,
+                        model=model, system_prompt=system_prompt, params=params, current_leaf=None,
+                    )
+                )
+
+            self.store.write(create, key=f"conv:{conv.id}:create")
+        snapshot = Message.from_dict(msg.to_dict())
+        leaf, updated = conv.current_leaf, conv.updated_at
+        title = conv.title
+
+        def add(store: Any) -> None:
+            store.add_message(conv.id, snapshot)
+            store.update_conversation(conv.id, current_leaf=leaf, updated_at=updated, title=title or "New chat")
+
+        self.store.write(add, key=f"add:{msg.id}")
+        self._last_save[msg.id] = time.monotonic()
+        self.conversation_changed.emit(conv.id)
+
+    def message_changed(self, conv: Conversation, msg: Message, force: bool = False) -> None:
+        """A streaming reply grew (saved at most once per SAVE_INTERVAL_S
+        unless ``force``: stop, finish, error)."""
+        now = time.monotonic()
+        if not force and now - self._last_save.get(msg.id, 0.0) < SAVE_INTERVAL_S:
+            return
+        self._last_save[msg.id] = now
+        if force:
+            self._last_save.pop(msg.id, None)
+        self.store.save_message(conv.id, msg)
+
+    def messages_removed(self, conv: Conversation, removed: list[Message]) -> None:
+        if removed:
+            first = removed[0].id
+            self.store.write(lambda store: store.delete_message(first))
+            self.set_current_leaf(conv)
+
+    def messages_restored(self, conv: Conversation, restored: list[Message]) -> None:
+        for msg in restored:
+            snapshot = Message.from_dict(msg.to_dict())
+            self.store.write(lambda store, s=snapshot: store.add_message(conv.id, s))
+        self.set_current_leaf(conv)
+
+
+def _stored_overrides(conv: Conversation) -> tuple[str | None, dict[str, Any]]:
+    """``conv.overrides`` as the store keeps them: (system_prompt column:
+    None for the default, params)."""
+    own = conv.overrides.get("system_prompt")
+    params = {k: v for k, v in conv.overrides.items() if k != "system_prompt"}
+    return (own if isinstance(own, str) else None), params

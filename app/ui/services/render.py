@@ -1,0 +1,162 @@
+"""Markdown and Pygments off the GUI thread.
+
+Threading rule: construct ``RenderService`` and call its methods on the GUI
+thread. One private QThread renders (pure Python: python-markdown, Pygments,
+``app.core.render.blocks``); it never touches a Qt text object, because PyQt holds
+the GIL inside Qt text calls and building documents there would stall the GUI
+just the same. Results come back as ``rendered`` signals (queued to the GUI
+thread) carrying immutable ``app.core.render.blocks.Unit`` tuples; the view turns
+them into small documents in time-boxed slices.
+
+Jobs are taken by priority (lower first), then in order. A newer job for the
+same key replaces a pending one; ``cancel`` drops a message's pending jobs.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import logging
+import threading
+from dataclasses import dataclass
+
+from PyQt6.QtCore import QObject, QThread, pyqtSignal
+
+from app.core.render import blocks
+from app.core.text.textbreak import display_pieces
+from app.ui.services.inference import LIVE_THREADS
+
+log = logging.getLogger(__name__)
+
+#: Priorities: the streaming reply and a just-sent message first, then what is
+#: on screen, then everything else.
+PRIORITY_NOW = 0
+PRIORITY_VISIBLE = 1
+PRIORITY_BACKGROUND = 2
+
+
+@dataclass(frozen=True)
+class RenderJob:
+    message_id: str
+    kind: str          # "stream" | "final" | "history" | "user"
+    text: str
+    token: int = 0     # the caller's own tag (e.g. the start offset of a stream commit)
+
+
+@dataclass(frozen=True)
+class RenderResult:
+    job: RenderJob
+    units: tuple[blocks.Unit, ...]
+
+
+def render_job(job: RenderJob) -> tuple[blocks.Unit, ...]:
+    if job.kind == "user":
+        return blocks.user_units(job.text)
+    if job.kind == "stream":
+        return blocks.render_stream_units(job.text)
+    return blocks.render_units(job.text)
+
+
+class _RenderThread(QThread):
+    def __init__(self, service: RenderService) -> None:
+        super().__init__()
+        self.setObjectName("rill-render")
+        self._service = service
+
+    def run(self) -> None:
+        service = self._service
+        while True:
+            job = service._take()
+            if job is None:
+                return
+            try:
+                units = render_job(job)
+            except Exception:  # noqa: BLE001 - never let hostile text kill the thread
+                log.exception("rendering failed; showing plain text")
+                units = tuple(blocks.Unit("plain", p) for p in display_pieces(job.text))
+            service._deliver(RenderResult(job, units))
+
+
+class RenderService(QObject):
+    """The GUI's handle on the render thread (see the module docstring)."""
+
+    #: A job was rendered; arg: RenderResult. Emitted on the GUI thread.
+    rendered = pyqtSignal(object)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._cond = threading.Condition()
+        self._heap: list[tuple[int, int, tuple[str, str, int]]] = []
+        self._jobs: dict[tuple[str, str, int], RenderJob] = {}
+        self._order = itertools.count()
+        self._stopping = False
+        self.jobs_done = 0
+        self._thread = _RenderThread(self)
+        LIVE_THREADS.add(self._thread)
+        self._thread.start(QThread.Priority.LowPriority)
+
+    def request(self, job: RenderJob, priority: int = PRIORITY_NOW) -> None:
+        key = (job.message_id, job.kind, job.token)
+        with self._cond:
+            if self._stopping:
+                return
+            fresh = key not in self._jobs
+            self._jobs[key] = job
+            if fresh:
+                heapq.heappush(self._heap, (priority, next(self._order), key))
+            self._cond.notify()
+
+    def cancel(self, message_id: str) -> None:
+        with self._cond:
+            for key in [k for k in self._jobs if k[0] == message_id]:
+                del self._jobs[key]
+
+    def cancel_all(self) -> None:
+        with self._cond:
+            self._jobs.clear()
+            self._heap.clear()
+
+    def pending(self) -> int:
+        with self._cond:
+            return len(self._jobs)
+
+    # -- render thread side ------------------------------------------------------
+
+    def _take(self) -> RenderJob | None:
+        with self._cond:
+            while True:
+                if self._stopping:
+                    return None
+                while self._heap:
+                    _, _, key = heapq.heappop(self._heap)
+                    job = self._jobs.pop(key, None)
+                    if job is not None:
+                        return job
+                self._cond.wait()
+
+    def _deliver(self, result: RenderResult) -> None:
+        self.jobs_done += 1
+        self.rendered.emit(result)  # queued to this object's (GUI) thread
+
+    # -- lifetime ------------------------------------------------------------------
+
+    def request_stop(self) -> None:
+        """Ask the thread to end after the job it is rendering (if any); returns at once.
+        ``thread_.finished`` follows."""
+        with self._cond:
+            self._stopping = True
+            self._jobs.clear()
+            self._heap.clear()
+            self._cond.notify_all()
+
+    def is_finished(self) -> bool:
+        return self._thread.isFinished() or not self._thread.isRunning()
+
+    def shutdown(self, timeout_ms: int = 5000) -> bool:
+        """Stop the thread after the job it is rendering (if any) and join it."""
+        self.request_stop()
+        return self._thread.wait(timeout_ms)
+
+    @property
+    def thread_(self) -> QThread:
+        return self._thread

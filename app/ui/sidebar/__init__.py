@@ -1,0 +1,1 @@
+"""The conversation list in the sidebar."""

@@ -1,0 +1,1 @@
+"""The main window and what hangs off it: menus, status bar, keyboard navigation."""

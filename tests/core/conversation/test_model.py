@@ -1,0 +1,169 @@
+from app.core.conversation.model import Conversation, MessageStatus
+from app.core.pipeline.metrics import percentile, summarize_ms
+from app.core.backends.scripted import SAMPLE_MARKDOWN, ScriptedBackend, tokenize_text
+
+
+def test_prompt_has_system_turns_and_keeps_stopped_replies() -> None:
+    conv = Conversation(system_prompt="be brief")
+    conv.add_user("hi")
+    reply = conv.start_reply()
+    reply.content = "hel"
+    reply.status = MessageStatus.STOPPED
+    conv.add_user("again")
+    failed = conv.start_reply()
+    failed.status = MessageStatus.ERROR
+    conv.add_user("third")
+    prompt = conv.prompt()
+    assert [(m.role, m.content) for m in prompt] == [
+        ("system", "be brief"),
+        ("user", "hi"),
+        ("assistant", "hel"),
+        ("user", "again"),
+        ("user", "third"),
+    ]
+
+
+def test_streaming_reply_is_not_part_of_its_own_prompt() -> None:
+    conv = Conversation()
+    conv.add_user("q")
+    conv.start_reply()
+    assert conv.prompt()[-1].role == "user"
+
+
+def test_tokenize_text_round_trips_the_sample() -> None:
+    tokens = tokenize_text(SAMPLE_MARKDOWN)
+    assert b"".join(tokens).decode() == SAMPLE_MARKDOWN
+    assert 100 < len(tokens) < len(SAMPLE_MARKDOWN) / 2
+
+
+def test_scripted_backend_streams_the_whole_script() -> None:
+    import threading
+
+    from app.core.backends.base import GenerationRequest
+
+    backend = ScriptedBackend.from_text("hello 你好 world", rate=0)
+    gen = backend.generate(GenerationRequest(1, ()), threading.Event())
+    pieces = []
+    try:
+        while True:
+            pieces.append(next(gen))
+    except StopIteration as stop:
+        assert stop.value.value == "stop"
+    assert "".join(pieces) == "hello 你好 world"
+
+
+def test_percentiles() -> None:
+    assert percentile([], 50) == 0.0
+    assert percentile([1, 2, 3, 4], 50) == 2
+    assert percentile(list(range(1, 101)), 99) == 99
+    assert summarize_ms([0.001, 0.002]) == {"p50": 1.0, "p99": 2.0, "max": 2.0}
+
+
+def test_message_appends_lazily() -> None:
+    from app.core.conversation.model import Message
+
+    msg = Message("assistant")
+    for piece in ["a", "b", "c"]:
+        msg.append(piece)
+    assert msg.content == "abc"
+    msg.append("d")
+    assert msg.content == "abcd"
+    msg.content = ""
+    assert msg.content == ""
+
+
+def test_reservoir_is_bounded_and_uniform() -> None:
+    from app.core.pipeline.metrics import Reservoir
+
+    r = Reservoir(size=1000)
+    r.extend([float(i) for i in range(100000)])
+    assert len(r.values) == 1000 and r.count == 100000
+    # A uniform sample of 0..99999 has its median near 50000.
+    assert 40000 < percentile(r.values, 50) < 60000
+
+
+def test_messages_have_stable_unique_ids_and_round_trip() -> None:
+    from app.core.conversation.model import Conversation, Message, MessageMeta, MessageStatus
+
+    conv = Conversation()
+    user = conv.add_user("Hello 你好 😀")
+    reply = conv.start_reply()
+    reply.append("Hi ")
+    reply.append("there")
+    reply.status = MessageStatus.STOPPED
+    reply.meta = MessageMeta(model="m", finish_reason="cancelled", tokens=2, tokens_per_s=10.5, ttft_ms=12.0)
+    assert user.id != reply.id and len(user.id) == 32
+    assert conv.get(reply.id) is reply
+    data = conv.to_dict()
+    again = Conversation.from_dict(data)
+    assert again.to_dict() == data
+    assert [m.id for m in again.messages] == [user.id, reply.id]
+    assert again.get(reply.id).content == "Hi there"
+    assert again.get(reply.id).status == MessageStatus.STOPPED
+    assert again.title == "Hello 你好 😀"
+    assert Message.from_dict(reply.to_dict()).meta.tokens_per_s == 10.5
+
+
+def test_rendered_cache_follows_the_content() -> None:
+    from app.core.conversation.model import Message
+
+    msg = Message("assistant", "text")
+    msg.rendered = ("units",)
+    assert msg.rendered == ("units",)
+    msg.append(" more")
+    assert msg.rendered is None, "a stale render is never shown"
+
+
+def test_conversation_as_markdown_has_every_turn_and_marks_stopped_replies() -> None:
+    from app.core.conversation.model import Conversation, MessageStatus
+
+    conv = Conversation()
+    conv.add_user("Question?")
+    r = conv.start_reply()
+    r.append("Partial **answer**")
+    r.status = MessageStatus.STOPPED
+    md = conv.to_markdown()
+    assert "## You\n\nQuestion?" in md
+    assert "## Rill (stopped)\n\nPartial **answer**" in md
+
+
+def test_regenerations_and_edits_are_branches_and_the_path_switches() -> None:
+    from app.core.conversation.model import Conversation, MessageStatus
+
+    conv = Conversation()
+    q = conv.add_user("question")
+    a1 = conv.start_reply()
+    a1.append("first answer")
+    a1.status = MessageStatus.COMPLETE
+    # Regenerate: a sibling of a1, the path follows it.
+    a2 = conv.start_reply(parent_id=q.id)
+    assert [m.id for m in conv.messages] == [q.id, a2.id]
+    assert [m.id for m in conv.siblings(a2.id)] == [a1.id, a2.id]
+    # Switch back to the first answer.
+    conv.switch_to(a1.id)
+    assert [m.id for m in conv.messages] == [q.id, a1.id]
+    # Edit & resend the question: a sibling of q, with its own reply.
+    q2 = conv.add_user("better question")
+    assert q2.parent_id == a1.id  # default: continues the path
+    q3 = conv.add_user("edited question", parent_id=q.parent_id)
+    assert q3.parent_id is None and [m.id for m in conv.siblings(q3.id)] == [q.id, q3.id]
+    assert conv.messages == [q3]
+    # Removing a branch and undoing it.
+    removed = conv.remove(q3.id)
+    assert [m.id for m in removed] == [q3.id] and conv.messages[0].id == q.id
+    conv.restore(removed)
+    assert conv.messages == [q3]
+    # Round trip keeps the tree and the current leaf.
+    again = Conversation.from_dict(conv.to_dict())
+    assert [m.id for m in again.messages] == [q3.id]
+    assert {m.id for m in again.all_messages()} == {q.id, a1.id, a2.id, q2.id, q3.id}
+
+
+def test_sample_history_is_one_path() -> None:
+    from app.core.conversation.model import Conversation
+    from app.core.conversation.sample import history_messages, history_of_chars
+
+    for msgs in (history_messages(40), history_of_chars(50_000)):
+        conv = Conversation()
+        conv.load(msgs)
+        assert [m.id for m in conv.messages] == [m.id for m in msgs]

@@ -1,0 +1,62 @@
+"""Token estimate and the size labels of pasted attachments (Qt-free)."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.core.text import tokens_estimate as te
+from app.core.text.tokens_estimate import estimate, format_byte_size, format_token_count
+
+
+def test_empty_text_costs_nothing() -> None:
+    assert estimate("") == te.TextEstimate(0, 0, 0)
+
+
+def test_ascii_is_priced_by_length() -> None:
+    assert estimate("a" * 35) == te.TextEstimate(chars=35, utf8_bytes=35, tokens=10)
+    assert estimate("a").tokens == 1  # never zero for non-empty text
+
+
+def test_a_cjk_character_is_one_token() -> None:
+    e = estimate("中文" * 50)
+    assert (e.chars, e.utf8_bytes, e.tokens) == (100, 300, 100)
+    assert estimate("かなカナ한국어").tokens == 7
+
+
+def test_other_non_ascii_text_is_priced_by_its_utf8_size() -> None:
+    assert estimate("é" * 7) == te.TextEstimate(chars=7, utf8_bytes=14, tokens=4)
+    # "abc" costs 3/3.5 tokens, "中" one: rounded up.
+    assert estimate("abc中").tokens == 2
+    assert estimate("😀").utf8_bytes == 4
+
+
+def test_long_non_ascii_text_is_sampled_close_to_an_exact_scan() -> None:
+    unit = "Le modèle répond en français. 中文文本，日本語のテキスト。😀\n"
+    text = unit * (te.EXACT_SCAN_CHARS // len(unit) * 3)
+    e = estimate(text)
+    assert e.sampled and e.chars == len(text)
+    cjk, other_bytes = te._scan(text)
+    exact_tokens = te._tokens(cjk, other_bytes)
+    assert e.tokens == pytest.approx(exact_tokens, rel=0.01)
+    assert e.utf8_bytes == pytest.approx(len(text.encode()), rel=0.01)
+    assert estimate(text) == e, "the same text gets the same estimate"
+
+
+def test_byte_sizes_read_like_a_file_manager() -> None:
+    assert format_byte_size(0) == "0 B"
+    assert format_byte_size(999) == "999 B"
+    assert format_byte_size(1000) == "1.0 KB"
+    assert format_byte_size(1400) == "1.4 KB"
+    assert format_byte_size(9_960) == "10 KB"
+    assert format_byte_size(20_000) == "20 KB"
+    assert format_byte_size(999_600) == "1.0 MB"
+    assert format_byte_size(4 * 1024 * 1024) == "4.2 MB"
+    assert format_byte_size(5 * 10**12) == "5.0 TB"
+
+
+def test_token_counts_are_compact() -> None:
+    assert format_token_count(850) == "850"
+    assert format_token_count(4096) == "4.1 K"
+    assert format_token_count(12_345) == "12 K"
+    assert format_token_count(999_999) == "1.0 M"
+    assert format_token_count(1_198_373) == "1.2 M"

@@ -1,0 +1,270 @@
+"""The conversation view without a window: per-message items, streaming into
+a plain tail, rendered units swapped in, virtualization, selection, copy."""
+
+from __future__ import annotations
+
+import pytest
+from PyQt6.QtCore import Qt
+from PyQt6.QtGui import QGuiApplication, QTextDocument
+from PyQt6.QtWidgets import QApplication
+
+from app.core.render import markdown as render
+from app.core.conversation.model import Message, MessageStatus
+from app.core.conversation.sample import history_messages
+from app.core.backends.scripted import SAMPLE_MARKDOWN
+from app.ui.conversation.view import BREAK_LIMIT, ChatView
+
+
+def stream(qtbot, view: ChatView, text: str, piece: int = 37) -> Message:  # type: ignore[no-untyped-def]
+    """Stream ``text`` into a new reply in pieces, then finish it and wait
+    for its final render."""
+    msg = Message("assistant", status=MessageStatus.STREAMING)
+    view.add_message(msg)
+    for i in range(0, len(text), piece):
+        msg.append(text[i : i + piece])
+        view.append_stream(msg.id, text[i : i + piece])
+    msg.status = MessageStatus.COMPLETE
+    with qtbot.waitSignal(view.message_settled, timeout=20000, check_params_cb=lambda mid: mid == msg.id):
+        view.finish_stream(msg.id)
+    return msg
+
+
+def one_shot(text: str) -> str:
+    doc = QTextDocument()
+    doc.setHtml(render.render_markdown(text))
+    return doc.toPlainText()
+
+
+def test_streamed_blocks_render_while_streaming_and_the_rest_stays_plain(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+    msg = Message("assistant", status=MessageStatus.STREAMING)
+    view.add_message(msg)
+    cut = SAMPLE_MARKDOWN.index("## A list")
+    head = SAMPLE_MARKDOWN[:cut] + "- unfinished item"
+    msg.append(head)
+    view.append_stream(msg.id, head)
+    # The completed blocks come back from the render thread as rich text;
+    # the unfinished last block stays plain meanwhile.
+    qtbot.waitUntil(lambda: "# Streaming" not in view.message_text(msg.id), timeout=10000)
+    text = view.message_text(msg.id)
+    assert "Streaming, without the freeze" in text
+    assert "```python" not in text
+    assert text.endswith("- unfinished item")
+
+
+@pytest.mark.parametrize("piece", [1, 7, 100])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\nHello world.\nSecond line.",
+        "\n\nHello\n\nWorld\n",
+        "  Indented start",
+        "# Title\n\n- a\n- b\n\n```\ncode\n```\n\n| x | y |\n|---|---|\n| 1 | 2 |\n\nend",
+        "See [the docs][d].\n\nMore text.\n\n[d]: https://example.com/docs\n",
+        "1. loose\n\n2. list\n\nafter",
+        "😀😀 first **bold**\n\n👩‍💻 second *it*\n\nthird 你好",
+        SAMPLE_MARKDOWN,
+    ],
+)
+def test_streamed_reply_shows_what_a_one_shot_render_shows(qtbot, view, text: str, piece: int) -> None:  # type: ignore[no-untyped-def]
+    msg = stream(qtbot, view, text, piece)
+    assert view.message_text(msg.id) == one_shot(text)
+
+
+def test_reference_links_defined_later_work_after_the_final_render(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+    msg = stream(qtbot, view, "See [the docs][d].\n\nMore text.\n\n[d]: https://example.com/docs\n")
+    assert view.message_links(msg.id) == ["https://example.com/docs"]
+    assert "[d]" not in view.message_text(msg.id)
+
+
+def longest_tail_paragraph(view: ChatView, message_id: str) -> int:
+    item = view._item(message_id)
+    assert item is not None and item.tail is not None
+    block, longest = item.tail.begin(), 0
+    while block.isValid():
+        longest = max(longest, len(block.text()))  # code points, as the breaker counts
+        block = block.next()
+    return longest
+
+
+@pytest.mark.parametrize(
+    "para",
+    [
+        "A" * 20000,                                       # a degenerate loop
+        "QmFzZTY0IGJsb2I=" * 1500,                         # base64, no spaces
+        "你好世界，这是一个很长的段落。" * 1500,              # CJK, no spaces
+        "e\u0301" * 8000,                                  # combining marks
+        "👩‍👩‍👧🇨🇳" * 3000,                                   # ZWJ sequences and flags
+    ],
+    ids=["AAAA", "base64", "cjk", "combining", "emoji"],
+)
+def test_tail_paragraphs_stay_short_whatever_the_characters(qtbot, view, para: str) -> None:  # type: ignore[no-untyped-def]
+    msg = Message("assistant", status=MessageStatus.STREAMING)
+    view.add_message(msg)
+    for i in range(0, len(para), 41):
+        msg.append(para[i : i + 41])
+        view.append_stream(msg.id, para[i : i + 41])
+    assert longest_tail_paragraph(view, msg.id) <= BREAK_LIMIT + 16
+    # The display breaks are display only: the message's text is untouched,
+    # and the final view shows the paragraph's text exactly.
+    assert msg.content == para
+    msg.status = MessageStatus.COMPLETE
+    with qtbot.waitSignal(view.message_settled, timeout=20000):
+        view.finish_stream(msg.id)
+    assert view.message_text(msg.id).replace("\n", "") == para
+    assert "\ufffd" not in view.message_text(msg.id)
+
+
+def test_history_is_virtualized_and_costs_no_layout_off_screen(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+    msgs = history_messages(2000)
+    with qtbot.waitSignal(view.viewport_ready, timeout=20000):
+        view.add_messages(msgs)
+    assert view.item_count() == 2000
+    # Only what is near the viewport holds documents.
+    live = view.live_document_count()
+    assert 0 < live < 200, live
+    # Scrolling to the top builds documents there and drops the far ones.
+    with qtbot.waitSignal(view.viewport_ready, timeout=20000):
+        view.verticalScrollBar().setValue(0)
+    assert view.live_document_count() < 250
+    assert view._items[0].live and not view._items[-1].live
+
+
+def test_scroll_position_holds_when_items_above_are_measured(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+    msgs = history_messages(400)
+    with qtbot.waitSignal(view.viewport_ready, timeout=20000):
+        view.add_messages(msgs)
+    sb = view.verticalScrollBar()
+    target = msgs[200].id
+    with qtbot.waitSignal(view.viewport_ready, timeout=20000):
+        view.scroll_to_message(target)
+    qtbot.waitUntil(lambda: not view.busy, timeout=20000)
+    y_before = view.point_of_text(target, "turn 100")
+    # Items above get laid out (their estimates replaced by real heights):
+    # what the user looks at does not move.
+    for index in range(150, 200):
+        item = view._items[index]
+        view._relayout_item(item)
+    y_after = view.point_of_text(target, "turn 100")
+    assert y_before is not None and y_after is not None
+    assert abs(y_after.y() - y_before.y()) < 1.0
+    assert sb.value() > 0
+
+
+def test_copy_message_and_code(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+    msg = stream(qtbot, view, SAMPLE_MARKDOWN, piece=500)
+    clipboard = QGuiApplication.clipboard()
+    point = view.footer_action_point(msg.id, "copy")
+    assert point is not None
+    with qtbot.waitSignal(view.copied, timeout=2000):
+        qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=point.toPoint())
+    assert clipboard.text() == SAMPLE_MARKDOWN
+    # Scroll the first code block into view and press its Copy button.
+    view.scroll_to_message(msg.id)
+    qtbot.waitUntil(lambda: view.code_copy_point(msg.id) is not None, timeout=5000)
+    view.verticalScrollBar().setValue(view.verticalScrollBar().value() + int(view.code_copy_point(msg.id).y()) - 40)
+    point = view.code_copy_point(msg.id)
+    with qtbot.waitSignal(view.copied, timeout=2000) as blocker:
+        qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=point.toPoint())
+    code = SAMPLE_MARKDOWN.split("```python\n", 1)[1].split("\n```", 1)[0]
+    assert blocker.args == ["code", code]
+    assert clipboard.text() == code
+
+
+def test_select_all_and_copy_take_every_message(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+    msgs = history_messages(300)
+    view.add_messages(msgs)
+    view.setFocus()
+    qtbot.keyClick(view, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClick(view, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
+    copied = QGuiApplication.clipboard().text()
+    assert copied == "\n\n".join(m.content for m in msgs)
+
+
+def test_notices_are_their_own_items_and_never_enter_a_reply(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+    msg = Message("assistant", status=MessageStatus.STREAMING)
+    view.add_message(msg)
+    msg.append("first part ")
+    view.append_stream(msg.id, "first part ")
+    view.add_notice("Could not load the model.", "error")
+    msg.append("second part")
+    view.append_stream(msg.id, "second part")
+    msg.status = MessageStatus.COMPLETE
+    with qtbot.waitSignal(view.message_settled, timeout=10000):
+        view.finish_stream(msg.id)
+    assert view.message_text(msg.id) == "first part second part"
+    assert view.notice_texts() == ["Could not load the model."]
+
+
+def test_clear_forgets_everything_and_late_renders_are_ignored(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+    msg = Message("assistant", status=MessageStatus.STREAMING)
+    view.add_message(msg)
+    msg.append(SAMPLE_MARKDOWN)
+    view.append_stream(msg.id, SAMPLE_MARKDOWN)
+    view.finish_stream(msg.id)
+    view.clear()
+    assert view.item_count() == 0
+    # The final render may still arrive: it must find nothing to change.
+    qtbot.waitUntil(lambda: view.render_service.pending() == 0, timeout=10000)
+    QApplication.processEvents()
+    assert view.item_count() == 0 and view.live_document_count() == 0
+
+
+def test_find_highlights_matches_in_messages_without_layout(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+    from app.ui.conversation.find_bar import FindBar
+
+    msgs = history_messages(600)
+    view.add_messages(msgs)
+    bar = FindBar(lambda: msgs)
+    qtbot.addWidget(bar)
+    with qtbot.waitSignal(bar.search_finished, timeout=10000) as blocker:
+        bar.edit.setText("turn 10)")
+    assert blocker.args == [1]
+    target = next(m for m in msgs if "(turn 10)" in m.content)
+    assert bar.matches == [(target.id, 0)]
+    # The match is far above the viewport (no layout there): selecting it
+    # scrolls there and builds it.
+    bar.match_selected.connect(lambda mid, nth: (view.scroll_to_message(mid), view.set_find("turn 10)", (mid, nth))))
+    with qtbot.waitSignal(view.viewport_ready, timeout=10000):
+        bar.find_next()
+    assert view.point_of_text(target.id, "turn 10)") is not None
+
+
+def test_a_very_long_history_shows_its_end_at_once_and_the_rest_follows(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+    from app.ui.conversation.view import SYNC_HISTORY
+
+    msgs = history_messages(SYNC_HISTORY * 3)
+    with qtbot.waitSignal(view.history_completed, timeout=30000):
+        view.add_messages(msgs)
+        # The end (what the user sees) is there before the earlier messages.
+        assert view.item_count() == SYNC_HISTORY
+        assert view.message_ids()[-1] == msgs[-1].id
+        assert view.at_bottom()
+    assert view.message_ids() == [m.id for m in msgs], "every message, in order"
+    assert view.at_bottom(), "putting the earlier messages in front did not move the view"
+    with qtbot.waitSignal(view.viewport_ready, timeout=20000):
+        view.verticalScrollBar().setValue(0)
+    assert view.point_of_text(msgs[0].id, "turn 0") is not None
+
+
+def test_clear_while_earlier_history_is_being_prepared(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+    from app.ui.conversation.view import SYNC_HISTORY
+
+    msgs = history_messages(SYNC_HISTORY * 3)
+    with qtbot.waitSignal(view.history_completed, timeout=30000, raising=False):
+        view.add_messages(msgs)
+        view.clear()
+    qtbot.waitUntil(lambda: not view.busy, timeout=30000)
+    assert view.item_count() == 0
+
+
+def test_resize_re_lays_out_what_is_on_screen_and_keeps_the_bottom(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+    msgs = history_messages(300)
+    with qtbot.waitSignal(view.viewport_ready, timeout=20000):
+        view.add_messages(msgs)
+    last = msgs[-1].id
+    wide = view.point_of_text(last, "##") or view.point_of_text(last, "turn")
+    view.resize(420, 500)
+    qtbot.waitUntil(lambda: not view.busy, timeout=20000)
+    assert view.at_bottom()
+    item = view._item(last)
+    assert all(u.doc is None or u.doc.textWidth() == view._content_width() for u in item.units)
