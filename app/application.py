@@ -1,4 +1,5 @@
-"""Creating the QApplication and the wired-up main window."""
+"""The composition root: the QApplication, the services (``AppServices``)
+and the main window they are injected into."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from app import __version__
 from app.core.base import settings
 from app.core.factory import BackendFactory, local_factory, remote_factory, scripted_factory
 from app.ui.misc.crash_guard import install_crash_guard
+from app.ui.services.lifecycle import AppServices
 from app.ui.window.main_window import LAST_BACKEND_KEY, MainWindow
 from app.ui.window.model_menu import LOCAL, server_choice
 
@@ -119,7 +121,7 @@ def create_window(
     ``backend``: what ``factory`` is in the Model menu (``{"kind": "local"}``,
     ``StartupChoice.backend``), checked there once it has loaded; None: nothing
     is checked until the user chooses."""
-    window = MainWindow(persist=persist)
+    window = MainWindow(AppServices(persist=persist), persist=persist)
     window.model_open_requested.connect(
         lambda path: window.chat.load_model(*local_factory(path))
     )

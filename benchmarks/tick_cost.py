@@ -53,6 +53,7 @@ def run(levels: list[int], ticks: int) -> list[dict[str, Any]]:
     from PyQt6.QtWidgets import QApplication
 
     from app.application import make_application, warm_up
+    from app.ui.services.lifecycle import AppServices
     from app.core.conversation.model import Message, MessageStatus, Role
     from app.core.conversation.sample import history_of_chars
     from app.core.backends.scripted import tokenize_text
@@ -60,7 +61,7 @@ def run(levels: list[int], ticks: int) -> list[dict[str, Any]]:
     from benchmarks.common import stream_text
 
     app = make_application()
-    window = MainWindow()
+    window = MainWindow(AppServices())
     window.show()
     app.processEvents()
     warm_up(window)

@@ -1,9 +1,11 @@
-"""Shared test set-up: offscreen Qt, no leaked QThreads, window factories."""
+"""Shared test set-up: offscreen Qt, no leaked threads, window factories."""
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
+import threading
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.setswitchinterval(0.001)  # as app.application.make_application does
@@ -12,7 +14,7 @@ from collections.abc import Callable, Iterator  # noqa: E402
 
 import pytest  # noqa: E402
 
-from app.ui.services.inference import LIVE_THREADS  # noqa: E402
+from app.ui.services.threads import LIVE_THREADS  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -28,18 +30,35 @@ def isolated_user_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: py
     monkeypatch.delenv("LANGUAGE", raising=False)
 
 
+def python_threads() -> set[threading.Thread]:
+    """The Python threads running now (not the dummies Python makes for
+    QThreads that run Python code: those are LIVE_THREADS' business)."""
+    return {t for t in threading.enumerate() if t.is_alive() and not isinstance(t, threading._DummyThread)}
+
+
 @pytest.fixture(autouse=True)
 def no_leaked_threads() -> Iterator[None]:
-    """Fail a test that leaves an inference QThread running after teardown.
+    """Fail a test that leaves a service QThread running after teardown, a
+    Python thread it started (daemon or not) still running, or the garbage
+    collector turned off.
 
     Autouse and independent of qtbot, so it is set up before and torn down
     after qtbot (which closes the test's windows)."""
+    before = python_threads()
     yield
+    gc_was_on = gc.isenabled()
+    gc.enable()  # the next tests must not inherit it
     running = [t for t in list(LIVE_THREADS) if t.isRunning()]
     for thread in running:
         thread.wait(5000)  # join: a window closed in teardown may still be ending it
     leaked = [t.objectName() for t in running if t.isRunning()]
     assert not leaked, f"QThreads still running after the test: {leaked}"
+    started = python_threads() - before
+    for py_thread in started:
+        py_thread.join(5.0)  # one ending now (a cancelled background call) is not a leak
+    left = sorted(t.name for t in started if t.is_alive())
+    assert not left, f"Python threads still running after the test: {left}"
+    assert gc_was_on, "the test left the garbage collector disabled (gc.disable() without gc.enable())"
 
 
 @pytest.fixture

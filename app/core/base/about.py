@@ -1,9 +1,9 @@
 """What Help › About Rill shows (Qt-free: the window passes the Qt versions in).
 
 llama-cpp-python is imported lazily, only to describe it: the first import
-costs ~0.3 s (it loads numpy, Jinja2 and libllama), so the window asks for it
-on a background thread (:func:`llama_info_future`) unless a model has already
-loaded it (:func:`llama_info_if_loaded`). Its absence is described, never raised.
+costs ~0.3 s (it loads numpy, Jinja2 and libllama), so the window runs the blocking
+:func:`llama_info` on a background call (``app.ui.services.lifecycle``) unless
+a model has already loaded it (:func:`llama_info_if_loaded`). Its absence is described, never raised.
 """
 
 from __future__ import annotations
@@ -12,8 +12,6 @@ import html
 import logging
 import platform
 import sys
-import threading
-from concurrent.futures import Future
 from dataclasses import dataclass
 
 from app import __version__
@@ -82,13 +80,12 @@ def _describe(llama_cpp: object) -> LlamaInfo:
     )
 
 
-_lock = threading.Lock()
 _cached: LlamaInfo | None = None
-_future: Future[LlamaInfo] | None = None
 
 
 def llama_info() -> LlamaInfo:
-    """Describe llama-cpp-python, importing it if needed (slow the first time)."""
+    """Describe llama-cpp-python, importing it if needed (slow the first
+    time: run it off the GUI thread). Computed once, then cached."""
     global _cached
     if _cached is not None:
         return _cached
@@ -110,24 +107,6 @@ def llama_info_if_loaded() -> LlamaInfo | None:
     if "llama_cpp" in sys.modules and hasattr(sys.modules["llama_cpp"], "__version__"):
         return llama_info()
     return None
-
-
-def llama_info_future() -> Future[LlamaInfo]:
-    """:func:`llama_info` computed once on a background thread."""
-    global _future
-    with _lock:
-        if _future is None:
-            future: Future[LlamaInfo] = Future()
-
-            def run() -> None:
-                try:
-                    future.set_result(llama_info())
-                except BaseException as exc:  # noqa: BLE001 - llama_info() should not raise
-                    future.set_exception(exc)
-
-            threading.Thread(target=run, name="rill-about-llama", daemon=True).start()
-            _future = future
-        return _future
 
 
 def is_frozen() -> bool:

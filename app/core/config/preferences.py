@@ -48,9 +48,7 @@ import logging
 import math
 import os
 import sys
-import threading
 from collections.abc import Mapping
-from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -494,9 +492,7 @@ def label(name: str) -> str:
 
 # -- GPU offload ------------------------------------------------------------------------
 
-_gpu_lock = threading.Lock()
 _gpu_supported: bool | None = None
-_gpu_future: Future[bool] | None = None
 
 
 def _ask_llama(llama_cpp: Any) -> bool:
@@ -510,7 +506,7 @@ def _ask_llama(llama_cpp: Any) -> bool:
 def gpu_offload_supported() -> bool | None:
     """Whether llama.cpp can put layers on a GPU, when that costs nothing
     (already known, or llama_cpp already imported: one C call); None when
-    finding out would import llama_cpp (``gpu_offload_future``)."""
+    finding out would import llama_cpp (``detect_gpu_offload``)."""
     global _gpu_supported
     if _gpu_supported is not None:
         return _gpu_supported
@@ -536,24 +532,3 @@ def detect_gpu_offload() -> bool:
         return False
     _gpu_supported = _ask_llama(llama_cpp)
     return _gpu_supported
-
-
-def gpu_offload_future() -> Future[bool]:
-    """``detect_gpu_offload`` run once on a background thread."""
-    global _gpu_future
-    with _gpu_lock:
-        if _gpu_future is None:
-            future: Future[bool] = Future()
-            known = gpu_offload_supported()
-            if known is not None:
-                future.set_result(known)
-            else:
-                def run() -> None:
-                    try:
-                        future.set_result(detect_gpu_offload())
-                    except BaseException as exc:  # noqa: BLE001 - detect_gpu_offload should not raise
-                        future.set_exception(exc)
-
-                threading.Thread(target=run, name="rill-gpu-offload", daemon=True).start()
-            _gpu_future = future
-        return _gpu_future

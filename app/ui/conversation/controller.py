@@ -81,7 +81,10 @@ class ChatController(QObject):
     #: a callable that undoes it.
     message_deleted = pyqtSignal(str, object)
 
-    def __init__(self, view: ChatView, parent: QObject | None = None, library: ConversationLibrary | None = None) -> None:
+    def __init__(
+        self, view: ChatView, parent: QObject | None = None, library: ConversationLibrary | None = None,
+        service: InferenceService | None = None,
+    ) -> None:
         super().__init__(parent)
         self.view = view
         self.library = library
@@ -100,7 +103,7 @@ class ChatController(QObject):
         #: Per conversation id: how many messages the model was last told it
         #: no longer sees (a notice comes only when that number changes).
         self._dropped_told: dict[str, int] = {}
-        self.service = InferenceService(self)
+        self.service = service if service is not None else InferenceService(self)
         self.model_info: ModelInfo | None = None
         self.state = ChatState.NO_MODEL
         self._current: Reply | None = None            # the reply text is arriving for

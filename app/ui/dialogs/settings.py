@@ -21,11 +21,10 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
-from PyQt6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QTimer, pyqtSignal
+from PyQt6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, pyqtSignal
 from PyQt6.QtWidgets import (
     QComboBox,
     QAbstractButton,
@@ -51,6 +50,7 @@ from app.core.backends.base import ModelInfo
 from app.core.config.preferences import FIELDS, SAMPLING_FIELDS, Field, Preferences
 from app.core.config.appearance import LANGUAGES, THEMES, Appearance
 from app.ui.misc.theme import set_tone
+from app.ui.services.background import BackgroundCalls
 
 log = logging.getLogger(__name__)
 
@@ -176,9 +176,7 @@ class SettingsDialog(QDialog):
         self.saved = False
         self.rows: dict[str, FieldRow] = {}
         self.spins: dict[str, QAbstractSpinBox] = {}
-        self._gpu_future: Future[bool] | None = None
-        self._gpu_poll = QTimer(self)
-        self._gpu_poll.setInterval(50)
+        self._calls = BackgroundCalls(self)
         self._appearance = appearance if appearance is not None else Appearance()
         self._build(loaded, reload_available)
         self._connect_signals()
@@ -337,7 +335,6 @@ class SettingsDialog(QDialog):
         self.overflow.currentIndexChanged.connect(self._on_value_changed)
         self.buttons.clicked.connect(self._on_button_clicked)
         self.reload_button.clicked.connect(self._on_reload_clicked)
-        self._gpu_poll.timeout.connect(self._on_gpu_poll)
         self.language.currentIndexChanged.connect(self._on_language_changed)
 
     # -- the form ------------------------------------------------------------------------
@@ -493,21 +490,12 @@ class SettingsDialog(QDialog):
         if supported is not None:
             self._set_gpu_supported(supported)
             return
-        self._gpu_future = prefs_mod.gpu_offload_future()
-        self._gpu_poll.start()
+        self._calls.run(lambda _cancel: prefs_mod.detect_gpu_offload(), self._on_gpu_detected, name="rill-gpu-offload")
 
-    def _on_gpu_poll(self) -> None:
-        future = self._gpu_future
-        if future is None or not future.done():
-            return
-        self._gpu_poll.stop()
-        self._gpu_future = None
-        try:
-            supported = bool(future.result())
-        except Exception:  # noqa: BLE001 - detection never matters enough to fail
-            log.exception("finding out about GPU offload failed")
-            supported = False
-        self._set_gpu_supported(supported)
+    def _on_gpu_detected(self, supported: object, error: BaseException | None) -> None:
+        if error is not None:  # detection never matters enough to fail
+            log.error("finding out about GPU offload failed", exc_info=error)
+        self._set_gpu_supported(bool(supported) and error is None)
 
     def _set_gpu_supported(self, supported: bool) -> None:
         self.model_form.setRowVisible(self.rows["n_gpu_layers"], supported)

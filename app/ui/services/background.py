@@ -1,10 +1,15 @@
-"""Background calls: a blocking call on a daemon thread, its result
+"""Background calls: a blocking call on its own thread, its result
 delivered on the GUI thread (``BackgroundCalls``).
 
 Used by the Model menu's model lists, the Servers dialog's Test, the model
-manager's header reads and the context meter's history estimate. Every thread
-started here is tracked: ``background_threads()`` lists the live ones and
-``join_background_threads()`` waits for them (shutdown, tests).
+manager's header reads, the context meter's history estimate and the
+application's probes (``app.ui.services.lifecycle.AppServices``: About,
+GPU offload, a model's trained context). Every thread started here is
+tracked: ``background_threads()`` lists the live ones,
+``join_background_threads()`` waits for them (tests), ``cancel_every_call()``
+sets every pending call's cancel event and ``call_ended()`` is the signal
+that one has ended; ``AppServices``' shutdown uses the last three and joins
+them all, so no background call outlives the application.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from PyQt6 import sip
-from PyQt6.QtCore import QObject, pyqtSignal
+from PyQt6.QtCore import QObject, pyqtBoundSignal, pyqtSignal
 
 _threads: set[threading.Thread] = set()
 _threads_lock = threading.Lock()
@@ -27,24 +32,58 @@ class _Relay(QObject):
     """Lives on the GUI thread for the whole process (never deleted, so a
     worker can always emit on it): hands each result to its callback."""
 
-    #: A background call ended; args: token, result, exception (or None).
+    #: A background call returned or raised (emitted on its thread, queued
+    #: here); args: token, result, exception (or None).
     delivered = pyqtSignal(int, object, object)
+    #: A background call's thread has ended (after its callback, if any, ran); no args.
+    ended = pyqtSignal()
 
     def __init__(self) -> None:
         super().__init__()
         # token -> (owner, callback, cancel); touched on the GUI thread only.
         self.pending: dict[int, tuple[BackgroundCalls, Callable[[Any, BaseException | None], None], threading.Event]] = {}
+        #: token -> the call's thread, until it has ended.
+        self.threads: dict[int, threading.Thread] = {}
         self.delivered.connect(self._on_delivered)
 
     def _on_delivered(self, token: int, result: object, error: object) -> None:
         entry = self.pending.pop(token, None)
-        if entry is None:
-            return
-        owner, callback, cancel = entry
-        if sip.isdeleted(owner) or cancel.is_set():
-            return  # its dialog closed (or it was cancelled): harmless
-        owner._cancels.discard(cancel)
-        callback(result, error if isinstance(error, BaseException) else None)
+        thread = self.threads.pop(token, None)
+        if thread is not None:
+            # It has emitted: what is left of it is microseconds (the finally below).
+            thread.join(1.0)
+        try:
+            if entry is not None:
+                owner, callback, cancel = entry
+                if not sip.isdeleted(owner) and not cancel.is_set():  # else its dialog closed: harmless
+                    owner._cancels.discard(cancel)
+                    callback(result, error if isinstance(error, BaseException) else None)
+        finally:
+            self.ended.emit()
+
+
+def _get_relay() -> _Relay:
+    global _relay
+    if _relay is None:
+        _relay = _Relay()
+    return _relay
+
+
+def call_ended() -> pyqtBoundSignal:
+    """The signal that a background call has ended (its thread is gone or
+    about to be, within microseconds: ``join_background_threads`` then
+    returns at once). Emitted on the GUI thread; no args."""
+    return _get_relay().ended
+
+
+def cancel_every_call() -> None:
+    """Set the cancel event of every call still running (shutdown); their
+    callbacks will not run."""
+    relay = _relay
+    if relay is None:
+        return
+    for _owner, _callback, cancel in list(relay.pending.values()):
+        cancel.set()
 
 
 _relay: _Relay | None = None
@@ -65,7 +104,7 @@ def join_background_threads(timeout: float = 5.0) -> bool:
 
 
 class BackgroundCalls(QObject):
-    """Runs blocking calls on daemon threads and calls back on the GUI thread.
+    """Runs blocking calls on their own threads and calls back on the GUI thread.
 
     A callback never runs after ``cancel_all()`` or once this object (or its
     parent, e.g. a closed dialog) is deleted, so a late answer is harmless.
@@ -74,9 +113,7 @@ class BackgroundCalls(QObject):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        global _relay
-        if _relay is None:
-            _relay = _Relay()
+        _get_relay()
         self._cancels: set[threading.Event] = set()
 
     def run(
@@ -85,8 +122,12 @@ class BackgroundCalls(QObject):
         on_done: Callable[[Any, BaseException | None], None],
         name: str = "rill-background",
     ) -> threading.Event:
-        """Start ``work(cancel)`` on a daemon thread; ``on_done(result, error)``
-        follows on the GUI thread. Returns the call's cancel event."""
+        """Start ``work(cancel)`` on a thread of its own; ``on_done(result, error)``
+        follows on the GUI thread. Returns the call's cancel event.
+
+        The thread is a daemon only so that a call stuck in a system call
+        cannot keep a crashed process alive: the application's shutdown
+        joins it (``app.ui.services.lifecycle``)."""
         relay = _relay
         assert relay is not None
         cancel = threading.Event()
@@ -110,6 +151,7 @@ class BackgroundCalls(QObject):
                     _threads.discard(threading.current_thread())
 
         thread = threading.Thread(target=target, name=name, daemon=True)
+        relay.threads[token] = thread
         with _threads_lock:
             _threads.add(thread)
         thread.start()

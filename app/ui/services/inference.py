@@ -22,7 +22,6 @@ import dataclasses
 import logging
 import threading
 import time
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -43,11 +42,9 @@ from app.core.backends.base import (
 )
 from app.core.factory import BackendFactory
 from app.core.pipeline.stream import Batcher, ChunkBuffer
+from app.ui.services.threads import LIVE_THREADS
 
 log = logging.getLogger(__name__)
-
-#: Every inference QThread ever started, so tests can fail on leaked ones.
-LIVE_THREADS: "weakref.WeakSet[QThread]" = weakref.WeakSet()
 
 #: Started threads that have not finished yet, with their workers and cancel
 #: events: strong references, so neither is destroyed while the thread runs
@@ -422,5 +419,6 @@ class InferenceService(QObject):
         self.shutdown_finished.emit()
 
     @property
-    def thread(self) -> QThread:
+    def worker_thread(self) -> QThread:
+        """The inference thread (named so as not to shadow ``QObject.thread()``)."""
         return self._thread

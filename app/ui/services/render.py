@@ -24,7 +24,7 @@ from PyQt6.QtCore import QObject, QThread, pyqtSignal
 
 from app.core.render import blocks
 from app.core.text.textbreak import display_pieces
-from app.ui.services.inference import LIVE_THREADS
+from app.ui.services.threads import ThreadedService
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +77,7 @@ class _RenderThread(QThread):
             service._deliver(RenderResult(job, units))
 
 
-class RenderService(QObject):
+class RenderService(ThreadedService):
     """The GUI's handle on the render thread (see the module docstring)."""
 
     #: A job was rendered; arg: RenderResult. Emitted on the GUI thread.
@@ -90,10 +90,7 @@ class RenderService(QObject):
         self._jobs: dict[tuple[str, str, int], RenderJob] = {}
         self._order = itertools.count()
         self._stopping = False
-        self.jobs_done = 0
-        self._thread = _RenderThread(self)
-        LIVE_THREADS.add(self._thread)
-        self._thread.start(QThread.Priority.LowPriority)
+        self._start_thread(_RenderThread(self), QThread.Priority.LowPriority)
 
     def request(self, job: RenderJob, priority: int = PRIORITY_NOW) -> None:
         key = (job.message_id, job.kind, job.token)
@@ -135,28 +132,15 @@ class RenderService(QObject):
                 self._cond.wait()
 
     def _deliver(self, result: RenderResult) -> None:
-        self.jobs_done += 1
         self.rendered.emit(result)  # queued to this object's (GUI) thread
 
     # -- lifetime ------------------------------------------------------------------
 
     def request_stop(self) -> None:
         """Ask the thread to end after the job it is rendering (if any); returns at once.
-        ``thread_.finished`` follows."""
+        ``worker_thread.finished`` follows."""
         with self._cond:
             self._stopping = True
             self._jobs.clear()
             self._heap.clear()
             self._cond.notify_all()
-
-    def is_finished(self) -> bool:
-        return self._thread.isFinished() or not self._thread.isRunning()
-
-    def shutdown(self, timeout_ms: int = 5000) -> bool:
-        """Stop the thread after the job it is rendering (if any) and join it."""
-        self.request_stop()
-        return self._thread.wait(timeout_ms)
-
-    @property
-    def thread_(self) -> QThread:
-        return self._thread

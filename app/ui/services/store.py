@@ -25,7 +25,7 @@ from typing import Any
 from PyQt6.QtCore import QCoreApplication, QObject, QThread, QTimer, pyqtSignal
 
 from app.core.conversation.model import Message
-from app.ui.services.inference import LIVE_THREADS
+from app.ui.services.threads import ThreadedService
 
 log = logging.getLogger(__name__)
 
@@ -99,8 +99,10 @@ class _StoreThread(QThread):
                 log.exception("closing the store failed")
 
 
-class StoreService(QObject):
+class StoreService(ThreadedService):
     """The GUI's handle on the store thread (see the module docstring)."""
+
+    JOIN_TIMEOUT_MS = 10000
 
     #: The store is open; args: usable (bool), notices for the user (list[str]), read-only (bool).
     opened = pyqtSignal(bool, object, bool)
@@ -126,12 +128,11 @@ class StoreService(QObject):
         self._retry = QTimer(self)
         self._retry.setInterval(int(RETRY_S * 1000))
         self._retry.timeout.connect(self._on_retry_due)
-        self._thread = _StoreThread(self, path if enabled else None, enabled)
+        self._store_thread = _StoreThread(self, path if enabled else None, enabled)
         self._opened.connect(self._on_opened)
         self._done.connect(self._on_done)
-        LIVE_THREADS.add(self._thread)
-        self._thread.start()
         self._stopped = False
+        self._start_thread(self._store_thread)
 
     # -- asking ------------------------------------------------------------------
 
@@ -157,7 +158,7 @@ class StoreService(QObject):
             if not job.write and job.callback is not None:
                 QTimer.singleShot(0, lambda: job.callback(None))  # type: ignore[misc]
             return
-        self._thread.jobs.put(job)
+        self._store_thread.jobs.put(job)
 
     # -- results -------------------------------------------------------------------
 
@@ -203,15 +204,4 @@ class StoreService(QObject):
         if not self._stopped:
             self._stopped = True
             self._retry.stop()
-            self._thread.jobs.put(None)
-
-    def is_finished(self) -> bool:
-        return self._thread.isFinished() or not self._thread.isRunning()
-
-    def shutdown(self, timeout_ms: int = 10000) -> bool:
-        self.request_stop()
-        return self._thread.wait(timeout_ms)
-
-    @property
-    def thread_(self) -> QThread:
-        return self._thread
+            self._store_thread.jobs.put(None)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from html import escape as html_escape
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PyQt6 import sip
 from PyQt6.QtCore import PYQT_VERSION_STR, Qt, QTimer, pyqtSignal, qVersion
@@ -39,10 +40,9 @@ from app.ui.window.stream_health import StreamHealthMonitor, StreamHealthPanel
 from app.ui.conversation.view import ChatView, LazyTextMime
 from app.ui.dialogs import exchange as exchange_actions
 from app.ui.conversation.find_bar import FindBar
-from app.ui.services.library import ConversationLibrary
+from app.ui.services.lifecycle import AppServices
 from app.ui.window.model_menu import LOCAL, ManagedModelMenu, server_choice
 from app.ui.sidebar.sidebar import Sidebar
-from app.ui.services.store import StoreService
 from app.ui.window.context_meter import ContextMeter, ContextTracker
 from app.ui.conversation.prompt import PromptArea
 from app.ui.conversation.announcer import StreamAnnouncer
@@ -50,6 +50,9 @@ from app.ui.window.appearance_menu import AppearanceControls
 from app.ui.window.navigation import KeyboardNavigation
 from app.ui.misc.shortcuts import bind, bind_shortcut
 from app.ui.misc.theme import mark_window, theme_manager
+
+if TYPE_CHECKING:
+    from app.ui.dialogs.settings import SettingsDialog
 
 
 class FirstRunPanel(QFrame):
@@ -102,6 +105,22 @@ UNDO_MS = 10000  # how long a deleted conversation can be brought back
 CLOSE_WAIT_MS = 12  # closing waits this long for the threads, then hides the window and closes when they end
 
 
+def quit_if_last_window(window: QWidget) -> None:
+    """Quit the application when ``window`` was its last window.
+
+    ``quitOnLastWindowClosed`` only counts windows visible when they close,
+    and a window that waited for its threads was hidden first: do its job
+    here. (``quit()`` does nothing unless ``QApplication.exec()`` is running.)"""
+    others = [
+        w for w in QApplication.topLevelWidgets()
+        if w is not window and w.isVisible() and w.testAttribute(Qt.WidgetAttribute.WA_QuitOnClose)
+        and w.windowType() not in (Qt.WindowType.ToolTip, Qt.WindowType.Popup)
+        and (w.windowHandle() is None or w.windowHandle().transientParent() is None)
+    ]
+    if QApplication.quitOnLastWindowClosed() and not others:
+        QApplication.quit()
+
+
 class MainWindow(QMainWindow):
     """Rill's window. All behaviour lives in ChatController."""
 
@@ -113,7 +132,9 @@ class MainWindow(QMainWindow):
     #: This Model); args: ServerConfig, model id ("" = the server's default).
     remote_model_requested = pyqtSignal(object, str)
 
-    def __init__(self, persist: bool = True) -> None:
+    def __init__(self, services: AppServices, persist: bool = True) -> None:
+        """``services``: the application's services (``app.application`` builds
+        them); ``persist`` False: no appearance or history written (doctor)."""
         super().__init__()
         self.setWindowTitle("Rill")
         self.resize(1120, 760)
@@ -124,10 +145,11 @@ class MainWindow(QMainWindow):
         mark_window(self)  # this window and its dialogs take the current theme's rules
         self._persist = persist
 
-        self.view = ChatView()
-        self.store = StoreService(parent=self, enabled=persist)
-        self.library = ConversationLibrary(self.store, self)
-        self.chat = ChatController(self.view, self, self.library)
+        self.services = services
+        self.store = services.store
+        self.library = services.library
+        self.view = ChatView(render_service=services.render)
+        self.chat = ChatController(self.view, self, self.library, service=services.inference)
         self.sidebar = Sidebar(self.library)
         self.find_bar = FindBar(lambda: self.chat.conversation.messages)
         self.find_bar.hide()
@@ -718,60 +740,44 @@ class MainWindow(QMainWindow):
         def show(llama: about.LlamaInfo | None) -> None:
             box.setText(about.about_html(qVersion() or "", PYQT_VERSION_STR, llama, model))
 
+        def described(llama: about.LlamaInfo) -> None:
+            if not sip.isdeleted(box):
+                show(llama)
+
         llama = about.llama_info_if_loaded()
         show(llama)
         if llama is None:
             # Describing llama.cpp imports it (~0.3 s): off the GUI thread.
-            future = about.llama_info_future()
-            poll = QTimer(box)
-            poll.setInterval(50)
-
-            def check() -> None:
-                if future.done():
-                    poll.stop()
-                    show(future.result())
-
-            poll.timeout.connect(check)
-            poll.start()
+            self.services.describe_llama(described)
         self.about_box = box
         box.open()
 
     def closeEvent(self, event: QCloseEvent | None) -> None:  # noqa: N802 (Qt API)
         """Close without ever blocking the GUI on a worker thread.
 
-        Everything is cancelled and the inference and render threads are
-        asked to end. If both have ended within ~10 ms (the usual case:
-        cancelling a reply is immediate), the window closes now. Otherwise
-        (e.g. a model load between two cancellation points) the window hides
-        at once and really closes when ``shutdown_finished`` arrives; a
-        QThread must not be destroyed while it runs, so the process cannot
-        end before that.
+        The undo offer is committed, the reply stopped and the services'
+        ordered shutdown started (``AppServices.request_shutdown``). If it is
+        over within ~10 ms (the usual case: cancelling a reply is immediate)
+        the window closes now; otherwise it hides at once and closes when
+        ``shutdown_finished`` arrives: a QThread must not be destroyed while
+        it runs, so the process cannot end before that.
         """
-        chat = self.chat
+        services = self.services
         self._commit_pending_delete()
-        chat.request_shutdown()
-        if not chat.wait_threads(CLOSE_WAIT_MS):
+        self.chat.stop()
+        services.request_shutdown()
+        if not services.wait(CLOSE_WAIT_MS):
             if event is not None:
                 event.ignore()
             self.hide()
             if not self._close_when_shut_down:
                 self._close_when_shut_down = True
-                chat.shutdown_finished.connect(self.close)
+                services.shutdown_finished.connect(self.close)
             return
         if event is not None:
             event.accept()
         if self._close_when_shut_down:
-            # quitOnLastWindowClosed only counts windows visible when they
-            # close, and this one was hidden above: do its job here. (quit()
-            # does nothing unless QApplication.exec() is running.)
-            others = [
-                w for w in QApplication.topLevelWidgets()
-                if w is not self and w.isVisible() and w.testAttribute(Qt.WidgetAttribute.WA_QuitOnClose)
-                and w.windowType() not in (Qt.WindowType.ToolTip, Qt.WindowType.Popup)
-                and (w.windowHandle() is None or w.windowHandle().transientParent() is None)
-            ]
-            if QApplication.quitOnLastWindowClosed() and not others:
-                QApplication.quit()
+            quit_if_last_window(self)
 
     def install_model_manager(self) -> None:
         """Model › Manage Models… (Ctrl+Shift+M, ``app.ui.dialogs.model_manager``),
@@ -991,35 +997,16 @@ class MainWindow(QMainWindow):
             self._tell_trained_ctx(dialog, info.path)
         dialog.open()
 
-    def _tell_trained_ctx(self, dialog: object, path: str) -> None:
+    def _tell_trained_ctx(self, dialog: SettingsDialog, path: str) -> None:
         """Read the model file's trained context off the GUI thread (its
         header: 10-40 ms) and give it to the dialog (a warning when the
         context length is larger)."""
-        import threading
-        from concurrent.futures import Future
 
-        future: Future[int | None] = Future()
+        def tell(trained_ctx: int | None) -> None:
+            if not sip.isdeleted(dialog):
+                dialog.set_trained_ctx(trained_ctx)
 
-        def read() -> None:
-            try:
-                from app.core.models.gguf_info import read_gguf_info
-
-                future.set_result(read_gguf_info(path).context_length)
-            except Exception:  # noqa: BLE001 - only a warning depends on it
-                future.set_result(None)
-
-        threading.Thread(target=read, name="rill-trained-ctx", daemon=True).start()
-        poll = QTimer(dialog)  # type: ignore[arg-type]
-        poll.setInterval(50)
-
-        def check() -> None:
-            if future.done():
-                poll.stop()
-                if not sip.isdeleted(dialog):  # type: ignore[arg-type]
-                    dialog.set_trained_ctx(future.result())  # type: ignore[attr-defined]
-
-        poll.timeout.connect(check)
-        poll.start()
+        self.services.read_trained_context(path, tell)
 
     def _on_reload_model_requested(self) -> None:
         description = self.chat.last_load_description

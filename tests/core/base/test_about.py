@@ -17,7 +17,6 @@ SAMPLE = "CPU : SSE3 = 1 | SSSE3 = 1 | AVX = 1 | AVX2 = 1 | AVX512 = 0 | F16C = 
 @pytest.fixture(autouse=True)
 def fresh_cache(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setattr(about, "_cached", None)
-    monkeypatch.setattr(about, "_future", None)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
 
@@ -69,7 +68,7 @@ def test_missing_llama_cpp_is_described_not_raised(monkeypatch: pytest.MonkeyPat
     assert about.llama_info_if_loaded() is None
     info = about.llama_info()
     assert not info.available and "ModuleNotFoundError" in info.error
-    assert about.llama_info_future().result(timeout=5) is info
+    assert about.llama_info() is info  # computed once
 
 
 def test_a_broken_llama_cpp_build_is_described(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -92,7 +91,7 @@ def test_a_broken_llama_cpp_build_is_described(monkeypatch: pytest.MonkeyPatch) 
 def test_real_llama_cpp_description() -> None:
     import llama_cpp
 
-    info = about.llama_info_future().result(timeout=60)
+    info = about.llama_info()
     assert info.available, info.error
     assert info.package_version == llama_cpp.__version__
     assert info.system_info.startswith("CPU")

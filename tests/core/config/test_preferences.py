@@ -519,16 +519,14 @@ def test_llama_backend_takes_gpu_layers() -> None:
 
 def test_gpu_offload_is_asked_of_an_imported_llama_cpp(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(preferences, "_gpu_supported", None)
-    monkeypatch.setattr(preferences, "_gpu_future", None)
     fake = types.SimpleNamespace(llama_supports_gpu_offload=lambda: True)
     monkeypatch.setitem(sys.modules, "llama_cpp", fake)
     assert preferences.gpu_offload_supported() is True
-    assert preferences.gpu_offload_future().result(timeout=5) is True
+    assert preferences.detect_gpu_offload() is True
 
 
 def test_gpu_offload_unknown_until_llama_cpp_is_imported(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(preferences, "_gpu_supported", None)
-    monkeypatch.setattr(preferences, "_gpu_future", None)
     monkeypatch.delitem(sys.modules, "llama_cpp", raising=False)
     assert preferences.gpu_offload_supported() is None
     broken = types.SimpleNamespace(llama_supports_gpu_offload=lambda: 1 / 0)

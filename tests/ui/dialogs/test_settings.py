@@ -6,7 +6,6 @@ from __future__ import annotations
 import dataclasses
 import threading
 from collections.abc import Generator
-from concurrent.futures import Future
 from typing import Any
 
 import pytest
@@ -22,6 +21,7 @@ from app.core.store.store import Store, default_path
 from app.ui.conversation.controller import ChatState
 from app.ui.dialogs.conversation_settings import ConversationSettingsDialog
 from app.ui.dialogs.settings import SettingsDialog
+from app.ui.services.background import join_background_threads
 
 Std = QDialogButtonBox.StandardButton
 
@@ -79,13 +79,14 @@ def test_spin_boxes_have_the_bounds(qtbot: Any) -> None:
 
 def test_gpu_layers_show_only_with_gpu_support(qtbot: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     assert make_dialog(qtbot, gpu_supported=True).gpu_row_visible
-    future: Future[bool] = Future()
+    answer = threading.Event()
     monkeypatch.setattr(prefs_mod, "gpu_offload_supported", lambda: None)
-    monkeypatch.setattr(prefs_mod, "gpu_offload_future", lambda: future)
+    monkeypatch.setattr(prefs_mod, "detect_gpu_offload", lambda: answer.wait(10) and True)
     dialog = make_dialog(qtbot, gpu_supported=None)
     assert not dialog.gpu_row_visible  # found out in the background
-    future.set_result(True)
-    qtbot.waitUntil(lambda: dialog.gpu_row_visible, timeout=2000)
+    answer.set()
+    qtbot.waitUntil(lambda: dialog.gpu_row_visible, timeout=5000)
+    assert join_background_threads(5.0)
 
 
 def test_edit_ok_saves_and_reopening_shows_it(qtbot: Any) -> None:
@@ -378,8 +379,8 @@ def test_conversation_settings_from_the_sidebar_are_stored_with_it(qtbot: Any, m
         chat.send("again")
     assert requests[-1].params.temperature == 1.5
     assert requests[-1].messages[0].content == "Answer like a sailor."
-    window.close()
-    qtbot.waitUntil(chat.threads_finished, timeout=10000)
+    with qtbot.waitSignal(window.services.shutdown_finished, timeout=10000):
+        window.close()
     result = Store.open(default_path(), recover=False)
     assert result.store is not None
     try:
@@ -401,8 +402,8 @@ def test_a_new_conversation_is_stored_with_settings_chosen_before_its_first_mess
     window._on_conversation_settings_accepted(conv.id, ConversationSettings(seed=RANDOM_SEED, top_p=0.5))
     with qtbot.waitSignal(chat.reply_settled, timeout=10000):
         chat.send("hello")
-    window.close()
-    qtbot.waitUntil(chat.threads_finished, timeout=10000)
+    with qtbot.waitSignal(window.services.shutdown_finished, timeout=10000):
+        window.close()
     result = Store.open(default_path(), recover=False)
     assert result.store is not None
     try:

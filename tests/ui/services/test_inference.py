@@ -25,6 +25,21 @@ from app.ui.services.inference import LOAD_PROGRESS_MAX_HZ, InferenceService
 ROOT = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").is_file())
 
 
+class GatedBackend(ScriptedBackend):
+    """A load that cannot be cancelled and ends only when the test opens
+    ``gate``: the worker is inside ``load()`` once ``entered`` is set."""
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.entered = threading.Event()
+        self.gate = threading.Event()
+
+    def load(self) -> ModelInfo:  # type: ignore[override]
+        self.entered.set()
+        self.gate.wait(30)
+        return ModelInfo(name="gated")
+
+
 class LegacyBackend(ScriptedBackend):
     """A backend whose ``load`` takes no argument and cannot be cancelled:
     it stands for a load busy between two cancellation points."""
@@ -72,10 +87,9 @@ def test_scripted_load_delay_is_cancellable_and_reports_progress() -> None:
     cancel = threading.Event()
     seen: list[float] = []
     threading.Timer(0.2, cancel.set).start()
-    started = time.monotonic()
     with pytest.raises(BackendError, match="Loading was cancelled."):
         ScriptedBackend(load_delay_s=30).load(cancel, seen.append)
-    assert time.monotonic() - started < 2.0
+    # It stopped early: progress never got past the first few percent of 30 s.
     assert seen and seen == sorted(seen) and 0.0 <= seen[-1] < 0.1
 
     seen.clear()
@@ -109,16 +123,26 @@ def test_request_shutdown_during_a_slow_load_returns_at_once(qtbot, service: Inf
     with qtbot.waitSignal(service.model_load_progress, timeout=5000):
         service.load(lambda: ScriptedBackend(load_delay_s=30), "slow")
     with qtbot.waitSignal(service.shutdown_finished, timeout=5000):
-        started = time.perf_counter()
         service.request_shutdown()
         service.request_shutdown()  # idempotent
-        returned_after = time.perf_counter() - started
-    assert returned_after < 0.05
-    assert service.is_finished() and not service.thread.isRunning()
+    assert service.is_finished() and not service.worker_thread.isRunning()
     assert failed == [LOAD_CANCELLED_MESSAGE]
-    started = time.perf_counter()
-    assert service.shutdown(10000) is True  # already done: no wait
-    assert time.perf_counter() - started < 0.05
+    assert service.shutdown(10000) is True  # already done
+
+
+def test_request_shutdown_returns_while_the_worker_is_still_busy(qtbot, service: InferenceService) -> None:  # type: ignore[no-untyped-def]
+    backend = GatedBackend()
+    with qtbot.waitSignal(service.model_load_started, timeout=5000):
+        service.load(lambda: backend, "gated")
+    qtbot.waitUntil(backend.entered.is_set, timeout=5000)
+    finished: list[int] = []
+    service.shutdown_finished.connect(lambda: finished.append(1))
+    service.request_shutdown()
+    # It returned without waiting: the worker is still inside load().
+    assert service.worker_thread.isRunning() and not service.is_finished() and finished == []
+    with qtbot.waitSignal(service.shutdown_finished, timeout=10000):
+        backend.gate.set()
+    assert service.is_finished() and finished == [1]
 
 
 def test_shutdown_finished_is_emitted_once(qtbot, service: InferenceService) -> None:  # type: ignore[no-untyped-def]
@@ -178,14 +202,17 @@ def test_a_deleted_service_does_not_destroy_its_running_thread(qtbot) -> None:  
     import weakref
 
     svc = InferenceService()
-    svc.load(lambda: LegacyBackend(0.5), "uncancellable")
-    qtbot.wait(50)  # the worker is inside load()
-    thread = weakref.ref(svc.thread)
+    backend = GatedBackend()
+    with qtbot.waitSignal(svc.model_load_started, timeout=5000):
+        svc.load(lambda: backend, "uncancellable")
+    qtbot.waitUntil(backend.entered.is_set, timeout=5000)  # the worker is inside load()
+    thread = weakref.ref(svc.worker_thread)
     svc.request_shutdown()
     del svc  # Python owned it: the service's C++ object is deleted now
     gc.collect()
     # Destroying the running QThread here would abort the whole test run.
     assert thread() is not None and thread().isRunning()
+    backend.gate.set()
     qtbot.waitUntil(lambda: thread().isFinished(), timeout=5000)
 
 
@@ -206,30 +233,28 @@ def _spy_close_events(window):  # type: ignore[no-untyped-def]
 
 def test_closing_during_a_slow_load_hides_at_once_and_finishes(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
     window = make_window(lambda: ScriptedBackend(load_delay_s=30), wait_ready=False)
-    service = window.chat.service
+    service = window.services.inference
     qtbot.waitSignal(service.model_load_progress, timeout=5000).wait()
-    with qtbot.waitSignal(service.shutdown_finished, timeout=5000):
-        started = time.perf_counter()
+    with qtbot.waitSignal(window.services.shutdown_finished, timeout=5000):
         window.close()
-        close_s = time.perf_counter() - started
         assert not window.isVisible()
-    assert close_s < 0.25, f"close() blocked the GUI thread {close_s * 1000:.0f} ms"
-    assert service.is_finished()
+    assert service.is_finished() and window.services.is_finished()
 
 
 def test_closing_during_an_uncancellable_load_defers_the_close(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
-    window = make_window(lambda: LegacyBackend(1.0), wait_ready=False)
-    service = window.chat.service
+    backend = GatedBackend()
+    window = make_window(lambda: backend, wait_ready=False)
+    service = window.services.inference
     accepted = _spy_close_events(window)
-    qtbot.wait(100)  # the worker is inside load()
-    with qtbot.waitSignal(service.shutdown_finished, timeout=10000):
-        started = time.perf_counter()
-        window.close()
-        close_s = time.perf_counter() - started
-        assert not window.isVisible()
-        assert accepted == [False], "the close waits for the thread, hidden"
-    assert close_s < 0.25, f"close() blocked the GUI thread {close_s * 1000:.0f} ms"
-    qtbot.waitUntil(lambda: accepted == [False, True], timeout=2000)
+    qtbot.waitUntil(backend.entered.is_set, timeout=5000)  # the worker is inside load()
+    window.close()
+    # close() returned with the worker still busy: it never waited for it.
+    assert not window.isVisible()
+    assert accepted == [False], "the close waits for the thread, hidden"
+    assert service.worker_thread.isRunning() and not window.services.is_finished()
+    with qtbot.waitSignal(window.services.shutdown_finished, timeout=10000):
+        backend.gate.set()
+    qtbot.waitUntil(lambda: accepted == [False, True], timeout=5000)
     assert not window.isVisible() and service.is_finished()
 
 
@@ -238,7 +263,7 @@ def test_closing_an_idle_window_closes_at_once(qtbot, make_window) -> None:  # t
     accepted = _spy_close_events(window)
     window.close()
     assert accepted == [True]
-    assert window.chat.service.is_finished()
+    assert window.services.is_finished()
 
 
 _APP_SCRIPT = """
@@ -259,27 +284,15 @@ if {legacy_s}:
     window = create_window(Legacy, "legacy")
 else:
     window = create_window(*scripted_factory(load_delay_s=30))
-stats = {{"gaps": []}}
-beat = QTimer(); beat.setTimerType(Qt.TimerType.PreciseTimer); beat.setInterval(2)
-last = [0.0]
-def on_beat():
-    now = time.perf_counter()
-    if last[0]:
-        stats["gaps"].append(now - last[0])
-    last[0] = now
-beat.timeout.connect(on_beat)
+stats = {{}}
 def close():
-    beat.start()
-    t = time.perf_counter()
     window.close()
-    stats["close_ms"] = (time.perf_counter() - t) * 1000
     stats["visible_after_close"] = window.isVisible()
+    stats["worker_running_after_close"] = window.services.inference.worker_thread.isRunning()
 QTimer.singleShot(200, close)
 window.show()
-started = time.perf_counter()
 code = app.exec()
-stats["exec_s"] = time.perf_counter() - started
-stats["max_gap_ms"] = max(stats.pop("gaps") or [0]) * 1000
+stats["finished"] = window.services.is_finished()
 print(json.dumps(stats), flush=True)
 sys.exit(code)
 """
@@ -292,22 +305,17 @@ def test_the_app_exits_cleanly_when_closed_during_a_load(tmp_path: Path, legacy_
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
     env.update(QT_QPA_PLATFORM="offscreen", XDG_DATA_HOME=str(tmp_path / "data"),
                XDG_CONFIG_HOME=str(tmp_path / "config"))
-    started = time.monotonic()
     proc = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(_APP_SCRIPT.format(legacy_s=legacy_s))],
         cwd=ROOT, capture_output=True, text=True, timeout=60, env=env,
     )
-    elapsed = time.monotonic() - started
     assert proc.returncode == 0, proc.stderr
     assert "Destroyed while thread" not in proc.stderr
     assert "Traceback" not in proc.stderr, proc.stderr
     stats = json.loads(proc.stdout.strip().splitlines()[-1])
     assert stats["visible_after_close"] is False
-    assert stats["close_ms"] < 100, stats
-    # app.exec() returns once the thread is done: at once for the cancellable
-    # load, after the uncancellable one ends otherwise; never 10 s later.
-    assert stats["exec_s"] < 0.2 + legacy_s + 3.0, stats
-    assert elapsed < 30, f"the process took {elapsed:.1f} s"
-    # The GUI thread never blocked while waiting for the inference thread
-    # (generous: a shared 2-core machine; the design bound is ~10 ms).
-    assert stats["max_gap_ms"] < 100, stats
+    if legacy_s:
+        # close() hid the window without waiting for the busy worker...
+        assert stats["worker_running_after_close"] is True, stats
+    # ...and app.exec() returned by itself once every thread had ended.
+    assert stats["finished"] is True, stats

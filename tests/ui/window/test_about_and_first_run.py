@@ -73,7 +73,6 @@ def open_model_via_menu(qtbot, window, monkeypatch, path: str) -> None:  # type:
 
 def test_about_box_shows_versions_and_cpu_flags(qtbot, make_window, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setattr(about, "_cached", None)
-    monkeypatch.setattr(about, "_future", None)
     window = make_window(lambda: ScriptedBackend(rate=2000))
     window.about_action.trigger()
     box = window.about_box

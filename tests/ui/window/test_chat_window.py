@@ -263,12 +263,12 @@ def test_close_during_generation_joins_the_worker(qtbot, make_window) -> None:  
     with qtbot.waitSignal(window.chat.reply_started, timeout=5000):
         send_with_enter(qtbot, window, "long one")
     qtbot.waitUntil(lambda: window.chat.conversation.messages[-1].content != "", timeout=5000)
-    thread = window.chat.service.thread
+    thread = window.services.inference.worker_thread
     assert thread.isRunning()
-    with qtbot.waitSignal(window.chat.shutdown_finished, timeout=5000):
+    with qtbot.waitSignal(window.services.shutdown_finished, timeout=5000):
         window.close()
         assert not window.isVisible(), "the window goes away at once"
-    assert thread.isFinished() and window.chat.view.render_service.is_finished()
+    assert thread.isFinished() and window.services.render.is_finished() and window.services.store.is_finished()
 
 
 @pytest.mark.model

@@ -36,7 +36,7 @@ def wait_store_open(qtbot, window) -> None:  # type: ignore[no-untyped-def]
 
 
 def close_and_wait(qtbot, window) -> None:  # type: ignore[no-untyped-def]
-    with qtbot.waitSignal(window.chat.shutdown_finished, timeout=10000):
+    with qtbot.waitSignal(window.services.shutdown_finished, timeout=10000):
         window.close()
 
 
