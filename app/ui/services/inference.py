@@ -36,7 +36,6 @@ from app.core.backends.base import (
     GenerationRequest,
     LoadCancelled,
     LoadProgress,
-    ModelInfo,
     SamplingParams,
     load_backend,
 )
@@ -49,7 +48,7 @@ log = logging.getLogger(__name__)
 #: Started threads that have not finished yet, with their workers and cancel
 #: events: strong references, so neither is destroyed while the thread runs
 #: even if the service that owns them is (e.g. with its window).
-_RUNNING: dict[QThread, tuple["InferenceWorker", "_Cancels"]] = {}
+_RUNNING: dict[QThread, tuple[InferenceWorker, _Cancels]] = {}
 
 #: At most this many load-progress signals per second (plus the final 1.0).
 LOAD_PROGRESS_MAX_HZ = 20.0

@@ -16,7 +16,7 @@ import weakref
 from PyQt6.QtCore import QObject, QThread
 
 #: Every service QThread ever started, so tests can fail on leaked ones.
-LIVE_THREADS: "weakref.WeakSet[QThread]" = weakref.WeakSet()
+LIVE_THREADS: weakref.WeakSet[QThread] = weakref.WeakSet()
 
 
 class ThreadedService(QObject):

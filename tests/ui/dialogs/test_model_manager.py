@@ -4,7 +4,6 @@ progress bar with its Cancel button (offscreen)."""
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,7 +20,6 @@ from app.core.factory import scripted_factory
 from app.core.models.gguf_info import GGUFInfo
 from app.core.models.catalog import SOURCE_ADDED, SOURCE_FOLDER, CatalogEntry
 from app.core.backends.scripted import ScriptedBackend
-from app.ui.dialogs import model_manager
 from app.ui.window import drops
 from app.ui.conversation.controller import ChatState
 from app.ui.dialogs.model_manager import COL_STATUS, COL_TEMPLATE, ModelManagerDialog

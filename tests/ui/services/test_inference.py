@@ -307,7 +307,7 @@ def test_the_app_exits_cleanly_when_closed_during_a_load(tmp_path: Path, legacy_
                XDG_CONFIG_HOME=str(tmp_path / "config"))
     proc = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(_APP_SCRIPT.format(legacy_s=legacy_s))],
-        cwd=ROOT, capture_output=True, text=True, timeout=60, env=env,
+        check=False, cwd=ROOT, capture_output=True, text=True, timeout=60, env=env,
     )
     assert proc.returncode == 0, proc.stderr
     assert "Destroyed while thread" not in proc.stderr
