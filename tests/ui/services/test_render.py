@@ -6,7 +6,12 @@ from typing import Any
 
 import pytest
 
-from app.ui.services.render import PRIORITY_BACKGROUND, RenderJob, RenderService, render_job
+from app.ui.services.render import (
+    PRIORITY_BACKGROUND,
+    RenderJob,
+    RenderService,
+    render_job,
+)
 
 
 @pytest.fixture
