@@ -39,6 +39,8 @@ from app.ui.conversation.controller import ChatController, ChatState
 from app.ui.window.stream_health import StreamHealthMonitor, StreamHealthPanel
 from app.ui.conversation.view import ChatView, LazyTextMime
 from app.ui.dialogs import exchange as exchange_actions
+from app.ui.dialogs.about import open_about_box
+from app.ui.dialogs.singleton import SingletonDialog
 from app.ui.conversation.find_bar import FindBar
 from app.ui.services.lifecycle import AppServices
 from app.ui.window.model_menu import LOCAL, ManagedModelMenu, server_choice
@@ -47,54 +49,15 @@ from app.ui.window.context_meter import ContextMeter, ContextTracker
 from app.ui.conversation.prompt import PromptArea
 from app.ui.conversation.announcer import StreamAnnouncer
 from app.ui.window.appearance_menu import AppearanceControls
+from app.ui.window.first_run import FirstRunPanel
 from app.ui.window.navigation import KeyboardNavigation
 from app.ui.misc.shortcuts import bind, bind_shortcut
 from app.ui.misc.theme import mark_window, theme_manager
 
 if TYPE_CHECKING:
+    from app.ui.dialogs.model_manager import ModelManagerDialog
+    from app.ui.dialogs.servers import ServersDialog
     from app.ui.dialogs.settings import SettingsDialog
-
-
-class FirstRunPanel(QFrame):
-    """Shown instead of a model banner when Rill found no model at all: how to
-    get one (naming the real folder and command) and an Open Model… button."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("firstRun")
-        self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.title = QLabel(self.tr("<b>Welcome to Rill: let's get a model</b>"))
-        self.body = QLabel()
-        self.body.setWordWrap(True)
-        self.body.setTextFormat(Qt.TextFormat.RichText)
-        self.body.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.open_button = QPushButton(self.tr("Open Model…"))
-        self.open_button.setObjectName("firstRunOpen")
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.open_button)
-        buttons.addStretch(1)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(14, 10, 14, 10)
-        layout.addWidget(self.title)
-        layout.addWidget(self.body)
-        layout.addLayout(buttons)
-        self.refresh()
-
-    def refresh(self) -> None:
-        """Re-read the folder and command (they depend on the environment)."""
-        folder = html_escape(str(settings.user_models_dir()))
-        command = html_escape(models.install_default_model_command())
-        self.body.setText(
-            self.tr(
-                "Rill runs GGUF language models on this computer; none was found. Any one of these works:"
-                "<ul>"
-                "<li>Put a <tt>.gguf</tt> model file in <tt>{folder}</tt> and start Rill again.</li>"
-                "<li>Install the default model, SmolLM2-135M-Instruct (98 MB, Apache-2.0):<br>"
-                "<tt>{command}</tt></li>"
-                "<li>Open a <tt>.gguf</tt> file you already have: Rill remembers it for next time.</li>"
-                "</ul>"
-            ).format(folder=folder, command=command)
-        )
 
 
 #: Settings key: the backend to start with, {"kind": "local"} or
@@ -656,7 +619,7 @@ class MainWindow(QMainWindow):
         # description -> (choice, remember): what a load about to start stands for
         self._expected_loads: dict[str, tuple[dict[str, str], bool]] = {}
         self._loading_choice: tuple[dict[str, str], bool] | None = None
-        self.servers_dialog = None
+        self._servers_dialog = SingletonDialog(self._make_servers_dialog)
         self.model_menu.local_chosen.connect(self._on_local_model_chosen)
         self.model_menu.server_model_chosen.connect(self._on_server_model_chosen)
         self.servers_action.triggered.connect(self._on_servers_triggered)
@@ -699,21 +662,22 @@ class MainWindow(QMainWindow):
         self._loading_choice = None
         self.model_menu.set_current(None)
 
-    def _on_servers_triggered(self) -> None:
+    def _make_servers_dialog(self) -> ServersDialog:
         from app.ui.dialogs.servers import ServersDialog
 
-        dialog = self.servers_dialog
-        if dialog is not None and not sip.isdeleted(dialog) and dialog.isVisible():
-            dialog.raise_()
-            dialog.activateWindow()
-            return
         dialog = ServersDialog(self, known_models=self.model_menu.cache.snapshot())
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.servers_saved.connect(self.model_menu.set_servers)
         dialog.models_fetched.connect(self.model_menu.cache.store)
         dialog.model_chosen.connect(self._on_server_model_chosen)
-        self.servers_dialog = dialog
-        dialog.open()
+        return dialog
+
+    @property
+    def servers_dialog(self) -> ServersDialog | None:
+        """Model › Servers…, when it has been opened (None after it closed)."""
+        return self._servers_dialog.dialog
+
+    def _on_servers_triggered(self) -> None:
+        self._servers_dialog.show()
 
     # -- About --------------------------------------------------------------------
 
@@ -724,33 +688,7 @@ class MainWindow(QMainWindow):
         return f"{info.name} ({info.path})" if info.path else info.name
 
     def _on_about_triggered(self) -> None:
-        box = QMessageBox(self)
-        box.setObjectName("aboutBox")
-        box.setWindowTitle(self.tr("About Rill"))
-        box.setTextFormat(Qt.TextFormat.RichText)
-        box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        icon = self.windowIcon()
-        if not icon.isNull():
-            box.setIconPixmap(icon.pixmap(64, 64))
-        box.setStandardButtons(QMessageBox.StandardButton.Ok)
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.setStyleSheet("QLabel#qt_msgbox_label { min-width: 500px; }")
-        model = self._about_model()
-
-        def show(llama: about.LlamaInfo | None) -> None:
-            box.setText(about.about_html(qVersion() or "", PYQT_VERSION_STR, llama, model))
-
-        def described(llama: about.LlamaInfo) -> None:
-            if not sip.isdeleted(box):
-                show(llama)
-
-        llama = about.llama_info_if_loaded()
-        show(llama)
-        if llama is None:
-            # Describing llama.cpp imports it (~0.3 s): off the GUI thread.
-            self.services.describe_llama(described)
-        self.about_box = box
-        box.open()
+        self.about_box = open_about_box(self, self.services, self._about_model())
 
     def closeEvent(self, event: QCloseEvent | None) -> None:  # noqa: N802 (Qt API)
         """Close without ever blocking the GUI on a worker thread.
@@ -788,7 +726,7 @@ class MainWindow(QMainWindow):
         from app.ui.dialogs.model_manager import make_manage_action
         from app.ui.window.drops import GgufDropFilter
 
-        self.models_dialog = None
+        self._models_dialog = SingletonDialog(self._make_models_dialog)
         self.manage_models_action = make_manage_action(self)
         self.addAction(self.manage_models_action)  # the shortcut works with the menu closed
         self.model_menu.set_manage_action(self.manage_models_action)
@@ -801,19 +739,20 @@ class MainWindow(QMainWindow):
         self.manage_models_action.triggered.connect(self._on_manage_models_triggered)
         self.chat.model_ready.connect(self._on_model_ready_known)
 
-    def _on_manage_models_triggered(self) -> None:
+    def _make_models_dialog(self) -> ModelManagerDialog:
         from app.ui.dialogs.model_manager import ModelManagerDialog
 
-        dialog = self.models_dialog
-        if dialog is not None and not sip.isdeleted(dialog) and dialog.isVisible():
-            dialog.raise_()
-            dialog.activateWindow()
-            return
         dialog = ModelManagerDialog(self)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.model_open_requested.connect(self.model_open_requested)
-        self.models_dialog = dialog
-        dialog.open()
+        return dialog
+
+    @property
+    def models_dialog(self) -> ModelManagerDialog | None:
+        """Model › Manage Models…, when it has been opened (None after it closed)."""
+        return self._models_dialog.dialog
+
+    def _on_manage_models_triggered(self) -> None:
+        self._models_dialog.show()
 
     def _on_model_ready_known(self, info: ModelInfo) -> None:
         # A local model that loaded joins Rill's list (a small settings
@@ -946,7 +885,7 @@ class MainWindow(QMainWindow):
         its conversation's overrides, when it is sent."""
         from app.core.config.preferences import load_preferences
 
-        self.settings_dialog = None
+        self._settings_dialog = SingletonDialog(self._make_settings_dialog)
         self.conversation_settings_dialog = None
         self.preferences = load_preferences()
         self._apply_preferences(self.preferences)
@@ -975,27 +914,28 @@ class MainWindow(QMainWindow):
         self.chat.default_system_prompt = prefs.system_prompt
         self.chat.overflow = prefs.overflow
 
-    def _on_settings_triggered(self) -> None:
+    def _make_settings_dialog(self) -> SettingsDialog:
         from app.ui.dialogs.settings import SettingsDialog
 
-        dialog = self.settings_dialog
-        if dialog is not None and not sip.isdeleted(dialog) and dialog.isVisible():
-            dialog.raise_()
-            dialog.activateWindow()
-            return
         info = self.chat.model_info
         dialog = SettingsDialog(
             self, self.preferences, loaded=info, reload_available=self.chat.last_load_description is not None,
             appearance=self.appearance.appearance,
         )
         dialog.appearance_applied.connect(self.appearance.apply)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.preferences_applied.connect(self._apply_preferences)
         dialog.reload_model_requested.connect(self._on_reload_model_requested)
-        self.settings_dialog = dialog
         if info is not None and info.path.lower().endswith(models.MODEL_SUFFIX):
             self._tell_trained_ctx(dialog, info.path)
-        dialog.open()
+        return dialog
+
+    @property
+    def settings_dialog(self) -> SettingsDialog | None:
+        """Edit › Settings…, when it has been opened (None after it closed)."""
+        return self._settings_dialog.dialog
+
+    def _on_settings_triggered(self) -> None:
+        self._settings_dialog.show()
 
     def _tell_trained_ctx(self, dialog: SettingsDialog, path: str) -> None:
         """Read the model file's trained context off the GUI thread (its

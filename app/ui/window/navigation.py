@@ -8,11 +8,11 @@ Threading rule: GUI thread only.
 
 from __future__ import annotations
 
-from PyQt6 import sip
 from PyQt6.QtCore import QObject, Qt
 from PyQt6.QtGui import QAction
 from PyQt6.QtWidgets import QMenu, QWidget
 
+from app.ui.dialogs.singleton import SingletonDialog
 from app.ui.misc.shortcuts import ShortcutsDialog, bind
 from app.ui.sidebar.sidebar import Sidebar
 
@@ -35,7 +35,7 @@ class KeyboardNavigation(QObject):
         self._sidebar = sidebar
         self._prompt = prompt
         self._chain = [sidebar.new_button, sidebar.list, *chain]
-        self._dialog: ShortcutsDialog | None = None
+        self._shortcuts = SingletonDialog(lambda: ShortcutsDialog(self._window), reuse=True, modeless=True)
         self.focus_prompt_action = bind(QAction(self.tr("Go to the &Message Box"), window), "focus_prompt")
         self.focus_list_action = bind(QAction(self.tr("Go to the &Conversation List"), window), "sidebar")
         self.next_chat_action = bind(QAction(self.tr("&Next Conversation"), window), "next_chat")
@@ -74,11 +74,4 @@ class KeyboardNavigation(QObject):
         self._sidebar.activate_neighbour(-1)
 
     def _on_shortcuts_triggered(self) -> None:
-        dialog = self._dialog
-        if dialog is not None and not sip.isdeleted(dialog) and dialog.isVisible():
-            dialog.raise_()
-            dialog.activateWindow()
-            return
-        if dialog is None or sip.isdeleted(dialog):
-            dialog = self._dialog = ShortcutsDialog(self._window)
-        dialog.show()
+        self._shortcuts.show()
