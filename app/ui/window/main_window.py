@@ -50,6 +50,7 @@ from app.ui.conversation.prompt import PromptArea
 from app.ui.conversation.announcer import StreamAnnouncer
 from app.ui.window.appearance_menu import AppearanceControls
 from app.ui.window.first_run import FirstRunPanel
+from app.ui.window.undo import UndoBar
 from app.ui.window.navigation import KeyboardNavigation
 from app.ui.misc.shortcuts import bind, bind_shortcut
 from app.ui.misc.theme import mark_window, theme_manager
@@ -64,7 +65,6 @@ if TYPE_CHECKING:
 #: {"kind": "server", "server_id": ..., "model": ...} (see application.startup_choice).
 LAST_BACKEND_KEY = "last_backend"
 
-UNDO_MS = 10000  # how long a deleted conversation can be brought back
 CLOSE_WAIT_MS = 12  # closing waits this long for the threads, then hides the window and closes when they end
 
 
@@ -159,20 +159,15 @@ class MainWindow(QMainWindow):
         self.splitter.setSizes([220, 680])
         self.splitter.setChildrenCollapsible(False)
         self.setCentralWidget(self.splitter)
-        self.undo_button = QPushButton(self.tr("Undo"))
-        self.undo_button.setObjectName("undo")
-        self.undo_button.hide()
-        self._pending_delete: tuple[Callable[[], None], Callable[[], None] | None] | None = None
         self._editing: str | None = None  # a prompt being edited (its message id)
-        self._undo_timer = QTimer(self)
-        self._undo_timer.setSingleShot(True)
-        self._undo_timer.setInterval(UNDO_MS)
         self.statusBar().addWidget(self.model_label, 1)
         self.context_meter = ContextMeter()
         self.statusBar().addPermanentWidget(self.context_meter)
         self.context_tracker = ContextTracker(self.chat, self.prompt_area, self.context_meter, self)
         self.statusBar().addPermanentWidget(self.health_label)
         self.statusBar().addPermanentWidget(self.state_label)
+        self.undo_bar = UndoBar(self.statusBar(), self)
+        self.undo_button = self.undo_bar.button
 
         self._close_when_shut_down = False
         self.announcer = StreamAnnouncer(self.chat, self.state_label, self.prompt, self.stop_button, self)
@@ -353,9 +348,6 @@ class MainWindow(QMainWindow):
         self.chat.message_deleted.connect(self._on_message_deleted)
         self.regenerate_action.triggered.connect(self._on_regenerate_triggered)
         self.delete_conversation_action.triggered.connect(self._on_delete_conversation_triggered)
-        self.undo_button.clicked.connect(self._on_undo_delete)
-        self._undo_timer.timeout.connect(self._commit_pending_delete)
-        self.statusBar().addPermanentWidget(self.undo_button)
 
     def _on_store_opened(self, usable: bool, notices: list[str], read_only: bool) -> None:
         for notice in notices:
@@ -432,7 +424,8 @@ class MainWindow(QMainWindow):
             self.sidebar.model.forget(conversation_id)
             self.library.delete(conversation_id)
 
-        self._offer_undo(self.tr("Deleted “{title}”").format(title=row.title or self.tr("New chat")), undo, commit)
+        title = row.title or self.tr("New chat")
+        self.undo_bar.offer(self.tr("Deleted “{title}”").format(title=title), undo, commit, conversation_id)
         if conversation_id == self.chat.conversation.id:
             rows = self.sidebar.model.rows()
             if rows:
@@ -441,31 +434,10 @@ class MainWindow(QMainWindow):
                 self.chat.new_chat()
 
     def _on_message_deleted(self, what: str, undo: object) -> None:
-        self._offer_undo(what, undo)  # type: ignore[arg-type]
-
-    def _offer_undo(self, text: str, undo: Callable[[], None], commit: Callable[[], None] | None = None) -> None:
-        """Show ``text`` with an Undo button for UNDO_MS; an earlier offer is
-        committed first. ``commit`` runs when the time is over (or at close)."""
-        self._commit_pending_delete()
-        self._pending_delete = (undo, commit)
-        self.statusBar().showMessage(text, UNDO_MS)
-        self.undo_button.show()
-        self._undo_timer.start()
-
-    def _on_undo_delete(self) -> None:
-        pending, self._pending_delete = self._pending_delete, None
-        self._undo_timer.stop()
-        self.undo_button.hide()
-        self.statusBar().clearMessage()
-        if pending is not None:
-            pending[0]()
+        self.undo_bar.offer(what, undo)  # type: ignore[arg-type]
 
     def _commit_pending_delete(self) -> None:
-        pending, self._pending_delete = self._pending_delete, None
-        self._undo_timer.stop()
-        self.undo_button.hide()
-        if pending is not None and pending[1] is not None:
-            pending[1]()
+        self.undo_bar.commit()
 
     def _on_edit_requested(self, message_id: str, text: str) -> None:
         """Edit a prompt: it goes back into the box; sending makes a new
@@ -840,9 +812,8 @@ class MainWindow(QMainWindow):
         self.search_action.triggered.connect(self.search_dialog.open_search)
 
         def open_result(conversation_id: str, message_id: str, query: str) -> None:
-            pending = self._pending_delete
-            if pending is not None and pending[0] == conversation_id:
-                self._on_undo_delete()  # found in a conversation just deleted: bring it back
+            if conversation_id and self.undo_bar.pending_conversation == conversation_id:
+                self.undo_bar.undo()  # found in a conversation just deleted: bring it back
 
             def show(conv: object) -> None:
                 if conv is None:

@@ -87,6 +87,25 @@ def test_switching_away_while_a_reply_streams_and_coming_back_shows_it_live(qtbo
         chat.stop()
 
 
+def test_a_search_result_in_a_just_deleted_conversation_brings_it_back(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+    window = make_window(scripted(rate=3000, n_tokens=20))
+    wait_store_open(qtbot, window)
+    with qtbot.waitSignal(window.chat.reply_settled, timeout=20000):
+        send_with_enter(qtbot, window, "find me later")
+    conv_id = window.chat.conversation.id
+    prompt_id = window.chat.conversation.messages[0].id
+    qtbot.waitUntil(lambda: window.sidebar.model.row_of(conv_id) >= 0, timeout=5000)
+    window.sidebar.select(conv_id)
+    window.sidebar.list.setFocus()
+    qtbot.keyClick(window.sidebar.list, Qt.Key.Key_Delete)
+    assert window.sidebar.model.row_of(conv_id) < 0 and window.undo_button.isVisible()
+    window.search_dialog.result_activated.emit(conv_id, prompt_id, "find")
+    # The deletion is undone, not committed later behind the user's back.
+    assert window.sidebar.model.row_of(conv_id) >= 0
+    assert not window.undo_button.isVisible()
+    qtbot.waitUntil(lambda: window.chat.conversation.id == conv_id, timeout=5000)
+
+
 def test_delete_a_conversation_and_undo(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
     window = make_window(scripted(rate=3000, n_tokens=20))
     wait_store_open(qtbot, window)
