@@ -1,14 +1,29 @@
 """Dropping model files on the window: a drag carrying ``.gguf`` files opens
-the model instead of being pasted into the message box."""
+the model instead of being pasted into the message box.
+
+``GgufDrops`` is what the window's drag-and-drop handlers do: ``.gguf``
+files join Rill's list of models and the first one is opened; anything else
+is refused with a status message. ``GgufDropFilter`` routes the message
+box's drops to it.
+
+Threading rule: GUI thread only.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from PyQt6.QtCore import QEvent, QMimeData, QObject
-from PyQt6.QtGui import QDropEvent
+from pathlib import Path
 
+from PyQt6.QtCore import QCoreApplication, QEvent, QMimeData, QObject
+from PyQt6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
+from PyQt6.QtWidgets import QStatusBar
+
+from app.core.base import settings
 from app.core.models.paths import MODEL_SUFFIX
+
+#: How long a drop's status message stays.
+MESSAGE_MS = 6000
 
 
 def gguf_paths_from_mime(mime: QMimeData | None) -> tuple[list[str], list[str]]:
@@ -50,3 +65,60 @@ class GgufDropFilter(QObject):
         else:
             drag.acceptProposedAction()
         return True
+
+
+class GgufDrops(QObject):
+    """Drops of model files on a window (see the module docstring):
+    ``open_model(path)`` opens one; messages go to ``status_bar``."""
+
+    def __init__(self, status_bar: QStatusBar, open_model: Callable[[str], None], parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._status_bar = status_bar
+        self._open_model = open_model
+
+    def _not_a_model(self, others: list[str]) -> str:
+        if others:
+            return QCoreApplication.translate("MainWindow", "{name} is not a model: Rill opens .gguf model files.").format(name=Path(others[0]).name)
+        return QCoreApplication.translate("MainWindow", "That is not a model: Rill opens .gguf model files.")
+
+    def open_dropped(self, mime: QMimeData | None) -> bool:
+        """Dropped files: ``.gguf`` ones join the list and the first one is
+        opened; anything else is refused with a status message. True when a
+        model was opened."""
+        found, others = gguf_paths_from_mime(mime)
+        if not found:
+            self._status_bar.showMessage(self._not_a_model(others), MESSAGE_MS)
+            return False
+        for path in found:
+            settings.add_known_model(path)
+        self._open_model(found[0])
+        name = Path(found[0]).name
+        if len(found) > 1:
+            text = QCoreApplication.translate(
+                "MainWindow", "Opening {name}… (%n more added to Model › Manage Models…)", None, len(found) - 1
+            ).format(name=name)
+        else:
+            text = QCoreApplication.translate("MainWindow", "Opening {name}…").format(name=name)
+        self._status_bar.showMessage(text, MESSAGE_MS)
+        return True
+
+    def drag_entered(self, event: QDragEnterEvent) -> None:
+        found, others = gguf_paths_from_mime(event.mimeData())
+        if found:
+            event.acceptProposedAction()
+            return
+        if others:
+            self._status_bar.showMessage(self._not_a_model(others), MESSAGE_MS)
+        event.ignore()
+
+    def drag_moved(self, event: QDragMoveEvent) -> None:
+        if gguf_paths_from_mime(event.mimeData())[0]:
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dropped(self, event: QDropEvent) -> None:
+        if self.open_dropped(event.mimeData()):
+            event.acceptProposedAction()
+        else:
+            event.ignore()

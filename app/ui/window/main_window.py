@@ -2,29 +2,24 @@
 
 from __future__ import annotations
 
-from html import escape as html_escape
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PyQt6 import sip
-from PyQt6.QtCore import PYQT_VERSION_STR, Qt, QTimer, pyqtSignal, qVersion
+from PyQt6.QtCore import QMimeData, Qt, pyqtSignal
 from PyQt6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDragMoveEvent, QDropEvent, QIcon, QShortcut
 from PyQt6.QtWidgets import (
     QApplication,
     QSplitter,
     QFileDialog,
-    QFrame,
     QHBoxLayout,
     QLabel,
     QMainWindow,
-    QMessageBox,
     QPushButton,
     QVBoxLayout,
     QWidget,
 )
 
-from app.core.base import about
 
 from app.core.models import paths as models
 
@@ -696,7 +691,7 @@ class MainWindow(QMainWindow):
         and every local model that loads joining Rill's list of models."""
         from app.ui.window.load_progress import LoadProgress
         from app.ui.dialogs.model_manager import make_manage_action
-        from app.ui.window.drops import GgufDropFilter
+        from app.ui.window.drops import GgufDropFilter, GgufDrops
 
         self._models_dialog = SingletonDialog(self._make_models_dialog)
         self.manage_models_action = make_manage_action(self)
@@ -705,6 +700,7 @@ class MainWindow(QMainWindow):
         self.load_progress = LoadProgress(self.chat)
         self.statusBar().addPermanentWidget(self.load_progress)
         self.setAcceptDrops(True)
+        self._drops = GgufDrops(self.statusBar(), self.model_open_requested.emit, self)
         # The message box takes drops as text: a .gguf dropped there opens instead.
         self._gguf_drop_filter = GgufDropFilter(self.open_dropped, self)
         self.prompt.viewport().installEventFilter(self._gguf_drop_filter)
@@ -732,64 +728,21 @@ class MainWindow(QMainWindow):
         if info.path and info.path.lower().endswith(models.MODEL_SUFFIX) and Path(info.path).is_absolute():
             settings.add_known_model(info.path)
 
-    def open_dropped(self, mime: object) -> bool:
-        """Dropped files: ``.gguf`` ones join the list and the first one is
-        opened; anything else is refused with a status message. True when a
-        model was opened."""
-        from app.ui.window.drops import gguf_paths_from_mime
-
-        found, others = gguf_paths_from_mime(mime)  # type: ignore[arg-type]
-        if not found:
-            if others:
-                text = self.tr("{name} is not a model: Rill opens .gguf model files.").format(name=Path(others[0]).name)
-            else:
-                text = self.tr("That is not a model: Rill opens .gguf model files.")
-            self.statusBar().showMessage(text, 6000)
-            return False
-        for path in found:
-            settings.add_known_model(path)
-        self.model_open_requested.emit(found[0])
-        name = Path(found[0]).name
-        if len(found) > 1:
-            text = self.tr("Opening {name}… (%n more added to Model › Manage Models…)", None, len(found) - 1).format(
-                name=name
-            )
-        else:
-            text = self.tr("Opening {name}…").format(name=name)
-        self.statusBar().showMessage(text, 6000)
-        return True
+    def open_dropped(self, mime: QMimeData | None) -> bool:
+        """Dropped files (see ``GgufDrops.open_dropped``); True when a model was opened."""
+        return self._drops.open_dropped(mime)
 
     def dragEnterEvent(self, event: QDragEnterEvent | None) -> None:  # noqa: N802 (Qt API)
-        from app.ui.window.drops import gguf_paths_from_mime
-
-        if event is None:
-            return
-        found, others = gguf_paths_from_mime(event.mimeData())
-        if found:
-            event.acceptProposedAction()
-        else:
-            if others:
-                self.statusBar().showMessage(
-                    self.tr("{name} is not a model: Rill opens .gguf model files.").format(name=Path(others[0]).name),
-                    6000,
-                )
-            event.ignore()
+        if event is not None:
+            self._drops.drag_entered(event)
 
     def dragMoveEvent(self, event: QDragMoveEvent | None) -> None:  # noqa: N802 (Qt API)
-        from app.ui.window.drops import gguf_paths_from_mime
-
-        if event is not None and gguf_paths_from_mime(event.mimeData())[0]:
-            event.acceptProposedAction()
-        elif event is not None:
-            event.ignore()
+        if event is not None:
+            self._drops.drag_moved(event)
 
     def dropEvent(self, event: QDropEvent | None) -> None:  # noqa: N802 (Qt API)
-        if event is None:
-            return
-        if self.open_dropped(event.mimeData()):
-            event.acceptProposedAction()
-        else:
-            event.ignore()
+        if event is not None:
+            self._drops.dropped(event)
 
     def install_search(self) -> None:
         """Search all conversations (Ctrl+K, Edit menu): the popup
