@@ -16,7 +16,8 @@ from app.core.base import settings
 from app.core.factory import BackendFactory, local_factory, remote_factory, scripted_factory
 from app.ui.misc.crash_guard import install_crash_guard
 from app.ui.services.lifecycle import AppServices
-from app.ui.window.main_window import LAST_BACKEND_KEY, MainWindow
+from app.ui.window.main_window import MainWindow
+from app.ui.window.model_choice import LAST_BACKEND_KEY
 from app.ui.window.model_menu import LOCAL, server_choice
 
 

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator  # noqa: E402
 
 import pytest  # noqa: E402
 
+from app.ui.services.lifecycle import unfinished_services  # noqa: E402
 from app.ui.services.threads import LIVE_THREADS  # noqa: E402
 
 
@@ -48,6 +49,9 @@ def no_leaked_threads() -> Iterator[None]:
     yield
     gc_was_on = gc.isenabled()
     gc.enable()  # the next tests must not inherit it
+    for services in unfinished_services():
+        if services.shutting_down:
+            services.wait(5000)  # a window closed in teardown: its ordered shutdown, driven here
     running = [t for t in list(LIVE_THREADS) if t.isRunning()]
     for thread in running:
         thread.wait(5000)  # join: a window closed in teardown may still be ending it

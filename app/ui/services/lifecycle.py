@@ -52,6 +52,11 @@ log = logging.getLogger(__name__)
 _ALIVE: set[AppServices] = set()
 
 
+def unfinished_services() -> list[AppServices]:
+    """Every AppServices whose shutdown has not finished (tests join them with ``wait``)."""
+    return list(_ALIVE)
+
+
 class Stage(IntEnum):
     """Where the ordered shutdown is (see the module docstring)."""
 

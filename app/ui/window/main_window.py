@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PyQt6 import sip
@@ -23,10 +22,8 @@ from PyQt6.QtWidgets import (
 
 from app.core.models import paths as models
 
-from app.core.base import settings
 from app.core.config.preferences import ConversationSettings, Preferences
 from app.core.backends.base import ModelInfo
-from app.core.factory import local_factory, remote_factory
 from app.core.backends.remote.servers import ServerConfig, load_servers
 from app.resources import resource_path
 from app.core.pipeline.metrics import HealthSnapshot
@@ -38,13 +35,14 @@ from app.ui.dialogs.about import open_about_box
 from app.ui.dialogs.singleton import SingletonDialog
 from app.ui.conversation.find_bar import FindBar
 from app.ui.services.lifecycle import AppServices
-from app.ui.window.model_menu import LOCAL, ManagedModelMenu, server_choice
+from app.ui.window.model_menu import ManagedModelMenu
 from app.ui.sidebar.sidebar import Sidebar
 from app.ui.window.context_meter import ContextMeter, ContextTracker
 from app.ui.conversation.prompt import PromptArea
 from app.ui.conversation.announcer import StreamAnnouncer
 from app.ui.window.appearance_menu import AppearanceControls
 from app.ui.window.first_run import FirstRunPanel
+from app.ui.window.model_choice import ModelChoice
 from app.ui.window.undo import UndoBar
 from app.ui.window.navigation import KeyboardNavigation
 from app.ui.misc.shortcuts import bind, bind_shortcut
@@ -55,10 +53,6 @@ if TYPE_CHECKING:
     from app.ui.dialogs.servers import ServersDialog
     from app.ui.dialogs.settings import SettingsDialog
 
-
-#: Settings key: the backend to start with, {"kind": "local"} or
-#: {"kind": "server", "server_id": ..., "model": ...} (see application.startup_choice).
-LAST_BACKEND_KEY = "last_backend"
 
 CLOSE_WAIT_MS = 12  # closing waits this long for the threads, then hides the window and closes when they end
 
@@ -273,8 +267,7 @@ class MainWindow(QMainWindow):
         self.chat.model_ready.connect(self._on_model_ready)
         self.chat.model_failed.connect(self._on_model_failed)
         self.health_monitor.updated.connect(self._on_health_updated)
-        self._connect_backend_choice()
-        self._connect_first_run()
+        self._connect_model_choice()
         self._connect_store()
 
     # -- slots ------------------------------------------------------------------
@@ -552,82 +545,28 @@ class MainWindow(QMainWindow):
         if path:
             self.model_open_requested.emit(path)
 
-    # -- first run and the remembered model ----------------------------------------
+    # -- the model the window runs (app.ui.window.model_choice) ------------------------
 
-    def _connect_first_run(self) -> None:
-        self._requested_model: str | None = None
-        self.first_run.open_button.clicked.connect(self.open_model_action.trigger)
-        self.model_open_requested.connect(self._on_model_requested)
-        self.chat.model_ready.connect(self._on_model_ready_first_run)
-        self.chat.model_failed.connect(self._on_model_failed_first_run)
-
-    def _on_model_requested(self, path: str) -> None:
-        self._requested_model = path
-        self.expect_load(local_factory(path)[1], LOCAL)
-
-    def _on_model_ready_first_run(self, info: ModelInfo) -> None:
-        self.first_run.hide()
-        requested, self._requested_model = self._requested_model, None
-        if requested and info.path and Path(info.path) == Path(requested):
-            # Opened with File › Open Model…: the model to start with next time.
-            # A failed write (read-only config dir...) is logged; nothing else changes.
-            settings.remember_last_model(info.path)
-        elif requested:
-            self._requested_model = requested  # an earlier load finished first
-
-    def _on_model_failed_first_run(self, message: str) -> None:
-        if models.default_model_path() is None:
-            self.first_run.refresh()
-            self.first_run.show()
-
-    # -- the Model menu, Servers… and the remembered backend --------------------------
-
-    def _connect_backend_choice(self) -> None:
-        # description -> (choice, remember): what a load about to start stands for
-        self._expected_loads: dict[str, tuple[dict[str, str], bool]] = {}
-        self._loading_choice: tuple[dict[str, str], bool] | None = None
+    def _connect_model_choice(self) -> None:
+        self.model_choice = ModelChoice(self.chat, self.model_menu, self.first_run, self)
         self._servers_dialog = SingletonDialog(self._make_servers_dialog)
+        self.first_run.open_button.clicked.connect(self.open_model_action.trigger)
+        self.model_open_requested.connect(self.model_choice.file_requested)
         self.model_menu.local_chosen.connect(self._on_local_model_chosen)
         self.model_menu.server_model_chosen.connect(self._on_server_model_chosen)
         self.servers_action.triggered.connect(self._on_servers_triggered)
-        self.chat.service.model_load_started.connect(self._on_model_load_started)
-        self.chat.model_ready.connect(self._on_model_ready_backend)
-        self.chat.model_failed.connect(self._on_model_failed_backend)
 
     def expect_load(self, description: str, choice: dict[str, str], remember: bool = True) -> None:
-        """The next load described ``description`` is ``choice`` (Model menu
-        check); ``remember``: once it has loaded, it is the backend to start with."""
-        self._expected_loads[description] = (dict(choice), remember)
+        """See ``ModelChoice.expect_load``."""
+        self.model_choice.expect_load(description, choice, remember)
 
     def _on_local_model_chosen(self) -> None:
-        self.expect_load(local_factory(None)[1], LOCAL)
+        self.model_choice.local_chosen()
         self.local_model_requested.emit()
 
     def _on_server_model_chosen(self, server: ServerConfig, model: str) -> None:
-        # remote_factory only describes here: nothing is built or contacted.
-        self.expect_load(remote_factory(server, model)[1], server_choice(server.id, model))
+        self.model_choice.server_chosen(server, model)
         self.remote_model_requested.emit(server, model)
-
-    def _on_model_load_started(self, description: str) -> None:
-        self._loading_choice = self._expected_loads.pop(description, None)
-        self.model_menu.set_current(None)  # the previous backend is being replaced
-
-    def _on_model_ready_backend(self, info: ModelInfo) -> None:
-        loading, self._loading_choice = self._loading_choice, None
-        if loading is None:
-            return
-        choice, remember = loading
-        self.model_menu.set_current(choice)
-        if remember:
-            # Written once the model works, not when merely chosen; a failed
-            # write is logged and changes nothing else.
-            data = settings.load_settings()
-            data[LAST_BACKEND_KEY] = choice
-            settings.save_settings(data)
-
-    def _on_model_failed_backend(self, message: str) -> None:
-        self._loading_choice = None
-        self.model_menu.set_current(None)
 
     def _make_servers_dialog(self) -> ServersDialog:
         from app.ui.dialogs.servers import ServersDialog
@@ -705,7 +644,6 @@ class MainWindow(QMainWindow):
         self._gguf_drop_filter = GgufDropFilter(self.open_dropped, self)
         self.prompt.viewport().installEventFilter(self._gguf_drop_filter)
         self.manage_models_action.triggered.connect(self._on_manage_models_triggered)
-        self.chat.model_ready.connect(self._on_model_ready_known)
 
     def _make_models_dialog(self) -> ModelManagerDialog:
         from app.ui.dialogs.model_manager import ModelManagerDialog
@@ -721,12 +659,6 @@ class MainWindow(QMainWindow):
 
     def _on_manage_models_triggered(self) -> None:
         self._models_dialog.show()
-
-    def _on_model_ready_known(self, info: ModelInfo) -> None:
-        # A local model that loaded joins Rill's list (a small settings
-        # write, only when it is not there yet; failures are logged).
-        if info.path and info.path.lower().endswith(models.MODEL_SUFFIX) and Path(info.path).is_absolute():
-            settings.add_known_model(info.path)
 
     def open_dropped(self, mime: QMimeData | None) -> bool:
         """Dropped files (see ``GgufDrops.open_dropped``); True when a model was opened."""
