@@ -262,7 +262,7 @@ def _history(chars: int, positions: int) -> dict[str, Any]:
     rss["after_scrolling"] = round(rss_mb(), 1)
     out["live_documents_max_while_scrolling"] = max(docs, default=0)
     out["live_documents_after_scrolling"] = view.live_document_count()
-    window.new_chat_action.trigger()
+    window.menus.new_chat_action.trigger()
     QApplication.processEvents()
     spin(idle)
     gc.collect()

@@ -621,7 +621,7 @@ class _Child:
 
     def _script_stream(self) -> None:
         def ready() -> None:
-            self.window.new_chat_action.trigger()
+            self.window.menus.new_chat_action.trigger()
             self.wait("new chat idle", lambda: self.view_idle() and self.chat_idle(), lambda: self.after(300, send), 30)
 
         def send() -> None:

@@ -226,16 +226,16 @@ def library_scene(out_dir: str) -> int:
             QTimer.singleShot(800, search)
             return
         title, _ = todo.pop(0)
-        window.new_chat_action.trigger()
+        window.menus.new_chat_action.trigger()
         QTimer.singleShot(200, lambda: window.enter_prompt(title))
 
     def search() -> None:
-        window.search_action.trigger()
+        window.menus.search_action.trigger()
         window.search_dialog.edit.setText("python")
         QTimer.singleShot(1200, lambda: (shot(window, "search.png"), window.search_dialog.close(), settings()))
 
     def settings() -> None:
-        window.settings_action.trigger()
+        window.menus.settings_action.trigger()
         QTimer.singleShot(800, lambda: (shot(window.settings_dialog, "settings.png"), window.settings_dialog.reject(),
                                         models()))
 

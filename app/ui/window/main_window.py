@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from PyQt6 import sip
 from PyQt6.QtCore import QMimeData, Qt, pyqtSignal
-from PyQt6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDragMoveEvent, QDropEvent, QIcon, QShortcut
+from PyQt6.QtGui import QCloseEvent, QDragEnterEvent, QDragMoveEvent, QDropEvent, QIcon, QShortcut
 from PyQt6.QtWidgets import (
     QApplication,
     QSplitter,
@@ -24,7 +24,7 @@ from app.core.models import paths as models
 
 from app.core.config.preferences import ConversationSettings, Preferences
 from app.core.backends.base import ModelInfo
-from app.core.backends.remote.servers import ServerConfig, load_servers
+from app.core.backends.remote.servers import ServerConfig
 from app.resources import resource_path
 from app.core.pipeline.metrics import HealthSnapshot
 from app.ui.conversation.controller import ChatController, ChatState
@@ -35,17 +35,17 @@ from app.ui.dialogs.about import open_about_box
 from app.ui.dialogs.singleton import SingletonDialog
 from app.ui.conversation.find_bar import FindBar
 from app.ui.services.lifecycle import AppServices
-from app.ui.window.model_menu import ManagedModelMenu
 from app.ui.sidebar.sidebar import Sidebar
 from app.ui.window.context_meter import ContextMeter, ContextTracker
 from app.ui.conversation.prompt import PromptArea
 from app.ui.conversation.announcer import StreamAnnouncer
 from app.ui.window.appearance_menu import AppearanceControls
 from app.ui.window.first_run import FirstRunPanel
+from app.ui.window.menus import MenuBar
 from app.ui.window.model_choice import ModelChoice
 from app.ui.window.undo import UndoBar
 from app.ui.window.navigation import KeyboardNavigation
-from app.ui.misc.shortcuts import bind, bind_shortcut
+from app.ui.misc.shortcuts import bind_shortcut
 from app.ui.misc.theme import mark_window, theme_manager
 
 if TYPE_CHECKING:
@@ -170,75 +170,12 @@ class MainWindow(QMainWindow):
         self.prompt.setFocus()
 
     def _build_menus(self) -> None:
-        bar = self.menuBar()
-        file_menu = bar.addMenu(self.tr("&File"))
-        self.open_model_action = QAction(self.tr("&Open Model File…"), self)
-        bind(self.open_model_action, "open_model")
-        self.new_chat_action = QAction(self.tr("&New Chat"), self)
-        bind(self.new_chat_action, "new_chat")
-        self.quit_action = QAction(self.tr("&Quit"), self)
-        bind(self.quit_action, "quit")
-        file_menu.addAction(self.open_model_action)
-        file_menu.addAction(self.new_chat_action)
-        self.rename_action = QAction(self.tr("&Rename Conversation"), self)
-        bind(self.rename_action, "rename")
-        self.delete_conversation_action = QAction(self.tr("&Delete Conversation"), self)
-        self.regenerate_action = QAction(self.tr("Re&generate Reply"), self)
-        bind(self.regenerate_action, "regenerate")
-        self.addAction(self.regenerate_action)
-        file_menu.addAction(self.rename_action)
-        file_menu.addAction(self.delete_conversation_action)
-        file_menu.addSeparator()
-        self.export_action = QAction(self.tr("&Export Conversation…"), self)
-        self.export_all_action = QAction(self.tr("Export &All Conversations…"), self)
-        self.import_action = QAction(self.tr("&Import Conversations…"), self)
-        for action in (self.export_action, self.export_all_action, self.import_action):
-            file_menu.addAction(action)
-        file_menu.addSeparator()
-        file_menu.addAction(self.quit_action)
-        edit_menu = bar.addMenu(self.tr("&Edit"))
-        self.copy_action = QAction(self.tr("&Copy"), self)
-        bind(self.copy_action, "copy")
-        self.copy_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        self.view.addAction(self.copy_action)
-        self.select_all_action = QAction(self.tr("Select &All"), self)
-        bind(self.select_all_action, "select_all")
-        self.select_all_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        self.view.addAction(self.select_all_action)
-        self.copy_conversation_action = QAction(self.tr("Copy Conversation as &Markdown"), self)
-        bind(self.copy_conversation_action, "copy_chat")
-        self.find_action = QAction(self.tr("&Find in Conversation…"), self)
-        bind(self.find_action, "find")
-        self.find_next_action = QAction(self.tr("Find &Next"), self)
-        bind(self.find_next_action, "find_next")
-        self.find_previous_action = QAction(self.tr("Find Pre&vious"), self)
-        bind(self.find_previous_action, "find_previous")
-        for action in (self.copy_action, self.select_all_action):
-            edit_menu.addAction(action)
-        edit_menu.addSeparator()
-        edit_menu.addAction(self.copy_conversation_action)
-        edit_menu.addAction(self.regenerate_action)
-        edit_menu.addSeparator()
-        for action in (self.find_action, self.find_next_action, self.find_previous_action):
-            edit_menu.addAction(action)
-        self.servers_action = QAction(self.tr("&Servers…"), self)
-        self.servers_action.setToolTip(self.tr("Add, test and edit the servers Rill can chat through"))
-        self.model_menu = ManagedModelMenu(self.open_model_action, self.servers_action, self)
-        self.model_menu.set_servers(load_servers())
-        self.model_menu.is_generating = lambda: self.chat.is_generating
-        bar.addMenu(self.model_menu)
-        view_menu = bar.addMenu(self.tr("&View"))
-        self.stream_health_action = self.health_panel.toggleViewAction()
-        self.stream_health_action.setText(self.tr("Stream &Health"))
-        bind(self.stream_health_action, "stream_health")
-        view_menu.addAction(self.stream_health_action)
-        self.go_menu = bar.addMenu(self.tr("&Go"))
-        self.help_menu = bar.addMenu(self.tr("&Help"))
-        self.about_action = QAction(self.tr("&About Rill"), self)
-        self.help_menu.addAction(self.about_action)
-        self.appearance = AppearanceControls(self, self.view, view_menu, persist=self._persist)
+        self.menus = MenuBar(self, self.view, self.health_panel, lambda: self.chat.is_generating)
+        self.edit_menu = self.menus.edit_menu
+        self.model_menu = self.menus.model_menu
+        self.appearance = AppearanceControls(self, self.view, self.menus.view_menu, persist=self._persist)
         self.navigation = KeyboardNavigation(
-            self, self.go_menu, self.help_menu, sidebar=self.sidebar, prompt=self.prompt,
+            self, self.menus.go_menu, self.menus.help_menu, sidebar=self.sidebar, prompt=self.prompt,
             chain=[self.view, self.prompt, self.send_button, self.stop_button],
         )
 
@@ -247,20 +184,20 @@ class MainWindow(QMainWindow):
         self.send_button.clicked.connect(self._on_send_requested)
         self.stop_button.clicked.connect(self.chat.stop)
         self._stop_shortcut.activated.connect(self._on_escape)
-        self.open_model_action.triggered.connect(self._on_open_model_triggered)
-        self.new_chat_action.triggered.connect(self._on_new_chat_triggered)
-        self.copy_action.triggered.connect(self.view.copy_selection)
-        self.select_all_action.triggered.connect(self.view.select_all)
-        self.copy_conversation_action.triggered.connect(self._on_copy_conversation_triggered)
-        self.find_action.triggered.connect(self.find_bar.open_bar)
-        self.find_next_action.triggered.connect(self.find_bar.find_next)
-        self.find_previous_action.triggered.connect(self.find_bar.find_previous)
+        self.menus.open_model_action.triggered.connect(self._on_open_model_triggered)
+        self.menus.new_chat_action.triggered.connect(self._on_new_chat_triggered)
+        self.menus.copy_action.triggered.connect(self.view.copy_selection)
+        self.menus.select_all_action.triggered.connect(self.view.select_all)
+        self.menus.copy_conversation_action.triggered.connect(self._on_copy_conversation_triggered)
+        self.menus.find_action.triggered.connect(self.find_bar.open_bar)
+        self.menus.find_next_action.triggered.connect(self.find_bar.find_next)
+        self.menus.find_previous_action.triggered.connect(self.find_bar.find_previous)
         self.find_bar.highlight_requested.connect(self._on_find_highlight_requested)
         self.find_bar.match_selected.connect(self._on_find_match_selected)
         self.find_bar.closed.connect(self.prompt.setFocus)
         self.view.copied.connect(self._on_copied)
-        self.quit_action.triggered.connect(self.close)
-        self.about_action.triggered.connect(self._on_about_triggered)
+        self.menus.quit_action.triggered.connect(self.close)
+        self.menus.about_action.triggered.connect(self._on_about_triggered)
         self.chat.state_changed.connect(self._on_state_changed)
         self.chat.reply_started.connect(self._on_reply_started)
         self.chat.prompt_processed.connect(self._on_prompt_processed)
@@ -322,20 +259,20 @@ class MainWindow(QMainWindow):
         self.store.saving_recovered.connect(self._on_saving_recovered)
         self.library.conversation_changed.connect(self._on_conversation_changed)
         self.sidebar.conversation_activated.connect(self._on_conversation_activated)
-        self.sidebar.new_chat_requested.connect(self.new_chat_action.trigger)
+        self.sidebar.new_chat_requested.connect(self.menus.new_chat_action.trigger)
         self.sidebar.delete_requested.connect(self._on_delete_requested)
         self.sidebar.model.page_loaded.connect(self._on_first_page_loaded)
         self.chat.conversation_shown.connect(self._on_conversation_shown)
-        self.rename_action.triggered.connect(self._on_rename_triggered)
+        self.menus.rename_action.triggered.connect(self._on_rename_triggered)
         self.chat.edit_requested.connect(self._on_edit_requested)
         self.sidebar.pin_requested.connect(self._on_pin_requested)
         self.sidebar.export_requested.connect(self._on_export_conversation)
-        self.export_action.triggered.connect(lambda: self._on_export_conversation(self.chat.conversation.id))
-        self.export_all_action.triggered.connect(self._on_export_all_triggered)
-        self.import_action.triggered.connect(self._on_import_triggered)
+        self.menus.export_action.triggered.connect(lambda: self._on_export_conversation(self.chat.conversation.id))
+        self.menus.export_all_action.triggered.connect(self._on_export_all_triggered)
+        self.menus.import_action.triggered.connect(self._on_import_triggered)
         self.chat.message_deleted.connect(self._on_message_deleted)
-        self.regenerate_action.triggered.connect(self._on_regenerate_triggered)
-        self.delete_conversation_action.triggered.connect(self._on_delete_conversation_triggered)
+        self.menus.regenerate_action.triggered.connect(self._on_regenerate_triggered)
+        self.menus.delete_conversation_action.triggered.connect(self._on_delete_conversation_triggered)
 
     def _on_store_opened(self, usable: bool, notices: list[str], read_only: bool) -> None:
         for notice in notices:
@@ -550,11 +487,11 @@ class MainWindow(QMainWindow):
     def _connect_model_choice(self) -> None:
         self.model_choice = ModelChoice(self.chat, self.model_menu, self.first_run, self)
         self._servers_dialog = SingletonDialog(self._make_servers_dialog)
-        self.first_run.open_button.clicked.connect(self.open_model_action.trigger)
+        self.first_run.open_button.clicked.connect(self.menus.open_model_action.trigger)
         self.model_open_requested.connect(self.model_choice.file_requested)
         self.model_menu.local_chosen.connect(self._on_local_model_chosen)
         self.model_menu.server_model_chosen.connect(self._on_server_model_chosen)
-        self.servers_action.triggered.connect(self._on_servers_triggered)
+        self.menus.servers_action.triggered.connect(self._on_servers_triggered)
 
     def expect_load(self, description: str, choice: dict[str, str], remember: bool = True) -> None:
         """See ``ModelChoice.expect_load``."""
@@ -629,13 +566,9 @@ class MainWindow(QMainWindow):
         ``app.ui.window.load_progress``), dropping ``.gguf`` files on the window,
         and every local model that loads joining Rill's list of models."""
         from app.ui.window.load_progress import LoadProgress
-        from app.ui.dialogs.model_manager import make_manage_action
         from app.ui.window.drops import GgufDropFilter, GgufDrops
 
         self._models_dialog = SingletonDialog(self._make_models_dialog)
-        self.manage_models_action = make_manage_action(self)
-        self.addAction(self.manage_models_action)  # the shortcut works with the menu closed
-        self.model_menu.set_manage_action(self.manage_models_action)
         self.load_progress = LoadProgress(self.chat)
         self.statusBar().addPermanentWidget(self.load_progress)
         self.setAcceptDrops(True)
@@ -643,7 +576,7 @@ class MainWindow(QMainWindow):
         # The message box takes drops as text: a .gguf dropped there opens instead.
         self._gguf_drop_filter = GgufDropFilter(self.open_dropped, self)
         self.prompt.viewport().installEventFilter(self._gguf_drop_filter)
-        self.manage_models_action.triggered.connect(self._on_manage_models_triggered)
+        self.menus.manage_models_action.triggered.connect(self._on_manage_models_triggered)
 
     def _make_models_dialog(self) -> ModelManagerDialog:
         from app.ui.dialogs.model_manager import ModelManagerDialog
@@ -684,17 +617,7 @@ class MainWindow(QMainWindow):
         from app.ui.dialogs.search import SearchDialog, highlight_text
 
         self.search_dialog = SearchDialog(self.store, self)
-        self.search_action = QAction(self.tr("&Search All Conversations…"), self)
-        bind(self.search_action, "search")
-        self.search_action.setToolTip(self.tr("Search all conversations (Ctrl+K)"))
-        self.addAction(self.search_action)  # the shortcut works even with the menu bar hidden
-        edit_menu = next(
-            (a.menu() for a in self.menuBar().actions() if a.menu() is not None and self.find_action in a.menu().actions()),
-            None,
-        )
-        if edit_menu is not None:
-            edit_menu.addAction(self.search_action)
-        self.search_action.triggered.connect(self.search_dialog.open_search)
+        self.menus.search_action.triggered.connect(self.search_dialog.open_search)
 
         def open_result(conversation_id: str, message_id: str, query: str) -> None:
             if conversation_id and self.undo_bar.pending_conversation == conversation_id:
@@ -745,22 +668,8 @@ class MainWindow(QMainWindow):
         self.conversation_settings_dialog = None
         self.preferences = load_preferences()
         self._apply_preferences(self.preferences)
-        self.settings_action = QAction(self.tr("S&ettings…"), self)
-        bind(self.settings_action, "settings")
-        self.settings_action.setMenuRole(QAction.MenuRole.PreferencesRole)
-        self.conversation_settings_action = QAction(self.tr("Conversation Se&ttings…"), self)
-        self.conversation_settings_action.setToolTip(self.tr("This conversation's own system prompt and sampling"))
-        self.addAction(self.settings_action)  # the shortcut works with the menu bar hidden
-        edit_menu = next(
-            (a.menu() for a in self.menuBar().actions() if a.menu() is not None and self.find_action in a.menu().actions()),
-            None,
-        )
-        if edit_menu is not None:
-            edit_menu.addSeparator()
-            edit_menu.addAction(self.conversation_settings_action)
-            edit_menu.addAction(self.settings_action)
-        self.settings_action.triggered.connect(self._on_settings_triggered)
-        self.conversation_settings_action.triggered.connect(self._on_conversation_settings_triggered)
+        self.menus.settings_action.triggered.connect(self._on_settings_triggered)
+        self.menus.conversation_settings_action.triggered.connect(self._on_conversation_settings_triggered)
         self.sidebar.settings_requested.connect(self._on_conversation_settings_requested)
 
     def _apply_preferences(self, prefs: Preferences) -> None:

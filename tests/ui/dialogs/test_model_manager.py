@@ -269,12 +269,12 @@ def test_closing_while_reading_drops_late_results(qtbot) -> None:  # type: ignor
 def test_manage_models_is_in_the_model_menu_after_rebuilds(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
     window = make_window(*scripted_factory(rate=0))
     menu = window.model_menu
-    action = window.manage_models_action
+    action = window.menus.manage_models_action
     assert action.shortcut().toString() == "Ctrl+Shift+M"
 
     def after_open() -> bool:
         actions = menu.actions()
-        return actions[actions.index(window.open_model_action) + 1] is action
+        return actions[actions.index(window.menus.open_model_action) + 1] is action
 
     assert after_open()
     menu._rebuild()
@@ -287,10 +287,10 @@ def test_manage_models_is_in_the_model_menu_after_rebuilds(qtbot, make_window) -
 @pytest.mark.qt_log_ignore("This plugin does not support raise")  # offscreen: raise_() is a no-op
 def test_manage_models_dialog_opens_a_model_through_the_window(qtbot, make_window, folder: Path) -> None:  # type: ignore[no-untyped-def]
     window = make_window(*scripted_factory(rate=0))
-    window.manage_models_action.trigger()
+    window.menus.manage_models_action.trigger()
     dialog = window.models_dialog
     assert isinstance(dialog, ModelManagerDialog) and dialog.isVisible()
-    window.manage_models_action.trigger()  # a second time: the same dialog comes forward
+    window.menus.manage_models_action.trigger()  # a second time: the same dialog comes forward
     assert window.models_dialog is dialog
     with qtbot.waitSignal(window.model_open_requested, timeout=1000) as blocker:
         dialog.model_open_requested.emit(str(folder / "x.gguf"))

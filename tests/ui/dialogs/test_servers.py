@@ -395,7 +395,7 @@ def test_model_menu_lists_server_models_and_choosing_one_loads_it(  # type: igno
     window = make_window(lambda: ScriptedBackend(rate=3000))
     menu = window.model_menu
     texts = menu_texts(menu)
-    assert texts[0] == "&Local Model (Default)" and menu.actions()[1] is window.open_model_action
+    assert texts[0] == "&Local Model (Default)" and menu.actions()[1] is window.menus.open_model_action
     assert "Desk" in texts and "qwen2.5-7b (default)" in texts and texts[-1] == "&Servers…"
     try:
         menu.aboutToShow.emit()  # the list is fetched in the background, never waited for
@@ -449,7 +449,7 @@ def test_servers_dialog_from_the_menu_chats_with_the_chosen_server(  # type: ign
     qtbot, make_window, configured_server, fake_backends
 ) -> None:
     window = make_window(lambda: ScriptedBackend(rate=3000))
-    window.servers_action.trigger()
+    window.menus.servers_action.trigger()
     dialog = window.servers_dialog
     assert dialog is not None and dialog.isVisible()
     qtbot.waitUntil(lambda: dialog.keys_loaded, timeout=5000)
@@ -477,7 +477,7 @@ def test_test_and_chat_against_a_real_server(qtbot, make_window, ring) -> None: 
 
     with FaultServer(Scenario(fault="http401", fault_listing=True, models=("alpha", "beta"))) as server:
         window = make_window(lambda: ScriptedBackend(rate=3000))
-        window.servers_action.trigger()
+        window.menus.servers_action.trigger()
         dialog = window.servers_dialog
         qtbot.waitUntil(lambda: dialog.keys_loaded, timeout=5000)
         dialog.add_button.click()

@@ -266,16 +266,16 @@ def recording(requests: list[GenerationRequest], **kwargs: Any) -> Any:
 @pytest.mark.qt_log_ignore("This plugin does not support raise")  # offscreen: raise_() is a no-op
 def test_settings_and_conversation_settings_are_in_the_edit_menu(qtbot: Any, make_window: Any) -> None:
     window = make_window(lambda: ScriptedBackend(rate=2000, n_tokens=5))
-    assert window.settings_action.shortcut().toString() == "Ctrl+,"
+    assert window.menus.settings_action.shortcut().toString() == "Ctrl+,"
     edit = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Edit")
-    assert window.settings_action in edit.actions() and window.conversation_settings_action in edit.actions()
-    window.settings_action.trigger()
+    assert window.menus.settings_action in edit.actions() and window.menus.conversation_settings_action in edit.actions()
+    window.menus.settings_action.trigger()
     dialog = window.settings_dialog
     assert dialog is not None and dialog.isVisible()
-    window.settings_action.trigger()  # the same one comes to the front
+    window.menus.settings_action.trigger()  # the same one comes to the front
     assert window.settings_dialog is dialog
     click(dialog, Std.Cancel)
-    window.conversation_settings_action.trigger()
+    window.menus.conversation_settings_action.trigger()
     assert window.conversation_settings_dialog.isVisible()
     click(window.conversation_settings_dialog, Std.Cancel)
 
@@ -288,7 +288,7 @@ def test_a_change_while_streaming_is_for_the_next_request(qtbot: Any, make_windo
         chat.send("first")
     assert chat.state == ChatState.GENERATING and len(requests) == 1
     # Settings › temperature 1.7, and this conversation's own top_k and prompt, mid-reply
-    window.settings_action.trigger()
+    window.menus.settings_action.trigger()
     dialog = window.settings_dialog
     dialog.spins["temperature"].setValue(1.7)
     click(dialog, Std.Apply)
@@ -341,7 +341,7 @@ def test_reload_model_now_loads_the_current_model_again(qtbot: Any, make_window:
 
     window = make_window(factory)
     assert loads == [1]
-    window.settings_action.trigger()
+    window.menus.settings_action.trigger()
     dialog = window.settings_dialog
     assert dialog.reload_button.isEnabled()
     dialog.spins["n_ctx"].setValue(2048)

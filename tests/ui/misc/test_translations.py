@@ -203,7 +203,7 @@ def test_every_window_dialog_and_menu_is_chinese(qtbot, chinese, make_window) ->
     window.prompt.setPlainText("hi")
     with qtbot.waitSignal(window.chat.reply_settled, timeout=20000):
         qtbot.keyClick(window.prompt, Qt.Key.Key_Return)
-    window.find_action.trigger()  # the find bar
+    window.menus.find_action.trigger()  # the find bar
     found = texts_of(window)
     # Reply footers and the view's own labels, as painted
     mid = window.view.message_ids()[-1]
@@ -225,8 +225,8 @@ def test_every_window_dialog_and_menu_is_chinese(qtbot, chinese, make_window) ->
     menu.deleteLater()
     # Dialogs
     before = set(QApplication.topLevelWidgets())
-    for action in (window.settings_action, window.conversation_settings_action, window.servers_action,
-                   window.model_menu.manage_action, window.search_action, window.navigation.shortcuts_action):
+    for action in (window.menus.settings_action, window.menus.conversation_settings_action, window.menus.servers_action,
+                   window.model_menu.manage_action, window.menus.search_action, window.navigation.shortcuts_action):
         action.trigger()
     qtbot.waitUntil(lambda: any(isinstance(w, ShortcutsDialog) and w.isVisible() for w in QApplication.topLevelWidgets()),
                     timeout=5000)
@@ -234,7 +234,7 @@ def test_every_window_dialog_and_menu_is_chinese(qtbot, chinese, make_window) ->
     assert window.search_dialog.isVisible()
     dialogs.append(window.search_dialog)  # (made with the window)
     assert len(dialogs) == 6, [type(d).__name__ for d in dialogs]
-    window.about_action.trigger()
+    window.menus.about_action.trigger()
     qtbot.waitUntil(lambda: window.about_box.isVisible(), timeout=5000)
     dialogs.append(window.about_box)
     for dialog in dialogs:

@@ -65,7 +65,7 @@ def fake_gguf(path: Path) -> Path:
 
 def open_model_via_menu(qtbot, window, monkeypatch, path: str) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(lambda *a, **k: (path, "")))
-    window.open_model_action.trigger()
+    window.menus.open_model_action.trigger()
 
 
 # ------------------------------------------------------------------ About
@@ -74,7 +74,7 @@ def open_model_via_menu(qtbot, window, monkeypatch, path: str) -> None:  # type:
 def test_about_box_shows_versions_and_cpu_flags(qtbot, make_window, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setattr(about, "_cached", None)
     window = make_window(lambda: ScriptedBackend(rate=2000))
-    window.about_action.trigger()
+    window.menus.about_action.trigger()
     box = window.about_box
     assert box.isVisible() and box.windowTitle() == "About Rill"
     text = box.text()
@@ -95,7 +95,7 @@ def test_about_box_shows_versions_and_cpu_flags(qtbot, make_window, monkeypatch)
 def test_about_box_without_llama_cpp(qtbot, make_window, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setattr(about, "_cached", about.LlamaInfo(available=False, error="ImportError: gone"))
     window = make_window(lambda: ScriptedBackend(rate=2000))
-    window.about_action.trigger()
+    window.menus.about_action.trigger()
     assert "not available (ImportError: gone)" in window.about_box.text()
     window.about_box.accept()
 
@@ -181,7 +181,7 @@ def test_window_opens_without_its_resources(qtbot, make_window, monkeypatch, tmp
     window.prompt.setPlainText("hello")
     with qtbot.waitSignal(window.chat.reply_finished, timeout=20000):
         qtbot.keyClick(window.prompt, Qt.Key.Key_Return)
-    window.about_action.trigger()  # the About box copes with no icon
+    window.menus.about_action.trigger()  # the About box copes with no icon
     assert window.about_box.isVisible()
     window.about_box.accept()
 

@@ -104,7 +104,7 @@ def test_theme_menu_switches_everything_live(qtbot, window) -> None:  # type: ig
 
 
 def test_settings_sets_theme_and_language(qtbot, window) -> None:  # type: ignore[no-untyped-def]
-    window.settings_action.trigger()
+    window.menus.settings_action.trigger()
     dialog = window.settings_dialog
     qtbot.waitUntil(dialog.isVisible, timeout=2000)
     dialog.theme.setCurrentIndex(dialog.theme.findData("dark"))
@@ -177,7 +177,7 @@ def test_help_lists_the_table(qtbot, window) -> None:  # type: ignore[no-untyped
 def test_keyboard_moves_between_conversations_and_the_message_box(qtbot, window) -> None:  # type: ignore[no-untyped-def]
     send(qtbot, window, "first")
     first = window.chat.conversation
-    window.new_chat_action.trigger()
+    window.menus.new_chat_action.trigger()
     send(qtbot, window, "second")
     second = window.chat.conversation
     assert first is not second
@@ -259,12 +259,12 @@ def test_every_control_of_the_window_has_a_name(window) -> None:  # type: ignore
 
 
 DIALOG_ACTIONS = {
-    "settings": lambda w: w.settings_action,
-    "conversation settings": lambda w: w.conversation_settings_action,
-    "servers": lambda w: w.servers_action,
+    "settings": lambda w: w.menus.settings_action,
+    "conversation settings": lambda w: w.menus.conversation_settings_action,
+    "servers": lambda w: w.menus.servers_action,
     "models": lambda w: w.model_menu.manage_action,
     "shortcuts": lambda w: w.navigation.shortcuts_action,
-    "search": lambda w: w.search_action,
+    "search": lambda w: w.menus.search_action,
 }
 
 

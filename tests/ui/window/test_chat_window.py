@@ -195,7 +195,7 @@ def test_corrupt_model_gives_a_message_and_the_app_stays_usable(qtbot, make_wind
     assert "GGUF" in window.view.all_text()
     assert window.chat.state == ChatState.NO_MODEL
     assert not window.send_button.isEnabled()
-    assert window.open_model_action.isEnabled()
+    assert window.menus.open_model_action.isEnabled()
     # Opening another model recovers.
     with qtbot.waitSignal(window.chat.model_ready, timeout=10000):
         window.chat.load_model(scripted(rate=2000), "scripted")
@@ -425,7 +425,7 @@ def test_new_chat_with_a_long_conversation_forgets_it_at_once(qtbot, make_window
         window.chat.conversation.add(m)
     with qtbot.waitSignal(window.view.viewport_ready, timeout=30000):
         window.view.add_messages(msgs)
-    window.new_chat_action.trigger()
+    window.menus.new_chat_action.trigger()
     assert window.view.item_count() == 0 and window.chat.conversation.messages == []
     with qtbot.waitSignal(window.chat.reply_settled, timeout=30000):
         send_with_enter(qtbot, window, "fresh start")

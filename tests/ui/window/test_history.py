@@ -69,7 +69,7 @@ def test_switching_away_while_a_reply_streams_and_coming_back_shows_it_live(qtbo
     first = chat.conversation
     reply = chat.current_reply
     qtbot.waitUntil(lambda: len(reply.message) > 50, timeout=10000)
-    window.new_chat_action.trigger()
+    window.menus.new_chat_action.trigger()
     assert chat.conversation is not first and window.view.message_ids() == []
     # The reply goes on in its own conversation, and cannot be joined by a
     # second local generation: Send says so by being unavailable.
@@ -331,7 +331,7 @@ def test_only_one_local_generation_at_a_time_is_said_clearly(qtbot, make_window)
     chat = window.chat
     with qtbot.waitSignal(chat.reply_started, timeout=5000):
         send_with_enter(qtbot, window, "busy")
-    window.new_chat_action.trigger()
+    window.menus.new_chat_action.trigger()
     assert chat.regenerate() is False
     window.prompt.setPlainText("second")
     qtbot.keyClick(window.prompt, Qt.Key.Key_Return)
@@ -378,7 +378,7 @@ def test_pin_moves_a_conversation_to_the_top(qtbot, make_window) -> None:  # typ
     wait_store_open(qtbot, window)
     finished_reply(qtbot, window, "older one")
     older = window.chat.conversation.id
-    window.new_chat_action.trigger()
+    window.menus.new_chat_action.trigger()
     finished_reply(qtbot, window, "newer one")
     qtbot.waitUntil(lambda: len(window.sidebar.model.rows()) == 2, timeout=5000)
     assert window.sidebar.model.rows()[0].title == "newer one"

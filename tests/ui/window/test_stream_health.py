@@ -21,7 +21,7 @@ def test_health_readout_while_streaming_and_quiet_when_idle(qtbot, make_window) 
     window = make_window(lambda: ScriptedBackend(rate=400, n_tokens=100000))
     monitor = window.health_monitor
     assert not monitor.active, "no sampling while idle with the panel closed"
-    window.stream_health_action.trigger()
+    window.menus.stream_health_action.trigger()
     qtbot.waitUntil(lambda: window.health_panel.isVisible(), timeout=2000)
     assert monitor.active
     window.prompt.setPlainText("go")
@@ -38,5 +38,5 @@ def test_health_readout_while_streaming_and_quiet_when_idle(qtbot, make_window) 
     with qtbot.waitSignal(window.chat.reply_finished, timeout=5000):
         window.stop_button.click()
     qtbot.waitUntil(lambda: window.health_label.text() == "", timeout=2000)
-    window.stream_health_action.trigger()
+    window.menus.stream_health_action.trigger()
     qtbot.waitUntil(lambda: not monitor.active, timeout=2000)
