@@ -306,3 +306,19 @@ def test_stop_announces_and_keeps_the_focus(qtbot, make_window) -> None:  # type
         qtbot.mouseClick(window.stop_button, Qt.MouseButton.LeftButton)
     assert "Reply stopped. What was written is kept." in said
     assert window.prompt.hasFocus() or QApplication.focusWidget() is window.prompt
+
+
+def test_zoom_actions_change_and_announce_the_appearance(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+    from app.core.backends.scripted import ScriptedBackend
+    from app.ui.window.appearance_menu import AppearanceControls
+
+    window = make_window(lambda: ScriptedBackend(rate=2000))
+    controls = window.appearance
+    assert isinstance(controls, AppearanceControls)
+    start = controls.appearance.zoom
+    with qtbot.waitSignal(controls.appearance_changed, timeout=2000) as blocker:
+        controls.zoom_in_action.trigger()
+    assert blocker.args[0].zoom == start + 1 == controls.appearance.zoom
+    controls.zoom_reset_action.trigger()
+    assert controls.appearance.zoom == 0
+    controls.apply(controls.appearance)  # no change: nothing emitted, nothing saved

@@ -40,3 +40,18 @@ def test_health_readout_while_streaming_and_quiet_when_idle(qtbot, make_window) 
     qtbot.waitUntil(lambda: window.health_label.text() == "", timeout=2000)
     window.menus.stream_health_action.trigger()
     qtbot.waitUntil(lambda: not monitor.active, timeout=2000)
+
+
+def test_the_monitor_samples_only_while_needed(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+    from app.ui.window.stream_health import StreamHealthMonitor
+
+    window = make_window(lambda: ScriptedBackend(rate=2000))
+    monitor = window.health_monitor
+    assert isinstance(monitor, StreamHealthMonitor) and not monitor.active  # idle, panel closed
+    monitor.set_panel_open(True)
+    assert monitor.active
+    with qtbot.waitSignal(monitor.updated, timeout=5000) as blocker:
+        pass
+    assert blocker.args[0] is monitor.last
+    monitor.set_panel_open(False)
+    assert not monitor.active
