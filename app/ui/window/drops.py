@@ -12,7 +12,6 @@ Threading rule: GUI thread only.
 from __future__ import annotations
 
 from collections.abc import Callable
-
 from pathlib import Path
 
 from PyQt6.QtCore import QCoreApplication, QEvent, QMimeData, QObject
@@ -46,11 +45,11 @@ class GgufDropFilter(QObject):
     opens the model) instead of being pasted as text. Other drags are left
     to the widget."""
 
-    def __init__(self, on_drop: Callable[[QMimeData], bool], parent: QObject | None = None) -> None:
+    def __init__(self, on_drop: Callable[[QMimeData | None], bool], parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.on_drop = on_drop
 
-    def eventFilter(self, watched: QObject | None, event: QEvent | None) -> bool:  # noqa: N802 (Qt API)
+    def eventFilter(self, watched: QObject | None, event: QEvent | None) -> bool:
         if event is None or event.type() not in (QEvent.Type.DragEnter, QEvent.Type.DragMove, QEvent.Type.Drop):
             return False
         drag: QDropEvent = event  # type: ignore[assignment]
@@ -95,7 +94,7 @@ class GgufDrops(QObject):
         name = Path(found[0]).name
         if len(found) > 1:
             text = QCoreApplication.translate(
-                "MainWindow", "Opening {name}… (%n more added to Model › Manage Models…)", None, len(found) - 1
+                "MainWindow", "Opening {name}… (%n more added to Model › Manage Models…)", "", len(found) - 1
             ).format(name=name)
         else:
             text = QCoreApplication.translate("MainWindow", "Opening {name}…").format(name=name)

@@ -6,49 +6,55 @@ from typing import TYPE_CHECKING
 
 from PyQt6 import sip
 from PyQt6.QtCore import QMimeData, Qt, pyqtSignal
-from PyQt6.QtGui import QCloseEvent, QDragEnterEvent, QDragMoveEvent, QDropEvent, QIcon, QShortcut
+from PyQt6.QtGui import (
+    QCloseEvent,
+    QDragEnterEvent,
+    QDragMoveEvent,
+    QDropEvent,
+    QIcon,
+    QShortcut,
+)
 from PyQt6.QtWidgets import (
     QApplication,
-    QSplitter,
     QFileDialog,
     QHBoxLayout,
     QLabel,
     QMainWindow,
     QPushButton,
+    QSplitter,
     QVBoxLayout,
     QWidget,
 )
 
-
-from app.core.models import paths as models
-
-from app.core.config.preferences import ConversationSettings, Preferences
 from app.core.backends.base import ModelInfo
 from app.core.backends.remote.servers import ServerConfig
-from app.resources import resource_path
+from app.core.config.preferences import ConversationSettings, Preferences
+from app.core.models import paths as models
 from app.core.pipeline.metrics import HealthSnapshot
+from app.resources import resource_path
+from app.ui.conversation.announcer import StreamAnnouncer
 from app.ui.conversation.controller import ChatController, ChatState
-from app.ui.window.stream_health import StreamHealthMonitor, StreamHealthPanel
+from app.ui.conversation.find_bar import FindBar
+from app.ui.conversation.prompt import PromptArea
 from app.ui.conversation.view import ChatView, LazyTextMime
 from app.ui.dialogs import exchange as exchange_actions
 from app.ui.dialogs.about import open_about_box
 from app.ui.dialogs.singleton import SingletonDialog
-from app.ui.conversation.find_bar import FindBar
+from app.ui.misc.shortcuts import bind_shortcut
+from app.ui.misc.theme import mark_window, theme_manager
 from app.ui.services.lifecycle import AppServices
 from app.ui.sidebar.sidebar import Sidebar
-from app.ui.window.context_meter import ContextMeter, ContextTracker
-from app.ui.conversation.prompt import PromptArea
-from app.ui.conversation.announcer import StreamAnnouncer
 from app.ui.window.appearance_menu import AppearanceControls
+from app.ui.window.context_meter import ContextMeter, ContextTracker
 from app.ui.window.first_run import FirstRunPanel
 from app.ui.window.menus import MenuBar
 from app.ui.window.model_choice import ModelChoice
-from app.ui.window.undo import UndoBar
 from app.ui.window.navigation import KeyboardNavigation
-from app.ui.misc.shortcuts import bind_shortcut
-from app.ui.misc.theme import mark_window, theme_manager
+from app.ui.window.stream_health import StreamHealthMonitor, StreamHealthPanel
+from app.ui.window.undo import UndoBar
 
 if TYPE_CHECKING:
+    from app.ui.dialogs.conversation_settings import ConversationSettingsDialog
     from app.ui.dialogs.model_manager import ModelManagerDialog
     from app.ui.dialogs.servers import ServersDialog
     from app.ui.dialogs.settings import SettingsDialog
@@ -67,7 +73,7 @@ def quit_if_last_window(window: QWidget) -> None:
         w for w in QApplication.topLevelWidgets()
         if w is not window and w.isVisible() and w.testAttribute(Qt.WidgetAttribute.WA_QuitOnClose)
         and w.windowType() not in (Qt.WindowType.ToolTip, Qt.WindowType.Popup)
-        and (w.windowHandle() is None or w.windowHandle().transientParent() is None)
+        and ((handle := w.windowHandle()) is None or handle.transientParent() is None)
     ]
     if QApplication.quitOnLastWindowClosed() and not others:
         QApplication.quit()
@@ -98,6 +104,9 @@ class MainWindow(QMainWindow):
         self._persist = persist
 
         self.services = services
+        status_bar = self.statusBar()
+        assert status_bar is not None  # a QMainWindow makes one on demand
+        self._status_bar = status_bar
         self.store = services.store
         self.library = services.library
         self.view = ChatView(render_service=services.render)
@@ -149,13 +158,13 @@ class MainWindow(QMainWindow):
         self.splitter.setChildrenCollapsible(False)
         self.setCentralWidget(self.splitter)
         self._editing: str | None = None  # a prompt being edited (its message id)
-        self.statusBar().addWidget(self.model_label, 1)
+        self._status_bar.addWidget(self.model_label, 1)
         self.context_meter = ContextMeter()
-        self.statusBar().addPermanentWidget(self.context_meter)
+        self._status_bar.addPermanentWidget(self.context_meter)
         self.context_tracker = ContextTracker(self.chat, self.prompt_area, self.context_meter, self)
-        self.statusBar().addPermanentWidget(self.health_label)
-        self.statusBar().addPermanentWidget(self.state_label)
-        self.undo_bar = UndoBar(self.statusBar(), self)
+        self._status_bar.addPermanentWidget(self.health_label)
+        self._status_bar.addPermanentWidget(self.state_label)
+        self.undo_bar = UndoBar(self._status_bar, self)
         self.undo_button = self.undo_bar.button
 
         self._close_when_shut_down = False
@@ -222,10 +231,10 @@ class MainWindow(QMainWindow):
                 text = self.tr(
                     "Not sent: Rill is still answering in “a conversation”. Stop it (Esc) or wait; your text stays here."
                 )
-            self.statusBar().showMessage(text, 8000)
+            self._status_bar.showMessage(text, 8000)
             return
         if area.over_limit():
-            self.statusBar().showMessage(
+            self._status_bar.showMessage(
                 self.tr("Not sent: the message is longer than the model's context. Remove the attachment or shorten it."),
                 8000,
             )
@@ -371,7 +380,7 @@ class MainWindow(QMainWindow):
         self.prompt_area.clear()
         self.prompt.setPlainText(text)
         self.prompt.setFocus()
-        self.statusBar().showMessage(self.tr("Editing your message: Enter sends it as a new version, Esc cancels"), 8000)
+        self._status_bar.showMessage(self.tr("Editing your message: Enter sends it as a new version, Esc cancels"), 8000)
 
     def _on_pin_requested(self, conversation_id: str, pinned: bool) -> None:
         self.library.set_pinned(conversation_id, pinned)
@@ -396,7 +405,7 @@ class MainWindow(QMainWindow):
             exchange_actions.import_from(self.store, path, self._on_imported)
 
     def _on_exchange_done(self, message: str) -> None:
-        self.statusBar().showMessage(message, 10000)
+        self._status_bar.showMessage(message, 10000)
 
     def _on_imported(self, message: str, imported: bool) -> None:
         self.chat.notify(message, "info" if imported else "error")
@@ -407,7 +416,7 @@ class MainWindow(QMainWindow):
         if self._editing is not None:
             self._editing = None
             self.prompt_area.clear()
-            self.statusBar().showMessage(self.tr("Edit cancelled"), 2000)
+            self._status_bar.showMessage(self.tr("Edit cancelled"), 2000)
             return
         self.chat.stop()
 
@@ -424,11 +433,11 @@ class MainWindow(QMainWindow):
         if clipboard is not None:
             # Made when pasted: Copy costs nothing whatever the conversation's length.
             clipboard.setMimeData(LazyTextMime(self.chat.conversation_markdown))
-        self.statusBar().showMessage(self.tr("Conversation copied as Markdown"), 3000)
+        self._status_bar.showMessage(self.tr("Conversation copied as Markdown"), 3000)
 
     def _on_copied(self, what: str, text: str) -> None:
         label = {"code": self.tr("Code copied"), "message": self.tr("Message copied")}.get(what) or self.tr("Copied")
-        self.statusBar().showMessage(label, 2000)
+        self._status_bar.showMessage(label, 2000)
 
     def _on_find_highlight_requested(self, text: str) -> None:
         self.view.set_find(text)
@@ -465,7 +474,7 @@ class MainWindow(QMainWindow):
         if info.n_ctx:
             parts.append(self.tr("context {n_ctx}").format(n_ctx=info.n_ctx))
         if info.n_threads:
-            parts.append(self.tr("1 thread") if info.n_threads == 1 else self.tr("%n threads", None, info.n_threads))
+            parts.append(self.tr("1 thread") if info.n_threads == 1 else self.tr("%n threads", "", info.n_threads))
         if info.chat_template:
             parts.append(self.tr("template: {template}").format(template=info.chat_template))
         self.model_label.setText("  ·  ".join(parts))
@@ -533,7 +542,7 @@ class MainWindow(QMainWindow):
     def _on_about_triggered(self) -> None:
         self.about_box = open_about_box(self, self.services, self._about_model())
 
-    def closeEvent(self, event: QCloseEvent | None) -> None:  # noqa: N802 (Qt API)
+    def closeEvent(self, event: QCloseEvent | None) -> None:
         """Close without ever blocking the GUI on a worker thread.
 
         The undo offer is committed, the reply stopped and the services'
@@ -565,17 +574,19 @@ class MainWindow(QMainWindow):
         the load progress bar with its Cancel button (status bar,
         ``app.ui.window.load_progress``), dropping ``.gguf`` files on the window,
         and every local model that loads joining Rill's list of models."""
-        from app.ui.window.load_progress import LoadProgress
         from app.ui.window.drops import GgufDropFilter, GgufDrops
+        from app.ui.window.load_progress import LoadProgress
 
         self._models_dialog = SingletonDialog(self._make_models_dialog)
         self.load_progress = LoadProgress(self.chat)
-        self.statusBar().addPermanentWidget(self.load_progress)
+        self._status_bar.addPermanentWidget(self.load_progress)
         self.setAcceptDrops(True)
-        self._drops = GgufDrops(self.statusBar(), self.model_open_requested.emit, self)
+        self._drops = GgufDrops(self._status_bar, self.model_open_requested.emit, self)
         # The message box takes drops as text: a .gguf dropped there opens instead.
         self._gguf_drop_filter = GgufDropFilter(self.open_dropped, self)
-        self.prompt.viewport().installEventFilter(self._gguf_drop_filter)
+        viewport = self.prompt.viewport()
+        assert viewport is not None
+        viewport.installEventFilter(self._gguf_drop_filter)
         self.menus.manage_models_action.triggered.connect(self._on_manage_models_triggered)
 
     def _make_models_dialog(self) -> ModelManagerDialog:
@@ -597,15 +608,15 @@ class MainWindow(QMainWindow):
         """Dropped files (see ``GgufDrops.open_dropped``); True when a model was opened."""
         return self._drops.open_dropped(mime)
 
-    def dragEnterEvent(self, event: QDragEnterEvent | None) -> None:  # noqa: N802 (Qt API)
+    def dragEnterEvent(self, event: QDragEnterEvent | None) -> None:
         if event is not None:
             self._drops.drag_entered(event)
 
-    def dragMoveEvent(self, event: QDragMoveEvent | None) -> None:  # noqa: N802 (Qt API)
+    def dragMoveEvent(self, event: QDragMoveEvent | None) -> None:
         if event is not None:
             self._drops.drag_moved(event)
 
-    def dropEvent(self, event: QDropEvent | None) -> None:  # noqa: N802 (Qt API)
+    def dropEvent(self, event: QDropEvent | None) -> None:
         if event is not None:
             self._drops.dropped(event)
 
@@ -625,7 +636,7 @@ class MainWindow(QMainWindow):
 
             def show(conv: object) -> None:
                 if conv is None:
-                    self.statusBar().showMessage(self.tr("That conversation is no longer in the history."), 5000)
+                    self._status_bar.showMessage(self.tr("That conversation is no longer in the history."), 5000)
                     return
                 msg = conv.get(message_id)  # type: ignore[attr-defined]
                 on_path = any(m.id == message_id for m in conv.messages)  # type: ignore[attr-defined]
@@ -665,7 +676,7 @@ class MainWindow(QMainWindow):
         from app.core.config.preferences import load_preferences
 
         self._settings_dialog = SingletonDialog(self._make_settings_dialog)
-        self.conversation_settings_dialog = None
+        self.conversation_settings_dialog: ConversationSettingsDialog | None = None
         self.preferences = load_preferences()
         self._apply_preferences(self.preferences)
         self.menus.settings_action.triggered.connect(self._on_settings_triggered)
@@ -721,7 +732,7 @@ class MainWindow(QMainWindow):
         if choice is not None:
             self.expect_load(description, choice, remember=False)  # the Model menu keeps its check
         self.chat.reload_model()
-        self.statusBar().showMessage(self.tr("Loading the model again with the new settings…"), 5000)
+        self._status_bar.showMessage(self.tr("Loading the model again with the new settings…"), 5000)
 
     def _on_conversation_settings_triggered(self) -> None:
         self._on_conversation_settings_requested(self.chat.conversation.id)
@@ -732,7 +743,7 @@ class MainWindow(QMainWindow):
 
         def show(conv: object) -> None:
             if conv is None:
-                self.statusBar().showMessage(self.tr("That conversation is no longer in the history."), 5000)
+                self._status_bar.showMessage(self.tr("That conversation is no longer in the history."), 5000)
                 return
             dialog = ConversationSettingsDialog(
                 conversation_id, conversation_settings(conv),  # type: ignore[arg-type]
@@ -752,7 +763,7 @@ class MainWindow(QMainWindow):
         def store(conv: object) -> None:
             if conv is not None:
                 self.library.set_overrides(conv, chosen.to_dict())  # type: ignore[arg-type]
-                self.statusBar().showMessage(
+                self._status_bar.showMessage(
                     self.tr("Conversation settings saved: they apply from its next reply."), 5000
                 )
 

@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from PyQt6.QtCore import QCoreApplication, QObject, Qt
 from PyQt6.QtGui import QAction
-from PyQt6.QtWidgets import QDockWidget, QMainWindow, QWidget
+from PyQt6.QtWidgets import QDockWidget, QMainWindow, QMenu, QWidget
 
 from app.core.backends.remote.servers import load_servers
 from app.ui.dialogs.model_manager import make_manage_action
@@ -39,12 +39,17 @@ class MenuBar(QObject):
         self._build_edit_menu(view)
         self._build_model_menu(is_generating)
         self._build_view_menu(health_panel)
-        bar = window.menuBar()
-        assert bar is not None
-        self.go_menu = bar.addMenu(QCoreApplication.translate("MainWindow", "&Go"))
-        self.help_menu = bar.addMenu(QCoreApplication.translate("MainWindow", "&Help"))
+        self.go_menu = self._menu(QCoreApplication.translate("MainWindow", "&Go"))
+        self.help_menu = self._menu(QCoreApplication.translate("MainWindow", "&Help"))
         self.about_action = self._action(QCoreApplication.translate("MainWindow", "&About Rill"))
         self.help_menu.addAction(self.about_action)
+
+    def _menu(self, title: str) -> QMenu:
+        bar = self._window.menuBar()
+        assert bar is not None  # a QMainWindow always has one
+        menu = bar.addMenu(title)
+        assert menu is not None
+        return menu
 
     def _action(self, text: str, shortcut: str = "", global_shortcut: bool = False) -> QAction:
         action = QAction(text, self._window)
@@ -55,9 +60,7 @@ class MenuBar(QObject):
         return action
 
     def _build_file_menu(self) -> None:
-        bar = self._window.menuBar()
-        assert bar is not None
-        menu = self.file_menu = bar.addMenu(QCoreApplication.translate("MainWindow", "&File"))
+        menu = self.file_menu = self._menu(QCoreApplication.translate("MainWindow", "&File"))
         self.open_model_action = self._action(QCoreApplication.translate("MainWindow", "&Open Model File…"), "open_model")
         self.new_chat_action = self._action(QCoreApplication.translate("MainWindow", "&New Chat"), "new_chat")
         self.quit_action = self._action(QCoreApplication.translate("MainWindow", "&Quit"), "quit")
@@ -78,9 +81,7 @@ class MenuBar(QObject):
         menu.addAction(self.quit_action)
 
     def _build_edit_menu(self, view: QWidget) -> None:
-        bar = self._window.menuBar()
-        assert bar is not None
-        menu = self.edit_menu = bar.addMenu(QCoreApplication.translate("MainWindow", "&Edit"))
+        menu = self.edit_menu = self._menu(QCoreApplication.translate("MainWindow", "&Edit"))
         self.copy_action = self._action(QCoreApplication.translate("MainWindow", "&Copy"), "copy")
         self.select_all_action = self._action(QCoreApplication.translate("MainWindow", "Select &All"), "select_all")
         for action in (self.copy_action, self.select_all_action):
@@ -121,8 +122,6 @@ class MenuBar(QObject):
         menu.addAction(self.settings_action)
 
     def _build_model_menu(self, is_generating: Callable[[], bool]) -> None:
-        bar = self._window.menuBar()
-        assert bar is not None
         self.servers_action = self._action(QCoreApplication.translate("MainWindow", "&Servers…"))
         self.servers_action.setToolTip(
             QCoreApplication.translate("MainWindow", "Add, test and edit the servers Rill can chat through")
@@ -133,12 +132,12 @@ class MenuBar(QObject):
         self.manage_models_action = make_manage_action(self._window)
         self._window.addAction(self.manage_models_action)  # the shortcut works with the menu closed
         self.model_menu.set_manage_action(self.manage_models_action)
+        bar = self._window.menuBar()
+        assert bar is not None
         bar.addMenu(self.model_menu)
 
     def _build_view_menu(self, health_panel: QDockWidget) -> None:
-        bar = self._window.menuBar()
-        assert bar is not None
-        self.view_menu = bar.addMenu(QCoreApplication.translate("MainWindow", "&View"))
+        self.view_menu = self._menu(QCoreApplication.translate("MainWindow", "&View"))
         action = health_panel.toggleViewAction()
         assert action is not None
         self.stream_health_action = action

@@ -17,8 +17,10 @@ def test_the_bar_shows_a_load_and_cancel_ends_it(qtbot: Any, make_window: Any) -
         window.chat.load_model(lambda: ScriptedBackend(load_delay_s=30), "slow")
     qtbot.waitUntil(lambda: progress.isVisible() and progress.fraction >= 0.0, timeout=5000)
     assert "slow" in progress.toolTip()
-    with qtbot.waitSignal(window.chat.model_failed, timeout=5000) as failed:
-        with qtbot.waitSignal(progress.cancel_requested, timeout=5000):
-            progress.cancel_button.click()
+    with (
+        qtbot.waitSignal(window.chat.model_failed, timeout=5000) as failed,
+        qtbot.waitSignal(progress.cancel_requested, timeout=5000),
+    ):
+        progress.cancel_button.click()
     assert failed.args == [LOAD_CANCELLED_MESSAGE]
     assert not progress.isVisible()

@@ -10,7 +10,6 @@ from PyQt6.QtWidgets import QWidget
 from app.core.backends.remote.servers import ServerConfig
 from app.ui.window.model_menu import LOCAL, ManagedModelMenu, server_choice
 
-
 _KEEP: list[QWidget] = []  # the menus' parents live until the end of the test
 
 
