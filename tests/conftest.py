@@ -37,32 +37,45 @@ def python_threads() -> set[threading.Thread]:
     return {t for t in threading.enumerate() if t.is_alive() and not isinstance(t, threading._DummyThread)}
 
 
+def leaks(before: set[threading.Thread], join_s: float = 5.0) -> list[str]:
+    """What a test left behind: service QThreads still running, Python
+    threads started since ``before`` still running (each joined up to
+    ``join_s`` first: one ending now is not a leak), the garbage collector
+    off (turned on again here, so the next tests do not inherit it)."""
+    problems: list[str] = []
+    if not gc.isenabled():
+        gc.enable()
+        problems.append("the test left the garbage collector disabled (gc.disable() without gc.enable())")
+    for services in unfinished_services():
+        if services.shutting_down:
+            services.wait(int(join_s * 1000))  # a window closed in teardown: its ordered shutdown, driven here
+    running = [t for t in list(LIVE_THREADS) if t.isRunning()]
+    for thread in running:
+        thread.wait(int(join_s * 1000))  # join: a window closed in teardown may still be ending it
+    leaked = [t.objectName() for t in running if t.isRunning()]
+    if leaked:
+        problems.append(f"QThreads still running after the test: {leaked}")
+    started = python_threads() - before
+    for py_thread in started:
+        py_thread.join(join_s)
+    left = sorted(t.name for t in started if t.is_alive())
+    if left:
+        problems.append(f"Python threads still running after the test: {left}")
+    return problems
+
+
 @pytest.fixture(autouse=True)
 def no_leaked_threads() -> Iterator[None]:
     """Fail a test that leaves a service QThread running after teardown, a
     Python thread it started (daemon or not) still running, or the garbage
-    collector turned off.
+    collector turned off (see ``leaks``).
 
     Autouse and independent of qtbot, so it is set up before and torn down
     after qtbot (which closes the test's windows)."""
     before = python_threads()
     yield
-    gc_was_on = gc.isenabled()
-    gc.enable()  # the next tests must not inherit it
-    for services in unfinished_services():
-        if services.shutting_down:
-            services.wait(5000)  # a window closed in teardown: its ordered shutdown, driven here
-    running = [t for t in list(LIVE_THREADS) if t.isRunning()]
-    for thread in running:
-        thread.wait(5000)  # join: a window closed in teardown may still be ending it
-    leaked = [t.objectName() for t in running if t.isRunning()]
-    assert not leaked, f"QThreads still running after the test: {leaked}"
-    started = python_threads() - before
-    for py_thread in started:
-        py_thread.join(5.0)  # one ending now (a cancelled background call) is not a leak
-    left = sorted(t.name for t in started if t.is_alive())
-    assert not left, f"Python threads still running after the test: {left}"
-    assert gc_was_on, "the test left the garbage collector disabled (gc.disable() without gc.enable())"
+    problems = leaks(before)
+    assert not problems, "; ".join(problems)
 
 
 @pytest.fixture
