@@ -47,8 +47,12 @@ def leaks(before: set[threading.Thread], join_s: float = 5.0) -> list[str]:
         gc.enable()
         problems.append("the test left the garbage collector disabled (gc.disable() without gc.enable())")
     for services in unfinished_services():
-        if services.shutting_down:
-            services.wait(int(join_s * 1000))  # a window closed in teardown: its ordered shutdown, driven here
+        if not services.shutting_down:
+            problems.append("AppServices never shut down (a window left open?)")
+            services.request_shutdown()  # so that the next tests start clean
+        # A window closed in teardown: its ordered shutdown, driven here.
+        if not services.wait(int(join_s * 2000)):
+            problems.append(f"AppServices' shutdown did not finish: stuck at {services.stage.name}")
     running = [t for t in list(LIVE_THREADS) if t.isRunning()]
     for thread in running:
         thread.wait(int(join_s * 1000))  # join: a window closed in teardown may still be ending it

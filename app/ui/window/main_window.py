@@ -1,4 +1,14 @@
-"""The main window: a thin view that builds widgets and connects signals."""
+"""The main window: the widgets around the services it is given
+(``app.ui.services.lifecycle.AppServices``, built by ``app.application``),
+and the signals between them.
+
+Its parts live in their own modules: the menu bar (``menus``), the Undo
+offer (``undo``), which model runs and what is remembered of it
+(``model_choice``), the first-run panel (``first_run``), dropped model files
+(``drops``), the About box (``app.ui.dialogs.about``) and the one-at-a-time
+dialogs (``app.ui.dialogs.singleton``). Closing runs the services' ordered
+shutdown (``closeEvent``).
+"""
 
 from __future__ import annotations
 
