@@ -2416,3 +2416,32 @@ class ChatView(QAbstractScrollArea):
         cur.insertText(sample_markdown)
         doc.size()
         doc.deleteLater()
+
+    # -- BEGIN remove_messages (temporary, CONVO)
+    def remove_messages(self, ids: list[str]) -> None:
+        """Remove these messages' items without moving what the reader sees:
+        content above them stays where it is on screen (a simple stand-in
+        built on ``remove_item``)."""
+        sb = self.verticalScrollBar()
+        value = sb.value()
+        above = 0.0
+        for item_id in ids:
+            index = self._index.get(item_id)
+            if index is not None and self._top(index) + self._items[index].height + ITEM_GAP <= value + 0.5:
+                above += self._items[index].height + ITEM_GAP
+        gone = set(ids)
+        for item_id in ids:
+            item = self._item(item_id)
+            if item is None:
+                continue
+            self._drop_documents(item)
+            self._finalizing.discard(item_id)
+            self.remove_item(item_id)
+        kept = [(key, job) for key, job in self._work if key.rpartition(":")[2] not in gone]
+        if len(kept) != len(self._work):
+            self._work.clear()
+            self._work.extend(kept)
+            self._work_keys.intersection_update(key for key, _ in kept)
+        sb.setValue(int(round(value - above)))
+        self._schedule_visibility()
+    # -- END remove_messages

@@ -34,6 +34,7 @@ from app.core.factory import local_factory, remote_factory
 from app.core.backends.remote.servers import ServerConfig, load_servers
 from app.resources import resource_path
 from app.core.pipeline.metrics import HealthSnapshot
+from app.core.conversation.deletion import MessageDeletion
 from app.ui.conversation.controller import ChatController, ChatState
 from app.ui.window.stream_health import StreamHealthMonitor, StreamHealthPanel
 from app.ui.conversation.view import ChatView, LazyTextMime
@@ -358,6 +359,7 @@ class MainWindow(QMainWindow):
         self.sidebar.delete_requested.connect(self._on_delete_requested)
         self.sidebar.model.page_loaded.connect(self._on_first_page_loaded)
         self.chat.conversation_shown.connect(self._on_conversation_shown)
+        self.chat.path_changed.connect(self._on_path_changed)
         self.rename_action.triggered.connect(self._on_rename_triggered)
         self.chat.edit_requested.connect(self._on_edit_requested)
         self.sidebar.pin_requested.connect(self._on_pin_requested)
@@ -422,6 +424,13 @@ class MainWindow(QMainWindow):
         title = getattr(conv, "title", "") or self.tr("New chat")
         self.setWindowTitle(self.tr("{title} — Rill").format(title=title))
 
+    def _on_path_changed(self, conv: object) -> None:
+        if self.find_bar.isVisible():  # the find bar stays open and searches the new path
+            focused = QApplication.focusWidget()
+            self.find_bar.open_bar()
+            if focused is not None:
+                focused.setFocus()
+
     def _on_rename_triggered(self) -> None:
         self.sidebar.select(self.chat.conversation.id)
         self.sidebar.rename_current()
@@ -455,8 +464,8 @@ class MainWindow(QMainWindow):
             else:
                 self.chat.new_chat()
 
-    def _on_message_deleted(self, what: str, undo: object) -> None:
-        self._offer_undo(what, undo)  # type: ignore[arg-type]
+    def _on_message_deleted(self, what: str, deletion: MessageDeletion) -> None:
+        self._offer_undo(what, lambda: self.chat.undo_delete(deletion) and None)
 
     def _offer_undo(self, text: str, undo: Callable[[], None], commit: Callable[[], None] | None = None) -> None:
         """Show ``text`` with an Undo button for UNDO_MS; an earlier offer is
