@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PyQt6.QtCore import QAbstractListModel, QModelIndex, QObject, Qt
+from PyQt6.QtCore import QAbstractListModel, QModelIndex, QObject, Qt, pyqtSignal
 
 from app.core.conversation.model import Conversation, Message, MessageStatus, Role
 
@@ -57,6 +57,11 @@ _EMPTY_PARENT = QModelIndex()
 
 class MessageListModel(QAbstractListModel):
     """The rows of the current path of one conversation (see the module docstring)."""
+
+    #: A ``sync`` is over: its rows were removed and inserted (a view may
+    #: apply them together); arg: the first row that changed (the row count
+    #: when none did).
+    path_synced = pyqtSignal(int)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -167,6 +172,7 @@ class MessageListModel(QAbstractListModel):
             self._reindex(first)
             self.endInsertRows()
         self.refresh_decorations()
+        self.path_synced.emit(first)
         return first
 
     def refresh_decorations(self) -> list[int]:

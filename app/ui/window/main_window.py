@@ -425,11 +425,8 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(self.tr("{title} — Rill").format(title=title))
 
     def _on_path_changed(self, conv: object) -> None:
-        if self.find_bar.isVisible():  # the find bar stays open and searches the new path
-            focused = QApplication.focusWidget()
-            self.find_bar.open_bar()
-            if focused is not None:
-                focused.setFocus()
+        if self.find_bar.isVisible():  # stays open; the new path is highlighted, the reader's place kept
+            self.view.set_find(self.find_bar.edit.text())
 
     def _on_rename_triggered(self) -> None:
         self.sidebar.select(self.chat.conversation.id)
