@@ -29,11 +29,11 @@ from app.core.conversation.model import Message, MessageStatus
 from app.core.pipeline.metrics import Reservoir
 
 __all__ = [
+    "TRANSITIONS",
     "ReplyLifecycle",
     "ReplyOutcome",
     "ReplyPhase",
     "ReplyTelemetry",
-    "TRANSITIONS",
     "finalize_meta",
     "outcome_of",
 ]

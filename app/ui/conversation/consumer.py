@@ -23,7 +23,7 @@ from app.ui.services.inference import GenerationResult, InferenceService
 
 log = logging.getLogger(__name__)
 
-__all__ = ["StreamConsumer", "TICK_BUDGET_S", "TICK_MAX_CHARS", "TICK_MS", "clean_text"]
+__all__ = ["TICK_BUDGET_S", "TICK_MAX_CHARS", "TICK_MS", "StreamConsumer", "clean_text"]
 
 TICK_MS = 25             # consumer tick (the brief asks for 20-40 ms)
 TICK_BUDGET_S = 0.004    # time budget of one tick's drain
@@ -31,7 +31,7 @@ TICK_MAX_CHARS = 4096    # at most this much text per drain (and append) call
 
 # Model output may contain control characters: keep tab and newline, drop the
 # rest (a carriage return included, so "\r\n" split across chunks is one line break).
-_CONTROL_CHARS = dict.fromkeys([*range(0, 9), *range(11, 32), 0x7F])
+_CONTROL_CHARS = dict.fromkeys([*range(9), *range(11, 32), 0x7F])
 
 
 def clean_text(text: str) -> str:

@@ -30,6 +30,7 @@ from app.core.conversation.deletion import MessageDeletion
 from app.core.conversation.model import Conversation, Message, MessageStatus, Role
 from app.core.conversation.reply import ReplyTelemetry
 from app.ui.conversation.consumer import StreamConsumer
+from app.ui.conversation.context import DroppedNotices
 from app.ui.conversation.model import Decoration, MessageListModel
 from app.ui.conversation.reply import Reply
 from app.ui.conversation.view import ChatView
@@ -98,9 +99,7 @@ class ConversationController(QObject):
         #: What the model is sent when a conversation outgrows its context
         #: (app.core.backends.prompt_window.OverflowPolicy value).
         self.overflow = "rolling"
-        #: Per conversation id: how many messages the model was last told it
-        #: no longer sees (a notice comes only when that number changes).
-        self._dropped_told: dict[str, int] = {}
+        self._dropped = DroppedNotices()
         self._connect_signals()
 
     def _connect_signals(self) -> None:
@@ -332,7 +331,7 @@ class ConversationController(QObject):
         if deletion.count == 1:
             what = QCoreApplication.translate("ChatController", "Message deleted")
         else:
-            what = QCoreApplication.translate("ChatController", "%n messages deleted", None, deletion.count)
+            what = QCoreApplication.translate("ChatController", "%n messages deleted", None, deletion.count)  # type: ignore[arg-type]  # PyQt6 stubs: disambiguation may be None
         self.message_deleted.emit(what, deletion)
         return True
 
@@ -366,43 +365,9 @@ class ConversationController(QObject):
         conv = reply.conversation
         if conv is None:
             return
-        told = self._dropped_told.get(conv.id, 0)
-        self._dropped_told[conv.id] = len(dropped_ids)
-        if len(dropped_ids) == told or conv is not self.conversation or not dropped_ids:
-            return
-        first, last = conv.get(dropped_ids[0]), conv.get(dropped_ids[-1])
-        n = len(dropped_ids)
-        if first is None or last is None:
-            if n == 1:
-                text = QCoreApplication.translate(
-                    "ChatController",
-                    "The conversation is longer than the model's context: the model no longer sees "
-                    "an earlier message. They stay here; Settings chooses what is dropped.",
-                )
-            else:
-                text = QCoreApplication.translate(
-                    "ChatController",
-                    "The conversation is longer than the model's context: the model no longer sees "
-                    "%n earlier messages. They stay here; Settings chooses what is dropped.",
-                    None,
-                    n,
-                )
-        elif first is last:  # one message
-            text = QCoreApplication.translate(
-                "ChatController",
-                "The conversation is longer than the model's context: the model no longer sees "
-                "an earlier message (“{excerpt}”). They stay here; Settings chooses what is dropped.",
-            ).format(excerpt=_excerpt(first.content))
-        else:
-            text = QCoreApplication.translate(
-                "ChatController",
-                "The conversation is longer than the model's context: the model no longer sees "
-                "%n earlier messages (from “{first}” to “{last}”). They stay here; Settings chooses what is dropped.",
-                None,
-                n,
-            ).format(first=_excerpt(first.content), last=_excerpt(last.content))
-        self.notify(text, "info")
-
+        text = self._dropped.notice(conv, dropped_ids, shown=conv is self.conversation)
+        if text:
+            self.notify(text, "info")
 
 class ChatController(QObject):
     """Drives the chat (GUI thread only): a composition of the model session,
@@ -691,7 +656,3 @@ class ChatController(QObject):
             self._shut_down = True
             self.shutdown_finished.emit()
 
-
-def _excerpt(text: str, n: int = 40) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= n else line[: n - 1] + "…"

@@ -33,12 +33,12 @@ from app.core.conversation.model import Conversation, Message, MessageStatus, Ro
 __all__ = [
     "ACTIONS_ROLE",
     "BRANCH_ROLE",
-    "Decoration",
     "ID_ROLE",
     "MESSAGE_ROLE",
-    "MessageListModel",
     "ROLE_ROLE",
     "STATUS_ROLE",
+    "Decoration",
+    "MessageListModel",
 ]
 
 ID_ROLE = Qt.ItemDataRole.UserRole + 1       # str: the message id
@@ -73,7 +73,7 @@ class MessageListModel(QAbstractListModel):
 
     # -- Qt model API -------------------------------------------------------------------
 
-    def rowCount(self, parent: QModelIndex = _EMPTY_PARENT) -> int:  # noqa: N802 (Qt API)
+    def rowCount(self, parent: QModelIndex = _EMPTY_PARENT) -> int:
         return 0 if parent.isValid() else len(self._rows)
 
     def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:

@@ -9,7 +9,14 @@ import pytest
 
 from app.core.conversation.deletion import MessageDeletion
 from app.core.conversation.model import Conversation, Message, MessageStatus, Role
-from app.ui.conversation.model import ACTIONS_ROLE, BRANCH_ROLE, ID_ROLE, ROLE_ROLE, STATUS_ROLE, MessageListModel
+from app.ui.conversation.model import (
+    ACTIONS_ROLE,
+    BRANCH_ROLE,
+    ID_ROLE,
+    ROLE_ROLE,
+    STATUS_ROLE,
+    MessageListModel,
+)
 
 
 def branched(split: int = 59, before: int = 60, after: int = 60) -> tuple[Conversation, Message, Message]:

@@ -62,7 +62,7 @@ def test_a_reply_streams_drains_finalizes_and_settles_once(qapp) -> None:  # typ
 
 def test_a_stopped_reply_settles_after_its_worker_exits(qapp) -> None:  # type: ignore[no-untyped-def]
     sink = FakeSink(shown=False)  # another conversation is shown: nothing to render
-    reply, phases, settled = make(sink)
+    reply, _phases, settled = make(sink)
     reply.add_text("Hal", [])
     reply.stop()
     assert reply.message.status == MessageStatus.STOPPED and reply.outcome == ReplyOutcome.STOPPED
