@@ -599,8 +599,9 @@ class ChatController(QObject):
     def delete_message(self, message_id: str) -> bool:
         return self.conversations.delete_message(message_id)
 
-    def undo_delete(self, deletion: MessageDeletion) -> bool:
-        return self.conversations.undo_delete(deletion)
+    def undo_delete(self, deletion: MessageDeletion) -> None:
+        """Undo a ``delete_message`` (the record ``message_deleted`` carried); once."""
+        self.conversations.undo_delete(deletion)
 
     def conversation_markdown(self) -> str:
         return self.conversation.to_markdown()

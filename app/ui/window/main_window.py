@@ -462,7 +462,7 @@ class MainWindow(QMainWindow):
                 self.chat.new_chat()
 
     def _on_message_deleted(self, what: str, deletion: MessageDeletion) -> None:
-        self._offer_undo(what, lambda: self.chat.undo_delete(deletion) and None)
+        self._offer_undo(what, lambda: self.chat.undo_delete(deletion))
 
     def _offer_undo(self, text: str, undo: Callable[[], None], commit: Callable[[], None] | None = None) -> None:
         """Show ``text`` with an Undo button for UNDO_MS; an earlier offer is
