@@ -203,16 +203,17 @@ class ConversationController(QObject):
         conversation keeps streaming and saving there; coming back to it
         shows it live."""
         if conv is self.conversation and self.rows.conversation is conv:
-            self._on_path_switched()
+            self._on_path_switched(only_if_changed=True)
             return
         self.conversation = conv
         self.rows.show(conv)
         self._repaint_footers()
         self.conversation_shown.emit(conv)
 
-    def _on_path_switched(self, redo_from: str | None = None) -> None:
+    def _on_path_switched(self, redo_from: str | None = None, only_if_changed: bool = False) -> None:
         """The current path changed (a branch): update the rows from where it changed."""
-        self.rows.sync(redo_from)
+        if self.rows.sync(redo_from) < 0 and only_if_changed:
+            return
         if self.library is not None:
             self.library.set_current_leaf(self.conversation)
         self.path_changed.emit(self.conversation)

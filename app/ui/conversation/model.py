@@ -58,9 +58,8 @@ _EMPTY_PARENT = QModelIndex()
 class MessageListModel(QAbstractListModel):
     """The rows of the current path of one conversation (see the module docstring)."""
 
-    #: A ``sync`` is over: its rows were removed and inserted (a view may
-    #: apply them together); arg: the first row that changed (the row count
-    #: when none did).
+    #: A ``sync`` that changed rows is over: its rows were removed and
+    #: inserted (a view may apply them together); arg: the first row that changed.
     path_synced = pyqtSignal(int)
 
     def __init__(self, parent: QObject | None = None) -> None:
@@ -148,10 +147,10 @@ class MessageListModel(QAbstractListModel):
         the first one that differs and insert the new ones. ``redo_from``: a
         message whose row is removed and inserted again even if it did not
         change place (a stopped reply that goes on streaming). Returns the
-        first row that changed (the row count when none did)."""
+        first row that changed; -1 when none did (then no signal at all)."""
         conv = self._conversation
         if conv is None:
-            return 0
+            return -1
         old, new = self._rows, conv.messages
         first = 0
         limit = min(len(old), len(new))
@@ -159,6 +158,9 @@ class MessageListModel(QAbstractListModel):
             first += 1
         if redo_from is not None and 0 <= self.row_of(redo_from) < first:
             first = self.row_of(redo_from)
+        if first == len(old) == len(new):
+            self.refresh_decorations()
+            return -1
         if first < len(old):
             self.beginRemoveRows(_EMPTY_PARENT, first, len(old) - 1)
             for msg in old[first:]:

@@ -112,7 +112,7 @@ def test_nothing_changes_nothing_and_a_footer_change_is_data_changed(model: Mess
     stopped = conv.add(Message(Role.ASSISTANT.value, "half", status=MessageStatus.STOPPED))
     model.show(conv)
     spy = Spy(model)
-    model.sync()
+    assert model.sync() == -1
     assert spy.events == []
     assert model.decoration(stopped.id) == (None, ("regenerate", "continue", "delete"))
     conv.add_user("more")
