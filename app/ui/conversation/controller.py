@@ -32,7 +32,7 @@ from app.core.conversation.reply import ReplyTelemetry
 from app.ui.conversation.consumer import StreamConsumer
 from app.ui.conversation.context import DroppedNotices
 from app.ui.conversation.model import Decoration, MessageListModel
-from app.ui.conversation.reply import Reply
+from app.ui.conversation.reply import Reply, ReplyStats
 from app.ui.conversation.view import ChatView
 from app.ui.conversation.view_adapter import MessageViewAdapter
 from app.ui.services.inference import BackendFactory, InferenceService
@@ -40,10 +40,6 @@ from app.ui.services.library import ConversationLibrary
 from app.ui.services.model_session import ModelSession, ModelState
 
 __all__ = ["ChatController", "ChatState", "ConversationController", "ReplyStats"]
-
-#: The name the window, the doctor and the benchmarks know reply telemetry by.
-ReplyStats = ReplyTelemetry
-
 
 class ChatState(str, enum.Enum):
     NO_MODEL = "no_model"
