@@ -3,7 +3,7 @@
 Runs ``rill doctor``'s measurement in-process (``benchmarks.inproc``) on the
 scripted backend, with the GUI thread's units of work wrapped in timers:
 
-* the consumer tick (``ChatController._on_tick``: drain + ``Reply.add_text``
+* the consumer tick (``StreamConsumer._on_tick``: drain + ``Reply.add_text``
   + ``ChatView.append_stream``),
 * the view's time-boxed work slices (``ChatView._on_work_due``: building
   unit documents, swapping in stream commits and the final render),
@@ -35,22 +35,23 @@ LATE_S = 0.002
 
 SOURCES = {
     # (class, method): label
-    ("ChatController", "_on_tick"): "tick (drain + append_stream)",
+    ("StreamConsumer", "_on_tick"): "tick (drain + append_stream)",
     ("ChatView", "_on_work_due"): "view work slices",
     ("ChatView", "_on_rendered"): "render results (_on_rendered)",
     ("ChatView", "paintEvent"): "view paint",
     ("ChatView", "_update_live_items"): "visibility update",
     ("ChatView", "add_messages"): "history open (add_messages)",
     ("ChatController", "send"): "Enter (ChatController.send)",
-    ("ChatController", "_on_generation_finished"): "worker finished (+ last tick)",
+    ("StreamConsumer", "_on_generation_finished"): "worker finished (+ last tick)",
 }
 
 
 def _patch(rec: Any) -> None:
+    from app.ui.conversation.consumer import StreamConsumer
     from app.ui.conversation.controller import ChatController
     from app.ui.conversation.view import ChatView
 
-    classes = {"ChatController": ChatController, "ChatView": ChatView}
+    classes = {"ChatController": ChatController, "StreamConsumer": StreamConsumer, "ChatView": ChatView}
     for (cls_name, meth), label in SOURCES.items():
         cls = classes[cls_name]
         fn = getattr(cls, meth, None)

@@ -272,7 +272,8 @@ class _Child:
         child = self
         rec = self.recorder = Recorder()
         traced = (
-            ("app.ui.conversation.controller", "ChatController", ("new_chat", "send", "_on_tick")),
+            ("app.ui.conversation.controller", "ChatController", ("new_chat", "send")),
+            ("app.ui.conversation.consumer", "StreamConsumer", ("_on_tick",)),
             ("app.ui.conversation.view", "ChatView", ("add_messages", "_on_work_due", "_update_live_items", "_on_rendered",
                                               "resizeEvent", "clear", "_append_history", "_on_history_ready")),
             ("app.ui.services.store", "StoreService", ("_on_done", "_on_opened")),

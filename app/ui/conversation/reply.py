@@ -1,18 +1,10 @@
-"""One reply's lifecycle, owned by one object.
+"""One reply, owned by one object: the Qt half.
 
-    sending ─▶ reading_prompt ─▶ streaming ─▶ draining ─▶ finalizing ─▶ settled
-       │              │              │            │
-       └──────────────┴──── stop ────┴────────────┴──▶ finalizing (stopped) ─▶ settled
-                              error ─────────────────▶ finalizing (failed)  ─▶ settled
-
-* sending: submitted to the inference thread, nothing heard yet.
-* reading_prompt: the worker is evaluating the prompt (no token yet).
-* streaming: tokens arrive; the controller's tick hands them to ``add_text``.
-* draining: the worker is done; text is still in the buffer.
-* finalizing: every token is on screen; the whole message is being rendered
-  off the GUI thread and swapped in by the view.
-* settled: the final render is on screen and, for a stopped reply, the worker
-  has exited too. ``settled`` is emitted exactly once.
+The lifecycle (phases, outcome, telemetry, the meta written at the end) is
+Qt-free in ``app.core.conversation.reply``; its module docstring has the phase
+diagram. This ``Reply`` adds the signals and talks to whatever shows the
+reply through the ``ReplySink`` protocol (the ``ChatView`` in the app, a fake
+in tests). ``settled`` is emitted exactly once.
 
 Everything a reply shows goes to its own message id; a notice or another
 reply can never land inside it. Threading rule: GUI thread only.
@@ -20,63 +12,40 @@ reply can never land inside it. Threading rule: GUI thread only.
 
 from __future__ import annotations
 
-import enum
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from typing import Protocol
 
-from PyQt6.QtCore import QObject, pyqtSignal
+from PyQt6.QtCore import QObject, pyqtBoundSignal, pyqtSignal
 
 from app.core.backends.base import FinishReason
-from app.core.conversation.model import Message, MessageStatus
-from app.core.pipeline.metrics import Reservoir
-from app.ui.conversation.view import ChatView
+from app.core.conversation.model import Conversation, Message, MessageStatus
+from app.core.conversation.reply import (
+    ReplyLifecycle,
+    ReplyOutcome,
+    ReplyPhase,
+    ReplyTelemetry,
+    finalize_meta,
+    outcome_of,
+)
+
+__all__ = ["Reply", "ReplyOutcome", "ReplyPhase", "ReplySink", "ReplyStats", "ReplyTelemetry"]
+
+#: The name the window, the doctor and the benchmarks know the telemetry by.
+ReplyStats = ReplyTelemetry
 
 
-class ReplyPhase(str, enum.Enum):
-    SENDING = "sending"
-    READING_PROMPT = "reading_prompt"
-    STREAMING = "streaming"
-    DRAINING = "draining"
-    FINALIZING = "finalizing"
-    SETTLED = "settled"
+class ReplySink(Protocol):
+    """What a reply shows itself in (``ChatView`` implements it)."""
 
+    #: A message's final render is on screen; arg: message id.
+    message_settled: pyqtBoundSignal
 
-class ReplyOutcome(str, enum.Enum):
-    PENDING = "pending"
-    COMPLETE = "complete"
-    STOPPED = "stopped"
-    FAILED = "failed"
+    def append_stream(self, message_id: str, text: str) -> None: ...
 
+    def finish_stream(self, message_id: str) -> None: ...
 
-@dataclass
-class ReplyStats:
-    """What happened to one reply, from send to settle (monotonic times)."""
-
-    request_id: int
-    sent_at: float
-    message_id: str = ""
-    first_token_at: float | None = None
-    first_shown_at: float | None = None
-    last_token_at: float | None = None       # production time of the last token shown
-    last_shown_at: float | None = None
-    producer_done_at: float | None = None    # the worker's last token / exit
-    backlog_at_producer_done: int = 0        # tokens produced but not yet shown then
-    ended_at: float | None = None            # every token shown (finalizing began)
-    settled_at: float | None = None          # final render on screen
-    stop_pressed_at: float | None = None
-    idle_at: float | None = None             # UI idle after Stop
-    worker_exit_at: float | None = None
-    finish_reason: FinishReason | None = None
-    error: str = ""
-    tokens_produced: int = 0
-    prompt_tokens: int = 0                   # after history trimming, as the backend saw it
-    tokens_shown: int = 0
-    chars_shown: int = 0
-    ticks: int = 0
-    render_passes: int = 0
-    token_to_screen_s: Reservoir = field(default_factory=Reservoir)  # seconds, sampled
-    seq_errors: int = 0
+    def has_item(self, item_id: str) -> bool: ...
 
 
 class Reply(QObject):
@@ -84,29 +53,28 @@ class Reply(QObject):
 
     #: The phase changed; arg: ReplyPhase.
     phase_changed = pyqtSignal(object)
-    #: Every token is on screen (finalizing began); arg: ReplyStats.
+    #: Every token is on screen (finalizing began); arg: ReplyTelemetry.
     finished = pyqtSignal(object)
-    #: The reply is completely over; arg: ReplyStats.
+    #: The reply is completely over; arg: ReplyTelemetry.
     settled = pyqtSignal(object)
 
     def __init__(
         self,
         request_id: int,
         message: Message,
-        view: ChatView,
+        sink: ReplySink,
         model_name: str = "",
         sent_at: float | None = None,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
         self.message = message
-        self.view = view
+        self.sink = sink
         self.model_name = model_name
-        self.stats = ReplyStats(
+        self.stats = ReplyTelemetry(
             request_id=request_id, sent_at=time.monotonic() if sent_at is None else sent_at, message_id=message.id
         )
-        self.phase = ReplyPhase.SENDING
-        self.outcome = ReplyOutcome.PENDING
+        self._lifecycle = ReplyLifecycle()
         self._worker_done = False
         self._rendered = False
         self.expected_seq = 0
@@ -114,31 +82,37 @@ class Reply(QObject):
         #: reply ends (the conversation library saves it: crash safety).
         self.saver: Callable[[bool], None] | None = None
         #: The conversation the reply belongs to (it may not be the one shown).
-        self.conversation: object | None = None
+        self.conversation: Conversation | None = None
         self._connect_signals()
 
     def _connect_signals(self) -> None:
-        self.view.message_settled.connect(self._on_message_settled)
+        self.sink.message_settled.connect(self._on_message_settled)
 
     @property
     def request_id(self) -> int:
         return self.stats.request_id
 
     @property
+    def phase(self) -> ReplyPhase:
+        return self._lifecycle.phase
+
+    @property
+    def outcome(self) -> ReplyOutcome:
+        return self._lifecycle.outcome
+
+    @property
     def active(self) -> bool:
         """True while text may still arrive (the UI shows 'generating')."""
-        return self.phase in (ReplyPhase.SENDING, ReplyPhase.READING_PROMPT, ReplyPhase.STREAMING, ReplyPhase.DRAINING)
+        return self._lifecycle.active
 
     def _set_phase(self, phase: ReplyPhase) -> None:
-        if phase != self.phase:
-            self.phase = phase
+        if self._lifecycle.advance(phase):
             self.phase_changed.emit(phase)
 
     # -- events from the controller ------------------------------------------------
 
     def on_worker_started(self) -> None:
-        if self.phase == ReplyPhase.SENDING:
-            self._set_phase(ReplyPhase.READING_PROMPT)
+        self._set_phase(ReplyPhase.READING_PROMPT)
 
     def on_first_token(self, at: float) -> None:
         self.stats.first_token_at = at
@@ -146,21 +120,12 @@ class Reply(QObject):
             self._set_phase(ReplyPhase.STREAMING)
 
     def add_text(self, text: str, produced_at: list[float]) -> None:
-        """Show text taken from the buffer by the controller's tick."""
+        """Show text taken from the buffer by the consumer's tick."""
         if not self.active or not text:
             return
-        now = time.monotonic()
-        stats = self.stats
         self.message.append(text)
-        self.view.append_stream(self.message.id, text)
-        if stats.first_shown_at is None:
-            stats.first_shown_at = now
-        stats.last_shown_at = now
-        stats.tokens_shown += len(produced_at)
-        stats.chars_shown += len(text)
-        if produced_at:
-            stats.last_token_at = produced_at[-1]
-            stats.token_to_screen_s.extend([now - t for t in produced_at])
+        self.sink.append_stream(self.message.id, text)
+        self.stats.record_shown(text, produced_at, time.monotonic())
         if self.phase in (ReplyPhase.SENDING, ReplyPhase.READING_PROMPT):
             self._set_phase(ReplyPhase.STREAMING)
         if self.saver is not None:
@@ -187,17 +152,10 @@ class Reply(QObject):
         """Everything the worker produced is on screen."""
         if self.phase != ReplyPhase.DRAINING:
             return
-        reason = self.stats.finish_reason
         msg = self.message
-        if reason == FinishReason.ERROR:
-            msg.status, msg.error = MessageStatus.ERROR, self.stats.error
-            self.outcome = ReplyOutcome.FAILED
-        elif reason == FinishReason.LENGTH:
-            msg.status = MessageStatus.TRUNCATED
-            self.outcome = ReplyOutcome.COMPLETE
-        else:
-            msg.status = MessageStatus.COMPLETE
-            self.outcome = ReplyOutcome.COMPLETE
+        msg.status, self._lifecycle.outcome = outcome_of(self.stats.finish_reason)
+        if msg.status == MessageStatus.ERROR:
+            msg.error = self.stats.error
         self._finalize()
 
     def stop(self) -> None:
@@ -208,27 +166,19 @@ class Reply(QObject):
         stats.stop_pressed_at = time.monotonic()
         stats.finish_reason = FinishReason.CANCELLED
         self.message.status = MessageStatus.STOPPED
-        self.outcome = ReplyOutcome.STOPPED
+        self._lifecycle.outcome = ReplyOutcome.STOPPED
         self._finalize()
         stats.idle_at = time.monotonic()
 
     def _finalize(self) -> None:
         stats = self.stats
         stats.ended_at = time.monotonic()
-        meta = self.message.meta
-        meta.model = self.model_name
-        meta.finish_reason = stats.finish_reason.value if stats.finish_reason else ""
-        meta.tokens = stats.tokens_shown
-        meta.prompt_tokens = stats.prompt_tokens
-        if stats.first_token_at is not None:
-            meta.ttft_ms = round((stats.first_token_at - stats.sent_at) * 1000, 1)
-            if stats.last_token_at and stats.tokens_shown > 1 and stats.last_token_at > stats.first_token_at:
-                meta.tokens_per_s = round((stats.tokens_shown - 1) / (stats.last_token_at - stats.first_token_at), 1)
+        finalize_meta(self.message, stats, self.model_name)
         self._set_phase(ReplyPhase.FINALIZING)
         if self.saver is not None:
             self.saver(True)
-        if self.view.has_item(self.message.id):
-            self.view.finish_stream(self.message.id)
+        if self.sink.has_item(self.message.id):
+            self.sink.finish_stream(self.message.id)
         else:
             self._rendered = True  # not on screen (another conversation is): nothing to render
         self.finished.emit(stats)
@@ -243,20 +193,19 @@ class Reply(QObject):
         self.stats.render_passes += 1
         self._maybe_settle()
 
-    def on_view_cleared(self) -> None:
-        """The view forgot this message (another conversation is shown)."""
+    def on_item_dropped(self) -> None:
+        """The sink forgot this message (another conversation is shown, or
+        the message left the path shown): no final render will come."""
         if self.phase == ReplyPhase.FINALIZING:
             self._rendered = True
             self._maybe_settle()
 
     def _maybe_settle(self) -> None:
-        if self.phase == ReplyPhase.SETTLED or self.phase != ReplyPhase.FINALIZING:
-            return
-        if not self._rendered:
+        if self.phase != ReplyPhase.FINALIZING or not self._rendered:
             return
         if self.outcome == ReplyOutcome.STOPPED and not self._worker_done:
             return
         self.stats.settled_at = time.monotonic()
         self._set_phase(ReplyPhase.SETTLED)
-        self.view.message_settled.disconnect(self._on_message_settled)
+        self.sink.message_settled.disconnect(self._on_message_settled)
         self.settled.emit(self.stats)

@@ -2416,3 +2416,39 @@ class ChatView(QAbstractScrollArea):
         cur.insertText(sample_markdown)
         doc.size()
         doc.deleteLater()
+
+    # -- BEGIN remove_messages (temporary, CONVO)
+    def remove_messages(self, ids: list[str]) -> None:
+        """Remove these messages' items without moving what the reader sees:
+        content above them stays where it is on screen (a simple stand-in,
+        ``remove_item`` done once for all of them)."""
+        gone = {item_id for item_id in ids if item_id in self._index}
+        if not gone:
+            return
+        sb = self.verticalScrollBar()
+        value = sb.value()
+        above = 0.0
+        for item_id in gone:
+            index = self._index[item_id]
+            item = self._items[index]
+            if self._top(index) + item.height + ITEM_GAP <= value + 0.5:
+                above += item.height + ITEM_GAP
+            self._render.cancel(item_id)
+            self._drop_documents(item)
+            self._finalizing.discard(item_id)
+        self._items = [item for item in self._items if item.id not in gone]
+        self._index = _Positions()
+        for i, it in enumerate(self._items):
+            self._index[it.id] = i
+        self._heights.rebuild(i.height + ITEM_GAP for i in self._items)
+        self._anchor = self._cursor_pos = None
+        kept = [(key, job) for key, job in self._work if key.rpartition(":")[2] not in gone]
+        if len(kept) != len(self._work):
+            self._work.clear()
+            self._work.extend(kept)
+            self._work_keys.intersection_update(key for key, _ in kept)
+        self._update_scrollbar()
+        sb.setValue(int(round(value - above)))
+        self._schedule_visibility()
+        self.viewport().update()
+    # -- END remove_messages

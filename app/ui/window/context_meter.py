@@ -110,6 +110,7 @@ class ContextTracker(QObject):
         self._chat.reply_started.connect(self._on_reply_started)
         self._chat.reply_settled.connect(self._on_reply_settled)
         self._chat.conversation_shown.connect(self._on_conversation_shown)
+        self._chat.path_changed.connect(self._on_conversation_shown)  # as a branch change did before
         self._prompt.editor.textChanged.connect(self._refresh)
         self._prompt.attachments_changed.connect(self._refresh)
         self._stream_timer.timeout.connect(self.refresh)

@@ -43,6 +43,7 @@ from app.core.models import paths as models
 from app.core.pipeline.metrics import HealthSnapshot
 from app.resources import resource_path
 from app.ui.conversation.announcer import StreamAnnouncer
+from app.core.conversation.deletion import MessageDeletion
 from app.ui.conversation.controller import ChatController, ChatState
 from app.ui.conversation.find_bar import FindBar
 from app.ui.conversation.prompt import PromptArea
@@ -282,6 +283,7 @@ class MainWindow(QMainWindow):
         self.sidebar.delete_requested.connect(self._on_delete_requested)
         self.sidebar.model.page_loaded.connect(self._on_first_page_loaded)
         self.chat.conversation_shown.connect(self._on_conversation_shown)
+        self.chat.path_changed.connect(self._on_path_changed)
         self.menus.rename_action.triggered.connect(self._on_rename_triggered)
         self.chat.edit_requested.connect(self._on_edit_requested)
         self.sidebar.pin_requested.connect(self._on_pin_requested)
@@ -343,6 +345,10 @@ class MainWindow(QMainWindow):
         title = getattr(conv, "title", "") or self.tr("New chat")
         self.setWindowTitle(self.tr("{title} — Rill").format(title=title))
 
+    def _on_path_changed(self, conv: object) -> None:
+        if self.find_bar.isVisible():  # stays open; the new path is highlighted, the reader's place kept
+            self.view.set_find(self.find_bar.edit.text())
+
     def _on_rename_triggered(self) -> None:
         self.sidebar.select(self.chat.conversation.id)
         self.sidebar.rename_current()
@@ -377,8 +383,8 @@ class MainWindow(QMainWindow):
             else:
                 self.chat.new_chat()
 
-    def _on_message_deleted(self, what: str, undo: object) -> None:
-        self.undo_bar.offer(what, undo)  # type: ignore[arg-type]
+    def _on_message_deleted(self, what: str, deletion: MessageDeletion) -> None:
+        self.undo_bar.offer(what, lambda: self.chat.undo_delete(deletion))
 
     def _commit_pending_delete(self) -> None:
         self.undo_bar.commit()
