@@ -134,7 +134,7 @@ def test_another_conversation_is_still_a_reset_to_the_bottom(qtbot, make_window)
     window.find_bar.open_bar()
     rows = RowSpy(chat.conversations.rows)
     with qtbot.waitSignal(chat.conversation_shown, timeout=5000):
-        window.new_chat_action.trigger()
+        window.menus.new_chat_action.trigger()
     assert rows.events == [("reset",)]
     assert view.message_ids() == []
     assert not window.find_bar.isVisible(), "another conversation closes the find bar"
