@@ -114,7 +114,7 @@ def _open_store(db: str | None, *, write: bool):  # type: ignore[no-untyped-def]
     import sqlite3
     from pathlib import Path
 
-    from app.core.store import store as store_module
+    import app.core.store as store_module
 
     path = Path(db).expanduser() if db else store_module.default_path()
     if path.is_dir():
@@ -317,7 +317,7 @@ def run_store_command(args: argparse.Namespace) -> int:
     except Exception as exc:  # a database error: say it plainly, no traceback
         import sqlite3
 
-        from app.core.store.store import StoreError
+        from app.core.store import StoreError
 
         if not isinstance(exc, (sqlite3.Error, StoreError)):
             raise

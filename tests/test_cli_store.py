@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from app.core.store.exchange import export_json
-from app.core.store.store import Store
+from app.core.store import Store
 from tests.core.store.test_exchange import fill, valid_doc, without_exported_at
 
 ROOT = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").is_file())

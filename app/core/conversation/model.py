@@ -8,6 +8,7 @@ never by position in a document.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import time
 import uuid
@@ -150,6 +151,20 @@ class Message:
     @property
     def finished(self) -> bool:
         return self.status != MessageStatus.STREAMING
+
+    def snapshot(self) -> Message:
+        """A copy of the message as it is now (for another thread to write
+        while this one keeps growing; the rendered cache is not copied)."""
+        return Message(
+            self.role,
+            self.content,
+            self.status,
+            self.error,
+            id=self.id,
+            created_at=self.created_at,
+            meta=dataclasses.replace(self.meta),
+            parent_id=self.parent_id,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {

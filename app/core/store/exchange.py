@@ -37,7 +37,7 @@ from typing import Any, TextIO
 from app import __version__
 from app.core.conversation.model import DEFAULT_SYSTEM_PROMPT, Message, MessageMeta, MessageStatus, Role
 from app.core.base.i18n import translate
-from app.core.store.store import ConversationInfo
+from app.core.store import ConversationInfo
 
 FORMAT_NAME = "rill.export"
 #: The version this Rill writes and the newest it reads.

@@ -181,7 +181,7 @@ def test_kill_9_during_a_reply_loses_at_most_a_second(tmp_path: Path, attempt: i
     shown_at_kill = progress[-1]["chars"]
     message_id = progress[-1]["id"]
 
-    from app.core.store.store import Store
+    from app.core.store import Store
 
     result = Store.open(tmp_path / "data" / "rill" / "rill.db")
     store = result.store
