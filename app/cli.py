@@ -135,7 +135,8 @@ def _open_store(db: str | None, *, write: bool):  # type: ignore[no-untyped-def]
             raise _Failed(f"The conversation database {path} was written by a newer version of Rill (format "
                           f"{version}; this one knows format {store_module.SCHEMA_VERSION} and older). It has "
                           "been left untouched: update Rill to use it.")
-    # recover=False: the app may be running and streaming into this very file.
+    # recover=False: the app may be running and streaming into this very file (a reply left
+    # streaming reads as interrupted only when no Rill holds the data dir: Store.open).
     result = store_module.Store.open(path, recover=False)
     notices = list(result.notices)
     if result.store is not None and result.read_only and notices:

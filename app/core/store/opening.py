@@ -14,16 +14,14 @@ import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Generic, Protocol, TypeVar
 
 from app.core.base.i18n import translate
+from app.core.base.instance import rill_is_running
 from app.core.base.settings import data_dir
 from app.core.store import search as _search
 from app.core.store.errors import StoreWriteError, errname, plain_cause
 from app.core.store.schema import OUR_TABLES, SCHEMA_VERSION, upgrade
-
-if TYPE_CHECKING:
-    from app.core.store.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -38,12 +36,24 @@ BUSY_TIMEOUT_MS = 5000
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 _CORRUPT_CODES = {"SQLITE_CORRUPT", "SQLITE_NOTADB"}
 
+
+class OpenedStore(Protocol):
+    """What opening needs of the store it makes (``app.core.store.store.Store``)."""
+
+    streaming_is_live: bool
+
+    def recover_interrupted(self) -> int: ...
+
+
+StoreT = TypeVar("StoreT", bound=OpenedStore)
+
+
 @dataclass
-class OpenResult:
+class OpenResult(Generic[StoreT]):
     """What ``Store.open`` found. ``notices`` are plain-language messages for
     the user (empty when all is well)."""
 
-    store: Store | None
+    store: StoreT | None
     notices: list[str] = field(default_factory=list)
     read_only: bool = False
     path: Path | None = None
@@ -54,10 +64,10 @@ class OpenResult:
 
 
 #: Makes the store of an open connection: (connection, path, read-only).
-StoreFactory = Callable[[sqlite3.Connection, Path, bool], "Store"]
+StoreFactory = Callable[[sqlite3.Connection, Path, bool], StoreT]
 
 
-def _read_only_and_old(path: Path, notices: list[str]) -> OpenResult:
+def _read_only_and_old(path: Path, notices: list[str]) -> OpenResult[StoreT]:
     """A read-only database in an older format: left untouched, no store."""
     return OpenResult(
         None,
@@ -248,9 +258,9 @@ def _writable(conn: sqlite3.Connection, version: int) -> bool:
 
 
 def open_store(
-    factory: StoreFactory, path: Path | str | None = None, *, recover: bool = True,
+    factory: StoreFactory[StoreT], path: Path | str | None = None, *, recover: bool = True,
     quick_check_max: int = QUICK_CHECK_MAX_BYTES,
-) -> OpenResult:
+) -> OpenResult[StoreT]:
     """Open (creating or upgrading) the database at ``path`` (default
     ``$XDG_DATA_HOME/rill/rill.db``). Never raises for a bad file: see
     ``OpenResult`` and the module doc. With ``recover`` (the app; not a CLI
@@ -317,9 +327,13 @@ def open_store(
             result.recovered = result.store.recover_interrupted()
         except StoreWriteError as exc:
             result.notices.append(str(exc))
+    elif result.store is not None and not recover:
+        # recovery on read: what no live Rill streams into, a crash left so
+        result.store.streaming_is_live = rill_is_running(path.parent)
     return result
 
-def _open_file(factory: StoreFactory, path: Path, notices: list[str]) -> OpenResult:
+
+def _open_file(factory: StoreFactory[StoreT], path: Path, notices: list[str]) -> OpenResult[StoreT]:
     if path.exists() and not (_can_write(path) and _can_write(path.parent)):
         return _open_read_only(factory, path, notices)
     try:
@@ -332,10 +346,11 @@ def _open_file(factory: StoreFactory, path: Path, notices: list[str]) -> OpenRes
         return OpenResult(None, notices + [_cannot_open(path, cause)], True, path)
     try:
         return _prepare(factory, conn, path, notices)
-    except sqlite3.DatabaseError as exc:
+    except sqlite3.DatabaseError as first:
         conn.close()
-        log.warning("cannot open %s: %s", path, exc)
-        if _is_corruption(exc):
+        log.warning("cannot open %s: %s", path, first)
+        cause = plain_cause(first, path)[1]
+        if _is_corruption(first):
             # damaged in a way the probe did not see: keep it and start again
             try:
                 moved = _move_aside(path, "corrupt")
@@ -350,11 +365,12 @@ def _open_file(factory: StoreFactory, path: Path, notices: list[str]) -> OpenRes
                     result = _prepare(factory, _connect(str(path)), path, notices)
                     result.moved_to = moved
                     return result
-                except sqlite3.Error as exc2:
-                    exc = exc2
-        return OpenResult(None, notices + [_cannot_open(path, plain_cause(exc, path)[1])], True, path)
+                except sqlite3.Error as again:
+                    cause = plain_cause(again, path)[1]
+        return OpenResult(None, notices + [_cannot_open(path, cause)], True, path)
 
-def _open_read_only(factory: StoreFactory, path: Path, notices: list[str]) -> OpenResult:
+
+def _open_read_only(factory: StoreFactory[StoreT], path: Path, notices: list[str]) -> OpenResult[StoreT]:
     """A file or folder Rill may not write: read it without creating
     anything (no -wal/-shm files that would stay behind read-only)."""
     try:
@@ -368,7 +384,7 @@ def _open_read_only(factory: StoreFactory, path: Path, notices: list[str]) -> Op
     notices = notices + [_read_only_notice(path)]
     return OpenResult(factory(conn, path, True), notices, True, path)
 
-def _prepare(factory: StoreFactory, conn: sqlite3.Connection, path: Path, notices: list[str]) -> OpenResult:
+def _prepare(factory: StoreFactory[StoreT], conn: sqlite3.Connection, path: Path, notices: list[str]) -> OpenResult[StoreT]:
     read_only = False
     try:
         conn.execute("PRAGMA journal_mode=WAL").fetchone()
@@ -408,7 +424,7 @@ def _prepare(factory: StoreFactory, conn: sqlite3.Connection, path: Path, notice
     return OpenResult(factory(conn, path, read_only), notices, read_only, path)
 
 
-def open_in_memory(factory: StoreFactory) -> Store:
+def open_in_memory(factory: StoreFactory[StoreT]) -> StoreT:
     """A private, empty database that lives only as long as the Store (tests)."""
     result = _prepare(factory, _connect(":memory:"), Path(":memory:"), [])
     assert result.store is not None

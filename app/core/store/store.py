@@ -58,7 +58,7 @@ class Store(WritingStore):
     @classmethod
     def open(
         cls, path: Path | str | None = None, *, recover: bool = True, quick_check_max: int = QUICK_CHECK_MAX_BYTES
-    ) -> OpenResult:
+    ) -> OpenResult[Store]:
         """Open (creating or upgrading) the database at ``path`` (default
         ``$XDG_DATA_HOME/rill/rill.db``). Never raises for a bad file: see
         ``OpenResult`` and ``app.core.store``. With ``recover`` (the app; not

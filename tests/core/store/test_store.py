@@ -19,6 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import app.core.store.opening as store_opening
 import app.core.store.rows as store_rows
 import app.core.store.schema as store_schema
 from app.core.base.settings import data_dir
@@ -378,7 +379,7 @@ def test_any_message_tree_round_trips(rows: list[tuple]) -> None:  # type: ignor
         assert [m.id for m in stored.messages] == [m.id for m in conv.messages]
 
 
-def test_recover_interrupted(db_path: Path) -> None:
+def test_recover_interrupted(db_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     s = opened(db_path)
     info = conversation(s)
     user = Message("user", "hi")
@@ -386,9 +387,19 @@ def test_recover_interrupted(db_path: Path) -> None:
     s.add_messages(info.id, [user, live])
     s.close()
 
-    peek = Store.open(db_path, recover=False)  # e.g. the CLI beside a running app
-    assert peek.store is not None and peek.recovered == 0
+    # the CLI while no Rill runs: a crash left it streaming; it reads as interrupted, nothing is written
+    peek = Store.open(db_path, recover=False)
+    assert peek.store is not None and peek.recovered == 0 and not peek.store.streaming_is_live
+    assert peek.store.get_message(live.id).status is MessageStatus.INTERRUPTED  # type: ignore[union-attr]
+    assert [m.status for m in peek.store.load_messages(info.id)][-1] is MessageStatus.INTERRUPTED
+    assert [h.message_id for h in peek.store.search("half a rep")] == [live.id]
+    peek.store.close()
+
+    monkeypatch.setattr(store_opening, "rill_is_running", lambda folder: folder == db_path.parent)
+    peek = Store.open(db_path, recover=False)  # the CLI beside a running app: it may still be streaming
+    assert peek.store is not None and peek.recovered == 0 and peek.store.streaming_is_live
     assert peek.store.get_message(live.id).status is MessageStatus.STREAMING  # type: ignore[union-attr]
+    assert peek.store.search("half a rep") == []  # not indexed while it streams
     assert peek.store.recover_interrupted() == 1
     assert peek.store.recover_interrupted() == 0
     peek.store.close()
