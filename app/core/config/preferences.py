@@ -43,13 +43,14 @@ system_prompt       at most 8 000 characters (the settings file is capped
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import logging
 import math
 import os
 import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -308,7 +309,9 @@ class Preferences:
             return cls()
         defaults = cls()
         values: dict[str, Any] = {}
-        checks = {spec.name: (lambda v, n=spec.name: _check_number(n, v)) for spec in SAMPLING_FIELDS}
+        checks: dict[str, Callable[[Any], str]] = {
+            spec.name: functools.partial(_check_number, spec.name) for spec in SAMPLING_FIELDS
+        }
         checks |= {"seed": _check_seed, "n_ctx": _check_n_ctx, "n_threads": _check_threads,
                    "n_gpu_layers": lambda v: _check_number("n_gpu_layers", v),
                    "system_prompt": _check_system_prompt, "overflow": _check_overflow}

@@ -642,7 +642,7 @@ def _parse(path: str, f: Any, buf: bytearray, size: int, constants: Any) -> GGUF
         key_length=arch_int(keys.Attention.KEY_LENGTH),
         value_length=arch_int(keys.Attention.VALUE_LENGTH),
         has_chat_template=has_template,
-        chat_template_kind=template_kind(template) if has_template else "",
+        chat_template_kind=template_kind(template) if isinstance(template, str) and has_template else "",
         license=_text(meta.get(keys.General.LICENSE)),
         vocab_size=vocab,
         tensor_count=tensor_count,

@@ -175,8 +175,10 @@ class SecretStore:
     def _backend(self) -> Any:
         if self._keyring is None:
             try:
-                import keyring
+                import keyring as found
                 from keyring.backends import fail
+
+                keyring: Any = found
 
                 backend = keyring.get_keyring()
                 usable = not isinstance(backend, fail.Keyring) and getattr(backend, "priority", 1) > 0
