@@ -38,6 +38,7 @@ from app.core.store import (
     StoreWriteError,
     conversation_from_info,
 )
+from app.core.store.exchange import message_to_dict
 
 ROOT = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").is_file())
 
@@ -114,7 +115,7 @@ def reply(parent: Message, text: str = "", status: MessageStatus = MessageStatus
 
 
 def same(a: Message, b: Message) -> None:
-    assert a.to_dict() == b.to_dict()
+    assert message_to_dict(a) == message_to_dict(b)
     assert a.parent_id == b.parent_id
 
 
@@ -372,7 +373,8 @@ def test_any_message_tree_round_trips(rows: list[tuple]) -> None:  # type: ignor
         assert len(loaded) == len(msgs)
         for a, b in zip(loaded, msgs):
             same(a, b)
-        conv = Conversation.from_dict({"messages": [m.to_dict() for m in msgs], "current_leaf": msgs[-1].id})
+        conv = Conversation()
+        conv.load([m.snapshot() for m in msgs], msgs[-1].id)
         stored = _load(s, info.id)
         assert stored is not None
         stored.load(loaded, msgs[-1].id)
