@@ -288,13 +288,3 @@ def render_user_text(text: str) -> str:
 def warm_up() -> None:
     """Build the Markdown instance and load a Pygments lexer (call at start-up idle)."""
     render_markdown("```python\npass\n```\n")
-
-
-_REFERENCE_DEFINITION = re.compile(r"^ {0,3}\[[^\]\n]+\]:[ \t]*\S", re.MULTILINE)
-
-
-def needs_full_render(text: str) -> bool:
-    """True when rendering ``text`` block by block can differ from rendering it
-    whole in what the reader sees: a reference link definition applies to
-    blocks before it."""
-    return _REFERENCE_DEFINITION.search(text) is not None

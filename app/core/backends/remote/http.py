@@ -22,10 +22,6 @@ import httpcore
 import httpx
 
 
-class ConnectionAborted(Exception):
-    """A request was cut by ``AbortableClient.abort()``."""
-
-
 class _RecordingBackend(httpcore.SyncBackend):
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -87,7 +83,7 @@ class AbortableClient:
     def _make_client(self, backend: _RecordingBackend) -> httpx.Client:
         transport = httpx.HTTPTransport(verify=self._verify, trust_env=False, retries=0)
         # httpx has no public hook for its network backend; the pool keeps it
-        # here (httpcore 1.x). tests/core/test_remote_http.py fails if it moves.
+        # here (httpcore 1.x). tests/core/backends/remote/test_http.py fails if it moves.
         pool = transport._pool  # noqa: SLF001
         if not hasattr(pool, "_network_backend"):
             raise RuntimeError("httpcore's connection pool changed: cannot make requests abortable")
