@@ -81,3 +81,16 @@ def test_a_batch_is_all_or_nothing_and_not_queued() -> None:
 def test_each_failure_has_a_reason_and_plain_words(text: str, reason: str) -> None:
     got, cause = plain_cause(sqlite3.OperationalError(text), "/x/rill.db")
     assert got == reason and "/x/rill.db" in cause and "\n" not in cause
+
+
+def test_nested_batches_are_one_transaction() -> None:
+    from app.core.store.writes import WritingStore
+
+    s = Store.in_memory()
+    assert isinstance(s, WritingStore)
+    with s.batch():
+        s.create_conversation(ConversationInfo(id="a"))
+        with s.batch():
+            s.create_conversation(ConversationInfo(id="b"))
+        assert s.conn.in_transaction
+    assert not s.conn.in_transaction and s.count_conversations() == 2
