@@ -49,7 +49,7 @@ class OverflowPolicy(str, enum.Enum):
     STOP = "stop"
 
     @classmethod
-    def parse(cls, value: str) -> "OverflowPolicy":
+    def parse(cls, value: str) -> OverflowPolicy:
         try:
             return cls(value)
         except ValueError:

@@ -56,11 +56,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from app.core.backends.base import SamplingParams
 from app.core.backends.prompt_window import OverflowPolicy
 from app.core.base import settings
-from app.core.backends.base import SamplingParams
-from app.core.conversation.model import DEFAULT_SYSTEM_PROMPT, Conversation
 from app.core.base.i18n import QT_TRANSLATE_NOOP, translate
+from app.core.conversation.model import DEFAULT_SYSTEM_PROMPT, Conversation
 from app.core.models.paths import DEFAULT_N_CTX
 
 log = logging.getLogger(__name__)

@@ -59,7 +59,6 @@ Architectures without an attention KV cache (recurrent ones) get no KV term.
 
 from __future__ import annotations
 
-import itertools
 import math
 import os
 import re
@@ -363,7 +362,7 @@ class _Parser:
         done = 0
         while done < count:
             try:
-                for done in range(done, count):  # noqa: B007 - ``done`` is where to resume
+                for done in range(done, count):  # noqa: B020 - resumes where the last buffer ran out
                     (n,) = u64(buf, off)
                     off += n + 8
                 done = count

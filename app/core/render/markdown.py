@@ -55,7 +55,7 @@ from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
-__all__ = ["render_markdown", "find_cut", "block_cuts", "render_user_text", "warm_up", "code_css"]
+__all__ = ["block_cuts", "code_css", "find_cut", "render_markdown", "render_user_text", "warm_up"]
 
 PRE_CLASS = "code"
 PRE_STYLE = "white-space:pre-wrap"

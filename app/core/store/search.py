@@ -195,8 +195,8 @@ END;
 
 FILL_SQL = (
     f"INSERT INTO {TRIGRAM_TABLE}(rowid, content) SELECT rowid, content FROM messages WHERE {_INDEXED}",
-    f"INSERT INTO {SHORT_TABLE}(rowid, terms) "
-    f"SELECT rowid, {SHORT_TERMS_FUNCTION}(content) FROM messages WHERE {_INDEXED}",
+    (f"INSERT INTO {SHORT_TABLE}(rowid, terms) "
+     f"SELECT rowid, {SHORT_TERMS_FUNCTION}(content) FROM messages WHERE {_INDEXED}"),
 )
 
 

@@ -84,10 +84,10 @@ class AbortableClient:
         transport = httpx.HTTPTransport(verify=self._verify, trust_env=False, retries=0)
         # httpx has no public hook for its network backend; the pool keeps it
         # here (httpcore 1.x). tests/core/backends/remote/test_http.py fails if it moves.
-        pool = transport._pool  # noqa: SLF001
+        pool = transport._pool
         if not hasattr(pool, "_network_backend"):
             raise RuntimeError("httpcore's connection pool changed: cannot make requests abortable")
-        pool._network_backend = backend  # noqa: SLF001
+        pool._network_backend = backend
         timeout = httpx.Timeout(connect=min(self._stall_s, 15.0), read=self._stall_s, write=self._stall_s, pool=self._stall_s)
         return httpx.Client(transport=transport, timeout=timeout, headers=self._headers, trust_env=False, follow_redirects=True)
 

@@ -11,9 +11,9 @@ from typing import Any
 import httpx
 
 from app.core.backends.base import GenerationRequest
-from app.core.base.i18n import translate
 from app.core.backends.remote import errors
 from app.core.backends.remote.base import Delta, RemoteBackend, iter_lines, not_a_stream
+from app.core.base.i18n import translate
 
 
 class OllamaBackend(RemoteBackend):

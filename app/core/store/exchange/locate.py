@@ -16,13 +16,13 @@ _SCALAR = re.compile(r"[^\s,\]}]+")
 
 
 def _skip_ws(text: str, pos: int) -> int:
-    return _WS.match(text, pos).end()  # type: ignore[union-attr]
+    return _WS.match(text, pos).end()  # type: ignore[union-attr]  # "[ \t\n\r]*" matches anywhere
 
 
 def _skip_value(text: str, pos: int) -> int:
     ch = text[pos]
     if ch == '"':
-        return _STRING.match(text, pos).end()  # type: ignore[union-attr]
+        return _STRING.match(text, pos).end()  # type: ignore[union-attr]  # valid JSON: a string starts here
     if ch in "[{":
         depth = 0
         while True:

@@ -178,12 +178,12 @@ class _Reader:
     def choice(self, key: str, choices: Sequence[str], default: str | None = None) -> str:
         present, value = self._get(key, default is None)
         if not present:
-            return default  # type: ignore[return-value]
+            return default  # type: ignore[return-value]  # None only when required, and then present
         if value not in choices:
             wanted = translate("Exchange", "{choices} or {last}").format(
                 choices=", ".join(f'"{c}"' for c in choices[:-1]), last=f'"{choices[-1]}"')
             raise _expected(self.path + (key,), wanted, value)
-        return value  # type: ignore[no-any-return]
+        return str(value)  # one of ``choices``
 
     def obj_field(self, key: str, *, nullable: bool = False) -> dict[str, Any] | None:
         present, value = self._get(key, False)
