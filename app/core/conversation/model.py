@@ -215,7 +215,22 @@ def current_path(messages: Sequence[Message], leaf_id: str | None) -> list[Messa
 
 
 @dataclass
-class Conversation:
+class ConversationMeta:
+    """What a conversation is apart from its messages and settings: the one
+    record ``Conversation``, the store's rows (``app.core.store.rows.
+    ConversationInfo``) and the import parser share. ``updated_at`` orders the
+    sidebar (newest first, pinned ones on top)."""
+
+    id: str = field(default_factory=new_id)
+    title: str = ""
+    created_at: float = field(default_factory=time.time)
+    updated_at: float = field(default_factory=time.time)
+    pinned: bool = False
+    model: str = ""
+
+
+@dataclass
+class Conversation(ConversationMeta):
     """A conversation: a tree of messages and the path the user is on.
 
     Regenerating a reply or editing a prompt adds a sibling (same parent), so
@@ -226,12 +241,6 @@ class Conversation:
 
     system_prompt: str = DEFAULT_SYSTEM_PROMPT
     messages: list[Message] = field(default_factory=list)
-    id: str = field(default_factory=new_id)
-    title: str = ""
-    created_at: float = field(default_factory=time.time)
-    updated_at: float = field(default_factory=time.time)
-    pinned: bool = False
-    model: str = ""
     #: This conversation's overrides of the Settings, in the flat form of
     #: ``app.core.config.preferences.ConversationSettings.to_dict()``: its own
     #: "system_prompt" and/or sampling keys ("temperature", "seed"...).

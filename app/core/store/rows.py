@@ -3,44 +3,46 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from app.core.conversation.model import (
     DEFAULT_SYSTEM_PROMPT,
     Conversation,
+    ConversationMeta,
     Message,
     MessageMeta,
     MessageStatus,
-    new_id,
 )
 
 log = logging.getLogger(__name__)
 
 
 @dataclass
-class ConversationInfo:
-    """A conversation's row (no messages). ``system_prompt`` is the
+class ConversationInfo(ConversationMeta):
+    """A conversation's row (no messages): its ``ConversationMeta`` and its
+    settings as the store keeps them. ``system_prompt`` is the
     conversation's own system prompt (None: the default one of Settings);
     ``params`` holds the sampling overrides (JSON in the database); together
     they are its ``ConversationSettings``. ``current_leaf`` is the id of the
     message at the end of the path the user last viewed; ``message_count`` is
     filled in only when asked for (``list_conversations(with_counts=True)``)."""
 
-    id: str = field(default_factory=new_id)
-    title: str = ""
-    created_at: float = field(default_factory=time.time)
-    updated_at: float = field(default_factory=time.time)
-    pinned: bool = False
-    model: str = ""
     system_prompt: str | None = None
     params: dict[str, Any] = field(default_factory=dict)
     current_leaf: str | None = None
     message_count: int | None = None
 
+
+_META_FIELDS = tuple(f.name for f in dataclasses.fields(ConversationMeta))
+
+
+def _meta_fields(meta: ConversationMeta) -> dict[str, Any]:
+    """The ``ConversationMeta`` part of a conversation or a row."""
+    return {name: getattr(meta, name) for name in _META_FIELDS}
 
 
 def info_from_conversation(conv: Conversation) -> ConversationInfo:
@@ -49,12 +51,7 @@ def info_from_conversation(conv: Conversation) -> ConversationInfo:
     own = conv.overrides.get("system_prompt")
     params = {k: v for k, v in conv.overrides.items() if k != "system_prompt"}
     return ConversationInfo(
-        id=conv.id,
-        title=conv.title,
-        created_at=conv.created_at,
-        updated_at=conv.updated_at,
-        pinned=conv.pinned,
-        model=conv.model,
+        **_meta_fields(conv),
         system_prompt=own if isinstance(own, str) else None,
         params=params,
         current_leaf=conv.current_leaf,
@@ -68,13 +65,8 @@ def conversation_from_info(info: ConversationInfo, messages: list[Message]) -> C
     if info.system_prompt is not None:
         overrides["system_prompt"] = info.system_prompt
     conv = Conversation(
+        **_meta_fields(info),
         system_prompt=info.system_prompt if info.system_prompt is not None else DEFAULT_SYSTEM_PROMPT,
-        id=info.id,
-        title=info.title,
-        created_at=info.created_at,
-        updated_at=info.updated_at,
-        pinned=info.pinned,
-        model=info.model,
         overrides=overrides,
     )
     conv.load(messages, info.current_leaf)

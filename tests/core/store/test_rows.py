@@ -48,3 +48,18 @@ def test_a_message_row_round_trip_and_the_streaming_mapping() -> None:
     assert message_from_row(row, MessageStatus.INTERRUPTED).status is MessageStatus.INTERRUPTED
     done = message_row("c", Message("user", "x", MessageStatus.COMPLETE))
     assert message_from_row(done, MessageStatus.INTERRUPTED).status is MessageStatus.COMPLETE
+
+
+def test_one_record_for_what_a_conversation_is() -> None:
+    import dataclasses
+
+    from app.core.conversation.model import ConversationMeta
+    from app.core.store.exchange.validate import ParsedConversation
+
+    meta = {f.name for f in dataclasses.fields(ConversationMeta)}
+    assert meta == {"id", "title", "created_at", "updated_at", "pinned", "model"}
+    assert issubclass(Conversation, ConversationMeta) and issubclass(ConversationInfo, ConversationMeta)
+    assert {f.name for f in dataclasses.fields(ParsedConversation)} == {"info", "messages"}
+    conv = Conversation(title="x", pinned=True)
+    info = info_from_conversation(conv)
+    assert all(getattr(info, name) == getattr(conv, name) for name in meta)
