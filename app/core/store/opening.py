@@ -67,16 +67,17 @@ class OpenResult(Generic[StoreT]):
 StoreFactory = Callable[[sqlite3.Connection, Path, bool], StoreT]
 
 
+def _no_store(path: Path, notices: list[str], notice: str) -> OpenResult[StoreT]:
+    """No store: ``notice`` (after the earlier ``notices``) says why; nothing will be saved."""
+    return OpenResult(None, [*notices, notice], read_only=True, path=path)
+
+
 def _read_only_and_old(path: Path, notices: list[str]) -> OpenResult[StoreT]:
     """A read-only database in an older format: left untouched, no store."""
-    return OpenResult(
-        None,
-        notices + [translate("Store", "The conversation database {path} is read-only and is in an older format "
-                                      "that Rill must upgrade before using it. It has been left untouched; "
-                                      "conversations in this session will not be saved.").format(path=path)],
-        True,
-        path,
-    )
+    return _no_store(path, notices, translate(
+        "Store", "The conversation database {path} is read-only and is in an older format "
+        "that Rill must upgrade before using it. It has been left untouched; "
+        "conversations in this session will not be saved.").format(path=path))
 
 
 def default_path() -> Path:
@@ -271,47 +272,29 @@ def open_store(
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         reason = exc.strerror or str(exc)
-        return OpenResult(
-            None,
-            [translate("Store", "Rill cannot create its data folder {folder} ({reason}); "
-                                "conversations will not be saved.").format(folder=path.parent, reason=reason)],
-            read_only=True,
-            path=path,
-        )
+        return _no_store(path, [], translate("Store", "Rill cannot create its data folder {folder} ({reason}); "
+                                                      "conversations will not be saved.").format(
+            folder=path.parent, reason=reason))
     notices: list[str] = []
     moved_to = None
     probe = _probe(path, quick_check_max)
     if probe.kind == "newer":
-        return OpenResult(
-            None,
-            [
-                translate(
-                    "Store", "The conversation database {path} was written by a newer version of Rill "
-                    "(format {version}; this version knows format {known} and older). "
-                    "Rill has left it untouched. Conversations in this session are kept in memory only "
-                    "and will not be saved; update Rill to see and keep your history."
-                ).format(path=path, version=probe.version, known=SCHEMA_VERSION)
-            ],
-            read_only=True,
-            path=path,
-        )
+        return _no_store(path, [], translate(
+            "Store", "The conversation database {path} was written by a newer version of Rill "
+            "(format {version}; this version knows format {known} and older). "
+            "Rill has left it untouched. Conversations in this session are kept in memory only "
+            "and will not be saved; update Rill to see and keep your history."
+        ).format(path=path, version=probe.version, known=SCHEMA_VERSION))
     if probe.kind in ("corrupt", "foreign"):
         label = "corrupt" if probe.kind == "corrupt" else "foreign"
         try:
             moved_to = _move_aside(path, label)
         except OSError as exc:
-            return OpenResult(
-                None,
-                [
-                    translate(
-                        "Store", "The conversation database {path} cannot be used ({detail}) and could not be "
-                        "moved aside ({error}). It has been left as it is; conversations in "
-                        "this session will not be saved."
-                    ).format(path=path, detail=probe.detail, error=exc.strerror or exc)
-                ],
-                read_only=True,
-                path=path,
-            )
+            return _no_store(path, [], translate(
+                "Store", "The conversation database {path} cannot be used ({detail}) and could not be "
+                "moved aside ({error}). It has been left as it is; conversations in "
+                "this session will not be saved."
+            ).format(path=path, detail=probe.detail, error=exc.strerror or exc))
         if probe.kind == "corrupt":
             notice = translate("Store", "The conversation database {path} is damaged ({detail}). "
                                         "Rill kept it as {moved} and started a new, empty one.")
@@ -343,7 +326,7 @@ def _open_file(factory: StoreFactory[StoreT], path: Path, notices: list[str]) ->
             cause = translate("Store", "its folder {folder} is read-only").format(folder=path.parent)
         else:
             cause = plain_cause(exc, path)[1]
-        return OpenResult(None, notices + [_cannot_open(path, cause)], True, path)
+        return _no_store(path, notices, _cannot_open(path, cause))
     try:
         return _prepare(factory, conn, path, notices)
     except sqlite3.DatabaseError as first:
@@ -367,7 +350,7 @@ def _open_file(factory: StoreFactory[StoreT], path: Path, notices: list[str]) ->
                     return result
                 except sqlite3.Error as again:
                     cause = plain_cause(again, path)[1]
-        return OpenResult(None, notices + [_cannot_open(path, cause)], True, path)
+        return _no_store(path, notices, _cannot_open(path, cause))
 
 
 def _open_read_only(factory: StoreFactory[StoreT], path: Path, notices: list[str]) -> OpenResult[StoreT]:
@@ -377,12 +360,13 @@ def _open_read_only(factory: StoreFactory[StoreT], path: Path, notices: list[str
         conn = _connect(_ro_uri(path, immutable=not _has_wal(path)), uri=True)
         version = conn.execute("PRAGMA user_version").fetchone()[0]
     except sqlite3.Error as exc:
-        return OpenResult(None, notices + [_cannot_open(path, plain_cause(exc, path)[1])], True, path)
+        return _no_store(path, notices, _cannot_open(path, plain_cause(exc, path)[1]))
     if version != SCHEMA_VERSION:
         conn.close()
         return _read_only_and_old(path, notices)
     notices = notices + [_read_only_notice(path)]
     return OpenResult(factory(conn, path, True), notices, True, path)
+
 
 def _prepare(factory: StoreFactory[StoreT], conn: sqlite3.Connection, path: Path, notices: list[str]) -> OpenResult[StoreT]:
     read_only = False
@@ -404,14 +388,10 @@ def _prepare(factory: StoreFactory[StoreT], conn: sqlite3.Connection, path: Path
         read_only = True
     if version > SCHEMA_VERSION:  # written meanwhile by a newer Rill
         conn.close()
-        return OpenResult(
-            None,
-            notices + [translate("Store", "The conversation database {path} was written by a newer version of "
-                                          "Rill; Rill has left it untouched and will not save this session's "
-                                          "conversations.").format(path=path)],
-            True,
-            path,
-        )
+        return _no_store(path, notices, translate(
+            "Store", "The conversation database {path} was written by a newer version of "
+            "Rill; Rill has left it untouched and will not save this session's "
+            "conversations.").format(path=path))
     if not read_only:
         read_only = not _writable(conn, version)
     if version < SCHEMA_VERSION:
