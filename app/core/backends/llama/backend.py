@@ -330,7 +330,7 @@ class LlamaBackend:
                 with self._abortable(cancel):
                     token = next(tokens)
             except RuntimeError as exc:
-                if "llama_decode returned 2" in str(exc):  # aborted by the callback
+                if shim.is_abort(exc):  # aborted by the callback
                     self._after_abort()
                     return FinishReason.CANCELLED
                 if cancel.is_set():

@@ -2,7 +2,7 @@
 
 Everything else uses the public API (``Llama.ctx``, ``Llama.model``,
 ``llama_model_get_vocab``, ``llama_vocab_*``, ``llama_model_n_ctx_train``).
-These three depend on llama-cpp-python's internals; ``PINNED`` names the
+These depend on llama-cpp-python's internals; ``PINNED`` names the
 version they were written against (pyproject.toml pins it), and
 tests/core/backends/llama/test_shim.py fails loudly when a new version moves
 them:
@@ -13,6 +13,8 @@ them:
 * ``Llama._requires_eval``: after an aborted prompt evaluation the logits are
   stale; setting it forces a decode before the next sample
   (``require_eval``).
+* the text of the ``RuntimeError`` an aborted ``llama_decode`` raises
+  (``is_abort``): the return code 2 is only in its message.
 * ``llama_cpp.llama_cpp.llama_model_default_params``: ``Llama.__init__``
   looks it up on the module at call time and passes its result straight to
   ``llama_model_load_from_file`` with no way to set ``progress_callback`` in
@@ -76,6 +78,15 @@ def free_sampler(llm: Any) -> None:
         llm._sampler = None
         with contextlib.suppress(Exception):
             sampler.close()
+
+
+#: What ``LlamaContext.decode`` raises when the abort callback stopped it (return code 2).
+ABORTED_DECODE = "llama_decode returned 2"
+
+
+def is_abort(exc: BaseException) -> bool:
+    """Is ``exc`` the error of a decode our abort callback stopped?"""
+    return isinstance(exc, RuntimeError) and ABORTED_DECODE in str(exc)
 
 
 def require_eval(llm: Any) -> None:

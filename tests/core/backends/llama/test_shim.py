@@ -3,11 +3,12 @@ guard that fails loudly when the pinned llama-cpp-python moves it."""
 
 from __future__ import annotations
 
+import importlib
 import importlib.metadata
 import inspect
 import threading
 import types
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -36,6 +37,10 @@ def test_the_pinned_llama_cpp_python_still_has_what_the_shim_reaches_into() -> N
     # generate() builds a sampler into self._sampler; an eval is forced through self._requires_eval
     assert "self._sampler = self._init_sampler(" in source and "self._sampler = None" in source
     assert "if self._requires_eval" in source or "self._requires_eval = False" in source
+    # an aborted decode is told apart by its message only
+    internals = inspect.getsource(importlib.import_module("llama_cpp._internals"))
+    assert 'raise RuntimeError(f"llama_decode returned {return_code}")' in internals
+    assert shim.is_abort(RuntimeError("llama_decode returned 2")) and not shim.is_abort(RuntimeError("returned 1"))
     # the public API used instead of the other private fields
     assert isinstance(llama_cpp.Llama.ctx, property) and isinstance(llama_cpp.Llama.model, property)
     for name in ("llama_model_get_vocab", "llama_model_n_ctx_train", "llama_vocab_get_text", "llama_vocab_is_eog",
@@ -45,7 +50,7 @@ def test_the_pinned_llama_cpp_python_still_has_what_the_shim_reaches_into() -> N
 
 def _fake_llama_cpp() -> Any:
     class Params:
-        _fields_ = [("progress_callback", None), ("progress_callback_user_data", None)]
+        _fields_: ClassVar[list[tuple[str, None]]] = [("progress_callback", None), ("progress_callback_user_data", None)]
         progress_callback: Any = None
         progress_callback_user_data: Any = None
 
