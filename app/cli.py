@@ -114,7 +114,7 @@ def _open_store(db: str | None, *, write: bool):  # type: ignore[no-untyped-def]
     import sqlite3
     from pathlib import Path
 
-    from app.core.store import store as store_module
+    import app.core.store as store_module
 
     path = Path(db).expanduser() if db else store_module.default_path()
     if path.is_dir():
@@ -135,7 +135,8 @@ def _open_store(db: str | None, *, write: bool):  # type: ignore[no-untyped-def]
             raise _Failed(f"The conversation database {path} was written by a newer version of Rill (format "
                           f"{version}; this one knows format {store_module.SCHEMA_VERSION} and older). It has "
                           "been left untouched: update Rill to use it.")
-    # recover=False: the app may be running and streaming into this very file.
+    # recover=False: the app may be running and streaming into this very file (a reply left
+    # streaming reads as interrupted only when no Rill holds the data dir: Store.open).
     result = store_module.Store.open(path, recover=False)
     notices = list(result.notices)
     if result.store is not None and result.read_only and notices:
@@ -317,7 +318,7 @@ def run_store_command(args: argparse.Namespace) -> int:
     except Exception as exc:  # a database error: say it plainly, no traceback
         import sqlite3
 
-        from app.core.store.store import StoreError
+        from app.core.store import StoreError
 
         if not isinstance(exc, (sqlite3.Error, StoreError)):
             raise

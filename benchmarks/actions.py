@@ -733,7 +733,7 @@ ACTION_FUNCS: dict[str, Callable[[Harness], Generator[Any, None, None]]] = {
 #: GUI-thread methods timed in every action run, to name what blocked
 #: (module, class, methods); missing ones are skipped.
 TRACED = (
-    ("app.ui.conversation.controller", "ChatController", ("send", "new_chat", "stop")),
+    ("app.ui.conversation.controller", "ChatController", ("send", "new_chat", "stop", "conversation_markdown")),
     ("app.ui.conversation.consumer", "StreamConsumer", ("_on_tick", "_on_generation_finished")),
     ("app.ui.conversation.view", "ChatView", ("_on_work_due", "_on_rendered", "paintEvent", "_update_live_items",
                                       "add_messages", "add_message", "clear", "resizeEvent", "select_all",
@@ -746,7 +746,7 @@ TRACED = (
                                           "_on_copy_conversation_triggered")),
     ("app.ui.conversation.prompt", "PromptEdit", ("insertFromMimeData",)),
     ("app.ui.conversation.prompt", "PromptArea", ("add_attachment", "text", "clear")),
-    ("app.core.conversation.model", "Conversation", ("prompt", "add_user", "to_markdown")),
+    ("app.core.conversation.model", "Conversation", ("prompt", "add_user")),
 )
 
 

@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 CHILD = r"""
 import sys, time
-from app.core.store.store import Store, ConversationInfo
+from app.core.store import Store, ConversationInfo
 from app.core.conversation.model import Message, MessageStatus
 path, conv_id, interval = sys.argv[1], sys.argv[2], float(sys.argv[3])
 s = Store.open(path, recover=False).store
@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from app.core.conversation.model import MessageStatus
-    from app.core.store.store import Store
+    from app.core.store import Store
 
     rng = random.Random(args.seed)
     tmp = Path(tempfile.mkdtemp(prefix="rill-crash-bench-"))

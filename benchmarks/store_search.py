@@ -117,7 +117,7 @@ QUERIES = (
 
 def build(path: Path, messages: int, per_conversation: int) -> dict[str, Any]:
     from app.core.conversation.model import Message, MessageMeta, MessageStatus
-    from app.core.store.store import ConversationInfo, Store
+    from app.core.store import ConversationInfo, Store
 
     result = Store.open(path)
     assert result.store is not None, result.notices
@@ -164,7 +164,7 @@ def _ms(seconds: float) -> float:
 
 def measure(path: Path, repeat: int) -> dict[str, Any]:
     from app.core.conversation.model import Message, MessageStatus
-    from app.core.store.store import Store
+    from app.core.store import Store
 
     t0 = time.perf_counter()
     result = Store.open(path)

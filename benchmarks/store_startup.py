@@ -105,7 +105,7 @@ def build(profile: Path, conversations: int, messages: int) -> dict[str, Any]:
     """Build the database in ``profile`` (see the module docstring)."""
     from app.core.conversation.model import Message, MessageMeta, MessageStatus
     from app.core.conversation.sample import history_messages
-    from app.core.store.store import ConversationInfo, Store
+    from app.core.store import ConversationInfo, Store
     from benchmarks.actions import history_2000_messages
     from benchmarks.store_search import TextMaker
 
@@ -218,7 +218,7 @@ def _reusable(profile: Path, conversations: int, messages: int) -> dict[str, Any
 
 def _delete_conversations(profile: Path, ids: list[str]) -> None:
     """Take out what a persist run added (so every run sees the same database)."""
-    from app.core.store.store import Store
+    from app.core.store import Store
 
     ids = [i for i in ids if i]
     if not ids:
@@ -263,7 +263,7 @@ class _Child:
     # -- instrumentation (before the window exists) -----------------------------------
 
     def patch(self) -> None:
-        import app.core.store.store as store_module
+        import app.core.store as store_module
         from app.ui.conversation.controller import ChatController
         from app.ui.conversation.view import ChatView
         from app.ui.services.store import StoreService
@@ -329,7 +329,9 @@ class _Child:
         StoreService.save_message = gui_save  # type: ignore[method-assign]
 
         # The store thread's side (these run there; list.append is atomic).
-        probe = store_module._probe
+        import app.core.store.opening as store_opening
+
+        probe = store_opening._probe
 
         def timed_probe(path: Any, quick_check_max: int) -> Any:
             t0 = time.perf_counter()
@@ -338,7 +340,7 @@ class _Child:
             finally:
                 child.probe_spans.append((t0, time.perf_counter()))
 
-        store_module._probe = timed_probe  # type: ignore[assignment]
+        store_opening._probe = timed_probe  # type: ignore[assignment]
         open_fn = store_module.Store.open.__func__  # type: ignore[attr-defined]
 
         def timed_open(cls: Any, path: Any = None, **kwargs: Any) -> Any:

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from app.core.store.exchange import export_json
-from app.core.store.store import Store
+from app.core.store import Store
 from tests.core.store.test_exchange import fill, valid_doc, without_exported_at
 
 ROOT = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").is_file())
@@ -254,3 +254,97 @@ def test_store_commands_never_import_qt(data_home: Path, default_db: Path, tmp_p
     assert result["codes"] == [0, 0, 0, 0]
     assert result["qt"] == []
     assert result["elapsed"] < 2.0  # in practice ~0.1 s: no Qt, no model, nothing heavy
+
+
+# -- a crash leaves no lie on disk: a reply killed mid-stream reads as interrupted ------------
+
+KILLED_CHILD = r"""
+import sys, time
+from app.core.store import Store, ConversationInfo
+from app.core.conversation.model import Message, MessageStatus
+path = sys.argv[1]
+s = Store.open(path, recover=False).store
+s.create_conversation(ConversationInfo(id="k" * 32, title="killed"))
+user = Message("user", "tell me a story", id="ku")
+s.add_message("k" * 32, user)
+live = Message("assistant", "Once upon a zebra", MessageStatus.STREAMING, id="kr", parent_id=user.id)
+s.add_message("k" * 32, live)
+s.save_message(live)
+print("ready", flush=True)
+time.sleep(60)
+"""
+
+
+def kill_mid_reply(db: Path) -> None:
+    """A process streaming a reply into ``db``, killed with SIGKILL."""
+    import signal
+
+    proc = subprocess.Popen([sys.executable, "-c", KILLED_CHILD, str(db)], stdout=subprocess.PIPE, text=True,
+                            env=dict(os.environ, PYTHONPATH=str(ROOT)), cwd=ROOT)
+    assert proc.stdout is not None
+    try:
+        assert proc.stdout.readline().strip() == "ready"
+        proc.send_signal(signal.SIGKILL)
+    finally:
+        proc.kill()
+        proc.wait()
+        proc.stdout.close()
+    assert proc.returncode == -signal.SIGKILL
+
+
+def stored_status(db: Path, message_id: str) -> str:
+    conn = sqlite3.connect(f"{db.absolute().as_uri()}?mode=ro", uri=True)
+    try:
+        return str(conn.execute("SELECT status FROM messages WHERE id = ?", (message_id,)).fetchone()[0])
+    finally:
+        conn.close()
+
+
+def exported_status(data_home: Path, message_id: str) -> str:
+    proc = rill(data_home, "export", "--format", "json")
+    assert proc.returncode == 0, err(proc)
+    (conv,) = [c for c in json.loads(out(proc))["conversations"] if c["id"] == "k" * 32]
+    return str(next(m["status"] for m in conv["messages"] if m["id"] == message_id))
+
+
+def test_a_reply_killed_mid_stream_reads_as_interrupted_when_no_rill_runs(data_home: Path, default_db: Path) -> None:
+    kill_mid_reply(default_db)
+    assert exported_status(data_home, "kr") == "interrupted"
+    md = out(rill(data_home, "export", "--format", "md", "--conversation", "k" * 32))
+    assert "## Rill (interrupted)" in md and "streaming" not in md
+    proc = rill(data_home, "search", "zebra", "--json")
+    assert proc.returncode == 0, err(proc)
+    assert [h["message_id"] for h in json.loads(out(proc))] == ["kr"]
+    # read-only commands: the row itself is left for the next window to recover
+    assert stored_status(default_db, "kr") == "streaming"
+
+
+def test_a_streaming_reply_reads_as_streaming_while_a_rill_holds_the_data_dir(
+    data_home: Path, default_db: Path
+) -> None:
+    from PyQt6.QtCore import QLockFile
+
+    from app.ui.misc import single_instance
+
+    kill_mid_reply(default_db)
+    lock = QLockFile(single_instance.lock_path(default_db.parent))
+    assert lock.tryLock(0)
+    try:
+        assert exported_status(data_home, "kr") == "streaming"
+    finally:
+        lock.unlock()
+    assert exported_status(data_home, "kr") == "interrupted"
+
+
+def test_the_core_names_the_same_lock_as_the_window(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from app.core.base import instance
+    from app.ui.misc import single_instance
+
+    for runtime in (None, str(tmp_path)):
+        if runtime is None:
+            monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
+        else:
+            monkeypatch.setenv("XDG_RUNTIME_DIR", runtime)
+        for folder in (tmp_path / "a", tmp_path / "b" / ".." / "a", tmp_path / "c"):
+            assert instance.lock_path(folder) == single_instance.lock_path(folder)
+            assert instance.instance_key(folder) == single_instance.instance_key(folder)

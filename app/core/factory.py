@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from app.core.backends.base import Backend, BackendError
-from app.core.base.i18n import translate
 from app.core.backends.scripted import ScriptedBackend
+from app.core.base.i18n import translate
 
 if TYPE_CHECKING:
     from app.core.backends.remote.servers import ServerConfig
@@ -30,9 +30,9 @@ def local_factory(
     when the factory runs, so a load always uses the settings of that moment."""
 
     def make() -> Backend:
-        from app.core.models.paths import default_model_path
-        from app.core.config.preferences import load_preferences
         from app.core.base.settings import user_models_dir
+        from app.core.config.preferences import load_preferences
+        from app.core.models.paths import default_model_path
 
         path = Path(model_path) if model_path else default_model_path()
         if path is None:
@@ -48,7 +48,7 @@ def local_factory(
         from app.core.conversation.model import DEFAULT_SYSTEM_PROMPT
 
         kwargs = options if options is not None else load_preferences().model_options()
-        return LlamaBackend(path, **kwargs, warm_up_system_prompt=DEFAULT_SYSTEM_PROMPT)  # type: ignore[arg-type]
+        return LlamaBackend(path, **kwargs, warm_up_system_prompt=DEFAULT_SYSTEM_PROMPT)  # type: ignore[arg-type]  # model_options() holds int|None values by name
 
     # The description is shown ("Loading …") and is also the key the window
     # matches a starting load by: both ends build it here, in the same language.
@@ -56,19 +56,19 @@ def local_factory(
 
 
 def scripted_factory(
-    rate: float = 200.0, text_file: str | None = None, **kwargs: float | int | None
+    rate: float = 200.0, text_file: str | None = None, **kwargs: float | None
 ) -> tuple[BackendFactory, str]:
     """The scripted producer: the built-in sample (or ``text_file``) at ``rate`` tok/s."""
 
     def make() -> Backend:
         if text_file:
             return ScriptedBackend.from_file(text_file, rate=rate, **kwargs)
-        return ScriptedBackend(rate=rate, **kwargs)  # type: ignore[arg-type]
+        return ScriptedBackend(rate=rate, **kwargs)  # type: ignore[arg-type]  # the options are float|None by name
 
     return make, translate("BackendFactory", "scripted producer at {rate} tok/s").format(rate=f"{rate:g}")
 
 
-def remote_factory(server: "ServerConfig", model: str = "", api_key: str | None = None) -> tuple[BackendFactory, str]:
+def remote_factory(server: ServerConfig, model: str = "", api_key: str | None = None) -> tuple[BackendFactory, str]:
     """A remote backend for ``server`` (an OpenAI-compatible or Ollama server)
     and ``model`` ("" = the server's default model, else the first it lists).
 

@@ -9,6 +9,7 @@ import dataclasses
 import json
 import re
 import socket
+import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -306,17 +307,17 @@ def test_stall_then_client_leaves(server: FaultServer) -> None:
 
 def test_client_shutdown_noticed_during_slow_stream(server: FaultServer) -> None:
     """With a rate, the gaps between tokens are watched for the client's EOF."""
-    server.scenario = Scenario(rate=1.0)
+    server.scenario = Scenario(rate=0.001)  # the next token is 1,000 s away
     with httpx.Client(timeout=10) as client:
         with client.stream("POST", server.url + CHAT, json=STREAM_BODY) as r:
             pieces = r.iter_raw()  # keep a reference: a dropped generator closes the connection
-            first = next(pieces)  # the role chunk; the first token is 1 s away
+            first = next(pieces)  # the role chunk
             assert b'"role":"assistant"' in first
             sock = r.extensions["network_stream"].get_extra_info("socket")
-            closed_at = time.monotonic()
             sock.shutdown(socket.SHUT_RDWR)
+            # noticed inside the gap: a server that only noticed when writing would wait 1,000 s
             assert server.client_gone.wait(5)
-    assert server.disconnect_times[0] - closed_at < 0.5  # well before the next token was due
+    assert len(server.disconnect_times) == 1
 
 
 def test_slow_headers(server: FaultServer) -> None:
@@ -436,9 +437,9 @@ def test_stop_is_quick_with_a_stalled_stream_and_idle_connections() -> None:
         assert idle.get(server.url + "/v1/models").status_code == 200  # stays open (keep-alive)
         with httpx.Client(timeout=10) as client, client.stream("POST", server.url + CHAT, json=STREAM_BODY) as r:
             assert server.stalled.wait(5)
-            start = time.monotonic()
-            server.stop()
-            assert time.monotonic() - start < 1.0
+            server.stop()  # the stall never ends on its own: stop() must end it
+            assert server.active_streams == 0
+            assert not [t for t in threading.enumerate() if t.name == "fault-server"]
             with pytest.raises(httpx.RemoteProtocolError):
                 r.read()
         assert not server.client_gone.is_set()  # the server left, not the client

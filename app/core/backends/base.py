@@ -12,7 +12,7 @@ import enum
 import inspect
 import logging
 import threading
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -91,7 +91,7 @@ def on_cancel(cancel: threading.Event | None, callback: Callable[[], None]) -> C
 def _run_callback(callback: Callable[[], None]) -> None:
     try:
         callback()
-    except Exception:  # noqa: BLE001 - one bad callback must not stop Stop
+    except Exception:
         log.exception("a cancel callback failed")
 
 
@@ -208,10 +208,11 @@ def load_backend(
     """
     load = backend.load
     kwargs: dict[str, Any] = {}
+    params: Mapping[str, inspect.Parameter]
     try:
         params = inspect.signature(load).parameters
     except (TypeError, ValueError):  # a builtin or an odd callable: pass nothing
-        params = {}  # type: ignore[assignment]
+        params = {}
     takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
     if cancel is not None and (takes_any or "cancel" in params):
         kwargs["cancel"] = cancel
@@ -226,7 +227,7 @@ def load_backend(
         except Exception:
             log.exception("closing a backend whose load was cancelled failed")
         raise LoadCancelled()
-    return info  # type: ignore[no-any-return]
+    return info  # type: ignore[no-any-return]  # ``backend`` is any object with a load()
 
 
 def _safe_progress(progress: LoadProgress) -> LoadProgress:

@@ -49,7 +49,7 @@ class OverflowPolicy(str, enum.Enum):
     STOP = "stop"
 
     @classmethod
-    def parse(cls, value: str) -> "OverflowPolicy":
+    def parse(cls, value: str) -> OverflowPolicy:
         try:
             return cls(value)
         except ValueError:
@@ -130,8 +130,8 @@ class PromptWindow:
         if policy is OverflowPolicy.MIDDLE and len(rest) > 2:
             # The first exchange stays (the user message and the reply to it),
             # unless it is what is being sent now.
-            first = 2 if len(rest) > 3 and rest[1].role == "assistant" else 1
-            head, rest = head + rest[:first], rest[first:]
+            kept = 2 if len(rest) > 3 and rest[1].role == "assistant" else 1
+            head, rest = head + rest[:kept], rest[kept:]
         head_tokens = sum(self.count(m) for m in head)
 
         # The earliest start whose window fits, walking back from the newest.

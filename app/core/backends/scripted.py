@@ -132,11 +132,11 @@ class ScriptedBackend:
         self.last_completion_tokens = 0
 
     @classmethod
-    def from_text(cls, text: str, **kwargs: float | int | None) -> "ScriptedBackend":
-        return cls(tokenize_text(text), **kwargs)  # type: ignore[arg-type]
+    def from_text(cls, text: str, **kwargs: float | None) -> ScriptedBackend:
+        return cls(tokenize_text(text), **kwargs)  # type: ignore[arg-type]  # the options are float|None by name
 
     @classmethod
-    def from_file(cls, path: str | Path, **kwargs: float | int | None) -> "ScriptedBackend":
+    def from_file(cls, path: str | Path, **kwargs: float | None) -> ScriptedBackend:
         try:
             text = Path(path).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
@@ -188,10 +188,9 @@ class ScriptedBackend:
                 raise BackendError(f"Scripted failure after {i} tokens")
             if interval:
                 delay = start + i * interval - time.monotonic()
-                if delay > 0.0005:
-                    # Event.wait, not sleep: a Stop wakes us at once.
-                    if cancel.wait(delay):
-                        return FinishReason.CANCELLED
+                # Event.wait, not sleep: a Stop wakes us at once.
+                if delay > 0.0005 and cancel.wait(delay):
+                    return FinishReason.CANCELLED
             self.last_completion_tokens = i + 1
             yield decoder.feed(self.tokens[i % n_script])
         tail = decoder.flush()

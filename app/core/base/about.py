@@ -64,12 +64,12 @@ def _describe(llama_cpp: object) -> LlamaInfo:
     library = ""
     system = ""
     try:
-        library = _decode(llama_cpp.llama_version()).strip()  # type: ignore[attr-defined]
+        library = _decode(llama_cpp.llama_version()).strip()  # type: ignore[attr-defined]  # the module, typed as object
     except Exception as exc:  # noqa: BLE001 - older/other builds lack it
         log.debug("llama_version() unavailable: %s", exc)
     try:
-        system = _decode(llama_cpp.llama_print_system_info()).strip()  # type: ignore[attr-defined]
-    except Exception as exc:  # noqa: BLE001
+        system = _decode(llama_cpp.llama_print_system_info()).strip()  # type: ignore[attr-defined]  # as above
+    except Exception as exc:  # noqa: BLE001 - older/other builds lack it
         log.debug("llama_print_system_info() unavailable: %s", exc)
     return LlamaInfo(
         available=True,

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-__all__ = ["translate", "install", "QT_TRANSLATE_NOOP"]
+__all__ = ["QT_TRANSLATE_NOOP", "install", "translate"]
 
 Translator = Callable[[str, str, "str | None", int], str]
 
@@ -55,6 +55,6 @@ def translate(context: str, text: str, disambiguation: str | None = None, n: int
     return _translator(context, text, disambiguation, n)
 
 
-def QT_TRANSLATE_NOOP(context: str, text: str) -> str:  # noqa: N802 (the name pylupdate6 looks for)
+def QT_TRANSLATE_NOOP(context: str, text: str) -> str:
     """Marks ``text`` for extraction only; returns it unchanged."""
     return text

@@ -24,7 +24,7 @@ from typing import Any
 from app.core.base import settings
 from app.core.base.i18n import QT_TRANSLATE_NOOP
 
-__all__ = ["Appearance", "LANGUAGES", "THEMES", "ZOOM_MIN", "ZOOM_MAX", "load_appearance", "save_appearance"]
+__all__ = ["LANGUAGES", "THEMES", "ZOOM_MAX", "ZOOM_MIN", "Appearance", "load_appearance", "save_appearance"]
 
 APPEARANCE_KEY = "appearance"
 SYSTEM = "system"

@@ -43,21 +43,22 @@ system_prompt       at most 8 000 characters (the settings file is capped
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import logging
 import math
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from app.core.backends.base import SamplingParams
 from app.core.backends.prompt_window import OverflowPolicy
 from app.core.base import settings
-from app.core.backends.base import SamplingParams
-from app.core.conversation.model import DEFAULT_SYSTEM_PROMPT, Conversation
 from app.core.base.i18n import QT_TRANSLATE_NOOP, translate
+from app.core.conversation.model import DEFAULT_SYSTEM_PROMPT, Conversation
 from app.core.models.paths import DEFAULT_N_CTX
 
 log = logging.getLogger(__name__)
@@ -306,7 +307,9 @@ class Preferences:
             return cls()
         defaults = cls()
         values: dict[str, Any] = {}
-        checks = {spec.name: (lambda v, n=spec.name: _check_number(n, v)) for spec in SAMPLING_FIELDS}
+        checks: dict[str, Callable[[Any], str]] = {
+            spec.name: functools.partial(_check_number, spec.name) for spec in SAMPLING_FIELDS
+        }
         checks |= {"seed": _check_seed, "n_ctx": _check_n_ctx, "n_threads": _check_threads,
                    "n_gpu_layers": lambda v: _check_number("n_gpu_layers", v),
                    "system_prompt": _check_system_prompt, "overflow": _check_overflow}

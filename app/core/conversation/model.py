@@ -8,11 +8,12 @@ never by position in a document.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import time
 import uuid
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from collections.abc import Callable
 from typing import Any
 
 from app.core.backends.base import ChatMessage
@@ -22,10 +23,6 @@ DEFAULT_SYSTEM_PROMPT = (
     "You are Rill, a helpful assistant running locally on the user's computer. "
     "Answer clearly and concisely. Use Markdown when it helps."
 )
-
-#: Version of the dict layout written by ``Message.to_dict`` / ``Conversation.to_dict``.
-FORMAT_VERSION = 1
-
 
 class MessageStatus(str, enum.Enum):
     STREAMING = "streaming"
@@ -90,7 +87,7 @@ class Message:
     from; it is dropped whenever the content changes.
     """
 
-    __slots__ = ("id", "role", "status", "error", "created_at", "meta", "parent_id", "_parts", "_len", "_rendered")
+    __slots__ = ("_len", "_parts", "_rendered", "created_at", "error", "id", "meta", "parent_id", "role", "status")
 
     def __init__(
         self,
@@ -99,7 +96,7 @@ class Message:
         status: MessageStatus = MessageStatus.COMPLETE,
         error: str = "",
         *,
-        id: str | None = None,  # noqa: A002 - the natural name
+        id: str | None = None,
         created_at: float | None = None,
         meta: MessageMeta | None = None,
         parent_id: str | None = None,
@@ -151,36 +148,18 @@ class Message:
     def finished(self) -> bool:
         return self.status != MessageStatus.STREAMING
 
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "id": self.id,
-            "role": self.role,
-            "content": self.content,
-            "status": self.status.value,
-            "created_at": self.created_at,
-        }
-        if self.error:
-            out["error"] = self.error
-        if self.parent_id:
-            out["parent_id"] = self.parent_id
-        if self.role == Role.ASSISTANT.value:
-            out["meta"] = self.meta.to_dict()
-        return out
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Message:
-        role = str(data["role"])
-        if role not in (Role.USER.value, Role.ASSISTANT.value):
-            raise ValueError(f"message role must be 'user' or 'assistant', not {role!r}")
-        return cls(
-            role,
-            str(data.get("content", "")),
-            MessageStatus(data.get("status", MessageStatus.COMPLETE.value)),
-            str(data.get("error", "")),
-            id=str(data["id"]) if data.get("id") else None,
-            created_at=float(data["created_at"]) if data.get("created_at") is not None else None,
-            meta=MessageMeta.from_dict(data.get("meta") or {}),
-            parent_id=str(data["parent_id"]) if data.get("parent_id") else None,
+    def snapshot(self) -> Message:
+        """A copy of the message as it is now (for another thread to write
+        while this one keeps growing; the rendered cache is not copied)."""
+        return Message(
+            self.role,
+            self.content,
+            self.status,
+            self.error,
+            id=self.id,
+            created_at=self.created_at,
+            meta=dataclasses.replace(self.meta),
+            parent_id=self.parent_id,
         )
 
     def __repr__(self) -> str:
@@ -203,8 +182,55 @@ def _prompt_of(system_prompt: str, path: list[Message], upto_id: str | None) -> 
     return tuple(out)
 
 
+def newest_leaf(messages: Sequence[Message]) -> Message:
+    """The path shown when the leaf is not known: the newest leaf (on a tie,
+    the later one). ``messages`` must not be empty."""
+    parents = {m.parent_id for m in messages if m.parent_id}
+    leaves = [m for m in messages if m.id not in parents] or list(messages)
+    leaf = leaves[0]
+    for m in leaves[1:]:
+        if m.created_at >= leaf.created_at:
+            leaf = m
+    return leaf
+
+
+def current_path(messages: Sequence[Message], leaf_id: str | None) -> list[Message]:
+    """Root → ``leaf_id``; without a (known) leaf, root → ``newest_leaf``
+    (what ``Conversation.load`` shows for the same tree)."""
+    if not messages:
+        return []
+    index = {m.id: m for m in messages}
+    leaf = index.get(leaf_id) if leaf_id else None
+    if leaf is None:
+        leaf = newest_leaf(messages)
+    path: list[Message] = []
+    seen: set[str] = set()
+    node: Message | None = leaf
+    while node is not None and node.id not in seen:
+        seen.add(node.id)
+        path.append(node)
+        node = index.get(node.parent_id) if node.parent_id else None
+    path.reverse()
+    return path
+
+
 @dataclass
-class Conversation:
+class ConversationMeta:
+    """What a conversation is apart from its messages and settings: the one
+    record ``Conversation``, the store's rows (``app.core.store.rows.
+    ConversationInfo``) and the import parser share. ``updated_at`` orders the
+    sidebar (newest first, pinned ones on top)."""
+
+    id: str = field(default_factory=new_id)
+    title: str = ""
+    created_at: float = field(default_factory=time.time)
+    updated_at: float = field(default_factory=time.time)
+    pinned: bool = False
+    model: str = ""
+
+
+@dataclass
+class Conversation(ConversationMeta):
     """A conversation: a tree of messages and the path the user is on.
 
     Regenerating a reply or editing a prompt adds a sibling (same parent), so
@@ -215,12 +241,6 @@ class Conversation:
 
     system_prompt: str = DEFAULT_SYSTEM_PROMPT
     messages: list[Message] = field(default_factory=list)
-    id: str = field(default_factory=new_id)
-    title: str = ""
-    created_at: float = field(default_factory=time.time)
-    updated_at: float = field(default_factory=time.time)
-    pinned: bool = False
-    model: str = ""
     #: This conversation's overrides of the Settings, in the flat form of
     #: ``app.core.config.preferences.ConversationSettings.to_dict()``: its own
     #: "system_prompt" and/or sampling keys ("temperature", "seed"...).
@@ -257,7 +277,8 @@ class Conversation:
 
     def load(self, messages: list[Message], leaf_id: str | None = None) -> None:
         """Replace the tree with ``messages`` (any order of creation; parents
-        before children) and go to ``leaf_id`` (default: the newest leaf)."""
+        before children) and go to ``leaf_id`` (unknown: ``newest_leaf``, the
+        same rule as ``current_path``)."""
         self.messages, self._index, self._children = [], {}, {}
         for msg in messages:
             self._index[msg.id] = msg
@@ -266,8 +287,7 @@ class Conversation:
             return
         start = self._index.get(leaf_id) if leaf_id else None
         if start is None:
-            roots = self._children.get(None, [])
-            start = self._index[roots[-1]] if roots else messages[-1]
+            start = newest_leaf(messages)
         self.switch_to(start.id)
 
     def _ancestors(self, msg: Message) -> list[Message]:
@@ -403,45 +423,3 @@ class Conversation:
         self._index.clear()
         self._children.clear()
         self.title = ""
-
-    def to_markdown(self) -> str:
-        """The conversation as Markdown: a heading per turn, the raw sources."""
-        parts: list[str] = []
-        if self.title:
-            parts.append(f"# {self.title}\n")
-        for msg in self.messages:
-            who = "You" if msg.role == Role.USER.value else "Rill"
-            note = "" if msg.status in (MessageStatus.COMPLETE, MessageStatus.STREAMING) else f" ({msg.status.value})"
-            parts.append(f"## {who}{note}\n\n{msg.content.rstrip()}\n")
-        return "\n".join(parts)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "format": "rill.conversation",
-            "version": FORMAT_VERSION,
-            "id": self.id,
-            "title": self.title,
-            "system_prompt": self.system_prompt,
-            "created_at": self.created_at,
-            "updated_at": self.updated_at,
-            "pinned": self.pinned,
-            "model": self.model,
-            "overrides": dict(self.overrides),
-            "current_leaf": self.current_leaf,
-            "messages": [m.to_dict() for m in self.all_messages()],
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Conversation:
-        conv = cls(
-            system_prompt=str(data.get("system_prompt", DEFAULT_SYSTEM_PROMPT)),
-            id=str(data.get("id") or new_id()),
-            title=str(data.get("title", "")),
-            created_at=float(data.get("created_at") or time.time()),
-            updated_at=float(data.get("updated_at") or time.time()),
-            pinned=bool(data.get("pinned", False)),
-            model=str(data.get("model", "")),
-            overrides=dict(data["overrides"]) if isinstance(data.get("overrides"), dict) else {},
-        )
-        conv.load([Message.from_dict(m) for m in data.get("messages", [])], data.get("current_leaf"))
-        return conv

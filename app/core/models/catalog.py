@@ -31,11 +31,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from app.core.models import paths as models
-
 from app.core.base import settings
-from app.core.models.gguf_info import DEFAULT_N_CTX, GGUFInfo, read_gguf_info, split_part
 from app.core.base.i18n import QT_TRANSLATE_NOOP, translate
+from app.core.models import paths as models
+from app.core.models.gguf_info import GGUFInfo, read_gguf_info, split_part
+from app.core.models.paths import DEFAULT_N_CTX
 
 log = logging.getLogger(__name__)
 

@@ -59,7 +59,6 @@ Architectures without an attention KV cache (recurrent ones) get no KV term.
 
 from __future__ import annotations
 
-import itertools
 import math
 import os
 import re
@@ -363,7 +362,7 @@ class _Parser:
         done = 0
         while done < count:
             try:
-                for done in range(done, count):  # noqa: B007 - ``done`` is where to resume
+                for done in range(done, count):  # noqa: B020 - resumes where the last buffer ran out
                     (n,) = u64(buf, off)
                     off += n + 8
                 done = count
@@ -642,7 +641,7 @@ def _parse(path: str, f: Any, buf: bytearray, size: int, constants: Any) -> GGUF
         key_length=arch_int(keys.Attention.KEY_LENGTH),
         value_length=arch_int(keys.Attention.VALUE_LENGTH),
         has_chat_template=has_template,
-        chat_template_kind=template_kind(template) if has_template else "",
+        chat_template_kind=template_kind(template) if isinstance(template, str) and has_template else "",
         license=_text(meta.get(keys.General.LICENSE)),
         vocab_size=vocab,
         tensor_count=tensor_count,

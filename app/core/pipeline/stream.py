@@ -66,8 +66,7 @@ class ChunkBuffer:
             self._chunks.append(chunk)
             self._chars += size
             self.tokens_put += chunk.n_tokens
-            if self._chars > self.max_depth_chars:
-                self.max_depth_chars = self._chars
+            self.max_depth_chars = max(self.max_depth_chars, self._chars)
             return True
 
     def drain(self, max_chars: int | None = None) -> list[Chunk]:

@@ -48,6 +48,7 @@ message, except at three kinds of joins:
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -57,11 +58,14 @@ from types import SimpleNamespace
 from markdown.extensions.fenced_code import FencedBlockPreprocessor
 from markdown.preprocessors import NormalizeWhitespace
 
-from app.core.render.markdown import PRE_OPEN, block_cuts, render_markdown, render_user_text
-from app.core.text.textbreak import display_pieces
-
 # The opening-fence rule of render.find_cut (one definition of a fence).
-from app.core.render.markdown import _FENCE_OPEN  # noqa: PLC2701
+from app.core.render.markdown import (
+    PRE_OPEN,
+    block_cuts,
+    render_markdown,
+    render_user_text,
+)
+from app.core.text.textbreak import display_pieces
 
 __all__ = [
     "PLAIN_PIECE",
@@ -78,7 +82,7 @@ RENDER_LIMIT = 8000  # a top-level Markdown block longer than this (source chars
 PLAIN_PIECE = 1000  # display piece length for plain text (passed to display_pieces)
 
 _VOID = frozenset(
-    "area base br col embed hr img input link meta param source track wbr".split()
+    ["area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr"]
 )
 _NEWLINES = re.compile(r"\r\n|\r|\n")
 _TAB_LENGTH = 4  # python-markdown's default, as used by render.py
@@ -229,7 +233,7 @@ def _fenced_code(source: str) -> list[str]:
     as written. Normalization keeps lines one-to-one, so the fences are found
     on the normalized text and the code is taken from the original lines."""
     raw_lines = _NEWLINES.split(source)
-    normalizer = NormalizeWhitespace(SimpleNamespace(tab_length=_TAB_LENGTH))  # type: ignore[arg-type]
+    normalizer = NormalizeWhitespace(SimpleNamespace(tab_length=_TAB_LENGTH))  # a stand-in for the Markdown instance: only tab_length is read
     normalized = "\n".join(normalizer.run(source.split("\n")))
     codes: list[str] = []
     line, pos = 0, 0
@@ -342,7 +346,7 @@ def render_units(text: str) -> tuple[Unit, ...]:
     bounds, fence = _blocks(text)
     units: list[Unit] = []
     run_start, run_plain = 0, False
-    for a, b in zip(bounds, bounds[1:]):
+    for a, b in itertools.pairwise(bounds):
         plain = len(text[a:b].strip()) > RENDER_LIMIT
         if plain != run_plain and a > run_start:
             units += _run(text[run_start:a], run_plain, None)

@@ -55,7 +55,7 @@ from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
-__all__ = ["render_markdown", "find_cut", "block_cuts", "render_user_text", "warm_up", "code_css"]
+__all__ = ["block_cuts", "code_css", "find_cut", "render_markdown", "render_user_text", "warm_up"]
 
 PRE_CLASS = "code"
 PRE_STYLE = "white-space:pre-wrap"
@@ -92,7 +92,7 @@ def _code_html(code: str, lang: str) -> str:
     return f"{PRE_OPEN}{body.rstrip(chr(10))}</pre>"
 
 
-class _FencedCode(FencedBlockPreprocessor):
+class _FencedCode(FencedBlockPreprocessor):  # type: ignore[misc]  # markdown ships no type information
     """Fenced code with our own output (no codehilite, never guesses the language)."""
 
     def run(self, lines: list[str]) -> list[str]:
@@ -104,7 +104,8 @@ class _FencedCode(FencedBlockPreprocessor):
             stashed = self.md.htmlStash.store(_code_html(m.group("code"), lang))
             return f"\n{stashed}\n"
 
-        return self.FENCED_BLOCK_RE.sub(replace, "\n".join(lines)).split("\n")
+        text: str = self.FENCED_BLOCK_RE.sub(replace, "\n".join(lines))
+        return text.split("\n")
 
 
 @lru_cache(maxsize=8)
@@ -149,7 +150,7 @@ def _splice(parent: etree.Element, el: etree.Element, text: str, kids: list[etre
     _add_text(parent, index - 1 + len(kids), tail)
 
 
-class _Sanitize(Treeprocessor):
+class _Sanitize(Treeprocessor):  # type: ignore[misc]  # markdown ships no type information
     """Drops images and non-http(s) anchors; adds the attributes Qt needs."""
 
     def run(self, root: etree.Element) -> None:
@@ -175,7 +176,7 @@ class _Sanitize(Treeprocessor):
                     code.text = (code.text or "").rstrip("\n")
 
 
-class _RillExtension(Extension):
+class _RillExtension(Extension):  # type: ignore[misc]  # markdown ships no type information
     def extendMarkdown(self, md: markdown.Markdown) -> None:
         md.preprocessors.deregister("html_block")
         md.inlinePatterns.deregister("html")
@@ -270,7 +271,8 @@ def render_markdown(text: str) -> str:
         md = _markdown()
         md.reset()
         try:
-            return md.convert(source)
+            converted: str = md.convert(source)
+            return converted
         except Exception:  # noqa: BLE001 - hostile input must never crash the UI
             _log.warning("Markdown rendering failed; showing plain text", exc_info=True)
             _drop_markdown()  # its parser state is left inconsistent: rebuild next time
@@ -286,13 +288,3 @@ def render_user_text(text: str) -> str:
 def warm_up() -> None:
     """Build the Markdown instance and load a Pygments lexer (call at start-up idle)."""
     render_markdown("```python\npass\n```\n")
-
-
-_REFERENCE_DEFINITION = re.compile(r"^ {0,3}\[[^\]\n]+\]:[ \t]*\S", re.MULTILINE)
-
-
-def needs_full_render(text: str) -> bool:
-    """True when rendering ``text`` block by block can differ from rendering it
-    whole in what the reader sees: a reference link definition applies to
-    blocks before it."""
-    return _REFERENCE_DEFINITION.search(text) is not None

@@ -1,1 +1,121 @@
-"""Conversations that last: the SQLite store, full-text search, export and import (Qt-free)."""
+"""Conversations that last: one SQLite file (Qt-free, stdlib ``sqlite3``).
+
+The file is ``$XDG_DATA_HOME/rill/rill.db`` (``~/.local/share/rill/rill.db``);
+``Store.open`` creates the folder. WAL journal, ``synchronous=NORMAL`` (every
+committed transaction survives the app being killed; only a power cut can lose
+the last few), foreign keys on, ``busy_timeout`` 5 s.
+
+Threading rule
+--------------
+A ``Store`` is not thread-safe: it is used from ONE thread at a time (the app
+opens and uses it on its store thread, the CLI on the main thread; handing it
+from one thread to another needs a happens-before, e.g. a queued signal).
+Nothing here touches the network, and every public method is one short
+transaction, so a caller that must not block (the GUI thread) only ever waits
+for a queue hop, never for another caller's long job.
+
+Faults: nothing is lost, and each is said in plain words
+---------------------------------------------------------
+``Store.open`` never raises for a bad file; it returns an ``OpenResult`` whose
+``notices`` are messages for the user:
+
+* a damaged file (not a database, a garbage header, a truncated file,
+  ``PRAGMA quick_check`` not ok) is moved aside, with its ``-wal``/``-shm``,
+  to ``rill.db.corrupt-YYYYmmdd-HHMMSS``, the notice says where, and a fresh
+  database is started; an SQLite file that is not Rill's goes to
+  ``rill.db.foreign-…`` the same way;
+* a database written by a newer Rill (``user_version`` > ``SCHEMA_VERSION``)
+  is not touched at all: ``store`` is None and the notice names the file (the
+  app then keeps conversations in memory);
+* a database Rill cannot write (read-only file or folder) opens read-only:
+  ``read_only`` is True and reads work;
+* no file and none can be created: ``store`` is None.
+
+Writes that fail for a reason outside the program (read-only file or folder,
+disk full, database locked by another program, I/O error: any
+``sqlite3.OperationalError``) raise ``StoreWriteError``, whose message is
+plain words, never a traceback. The retry protocol:
+
+1. the failed write is kept in the store's pending queue (repeated saves of
+   one message are merged, so the queue stays as small as the unsaved data);
+2. while anything is pending, every later write is queued behind it (after
+   one attempt to flush the queue), so the order of writes is kept; each of
+   these raises ``StoreWriteError`` too;
+3. the caller keeps its data in memory (it does anyway), tells the user the
+   conversation is not saved, and calls ``retry_pending()`` now and then
+   (say every 10 s); it returns True once everything is written
+   (``pending_count`` is then 0). A read-only store reopens its file for
+   writing there, in case the user fixed the permissions.
+
+Writes inside ``with store.batch():`` (an import) are all or nothing and are
+not queued: the ``StoreWriteError`` reaches the caller with nothing written.
+
+Programming errors are not faults: adding a message to an unknown
+conversation or under an unknown parent raises ``KeyError``.
+
+Schema
+------
+``PRAGMA user_version`` is the schema version; ``MIGRATIONS[v]`` upgrades
+version v to v+1, each in one transaction (an empty file is version 0).
+
+* v1: ``conversations`` and ``messages`` (``V1_SQL``, kept verbatim in the tests).
+* v2: ``conversations.pinned`` and ``conversations.params``; the search
+  indexes and their triggers (see ``app.core.store.search``); an index for the
+  sidebar order (pinned first, then newest) and a partial index of streaming
+  messages (``recover_interrupted`` at start-up costs nothing).
+* v3: per-conversation overrides of the Settings
+  (``app.core.config.preferences.ConversationSettings``). ``system_prompt`` NULL now
+  means "the default system prompt of Settings" (v2 read NULL as no system
+  prompt: those rows become ''); a row holding Rill's built-in default
+  (``DEFAULT_SYSTEM_PROMPT``, which every conversation got when it was made)
+  becomes NULL, so it follows the default the user sets. ``params`` holds the
+  sampling overrides (only the keys overridden; a random seed is
+  ``"seed": null``). No new column: the version bump keeps a v2 Rill, which
+  would read NULL as "no system prompt", from opening the file.
+
+Message rows have no cascade chains: ``delete_message`` and
+``delete_conversation`` unlink parents before deleting, because SQLite runs
+``ON DELETE CASCADE`` as nested triggers and stops at a depth of 1000 (a long
+conversation is a deeper chain than that).
+
+The search index uses the messages' rowids; ``VACUUM`` keeps them (tested).
+``rebuild_search_index()`` rebuilds both indexes from the messages if needed.
+
+The package: ``schema`` (the schema and its migrations), ``opening`` (probe,
+header check, moving aside, read-only and newer files, the notices),
+``rows`` (the only row ↔ object mapping), ``writes`` (transactions and the
+retry queue), ``store`` (``Store``: conversations, messages, search),
+``search`` (the indexes), ``exchange`` (export and import).
+"""
+
+from app.core.store.errors import StoreError, StoreWriteError
+from app.core.store.opening import (
+    DB_FILE_NAME,
+    QUICK_CHECK_MAX_BYTES,
+    OpenResult,
+    default_path,
+)
+from app.core.store.rows import (
+    ConversationInfo,
+    conversation_from_info,
+    info_from_conversation,
+)
+from app.core.store.schema import MIGRATIONS, SCHEMA_VERSION
+from app.core.store.search import SearchHit
+from app.core.store.store import Store
+
+__all__ = [
+    "DB_FILE_NAME",
+    "MIGRATIONS",
+    "QUICK_CHECK_MAX_BYTES",
+    "SCHEMA_VERSION",
+    "ConversationInfo",
+    "OpenResult",
+    "SearchHit",
+    "Store",
+    "StoreError",
+    "StoreWriteError",
+    "conversation_from_info",
+    "default_path",
+    "info_from_conversation",
+]

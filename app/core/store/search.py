@@ -195,8 +195,8 @@ END;
 
 FILL_SQL = (
     f"INSERT INTO {TRIGRAM_TABLE}(rowid, content) SELECT rowid, content FROM messages WHERE {_INDEXED}",
-    f"INSERT INTO {SHORT_TABLE}(rowid, terms) "
-    f"SELECT rowid, {SHORT_TERMS_FUNCTION}(content) FROM messages WHERE {_INDEXED}",
+    (f"INSERT INTO {SHORT_TABLE}(rowid, terms) "
+     f"SELECT rowid, {SHORT_TERMS_FUNCTION}(content) FROM messages WHERE {_INDEXED}"),
 )
 
 
@@ -280,12 +280,28 @@ def matching_rowids(conn: sqlite3.Connection, query: Query, limit: int) -> list[
     return [row[0] for row in conn.execute(sql, args)]
 
 
-def search(conn: sqlite3.Connection, text: str, limit: int = 50) -> list[SearchHit]:
-    """The newest ``limit`` messages matching ``text``, each with a marked snippet."""
+def _streaming_rowids(conn: sqlite3.Connection, pattern: re.Pattern[str] | None) -> list[int]:
+    """The rowids of the messages still ``streaming`` (not indexed) whose text
+    matches ``pattern`` (the partial index ``messages_streaming`` finds them;
+    after a crash there are a few at most)."""
+    if pattern is None:
+        return []
+    rows = conn.execute("SELECT rowid, content FROM messages WHERE status = 'streaming'").fetchall()
+    return [rowid for rowid, content in rows if pattern.search(_MARKERS.sub("", content or ""))]
+
+
+def search(conn: sqlite3.Connection, text: str, limit: int = 50, *, include_streaming: bool = False) -> list[SearchHit]:
+    """The newest ``limit`` messages matching ``text``, each with a marked
+    snippet. ``include_streaming``: also the messages still ``streaming``
+    (which a crash left so: ``Store.streaming_is_live``), matched in Python."""
     if limit <= 0:
         return []
     query = parse_query(text)
     rowids = matching_rowids(conn, query, limit)
+    if include_streaming:
+        extra = _streaming_rowids(conn, highlight_pattern(query))
+        if extra:
+            rowids = sorted(set(rowids) | set(extra), reverse=True)[:limit]
     if not rowids:
         return []
     marks = ",".join("?" * len(rowids))

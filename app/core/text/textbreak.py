@@ -37,7 +37,7 @@ per stream, from one thread at a time (it is not thread-safe).
 
 from __future__ import annotations
 
-from itertools import accumulate
+from itertools import accumulate, pairwise
 
 import regex
 
@@ -188,4 +188,4 @@ def display_pieces(
     the whole text at once would break. ''.join(result) == text."""
     cuts = DisplayBreaker(limit, prefer_window).feed(text)
     bounds = [0, *cuts, len(text)]
-    return [text[a:b] for a, b in zip(bounds, bounds[1:])]
+    return [text[a:b] for a, b in pairwise(bounds)]

@@ -134,8 +134,15 @@ class ThinkingSplitter:
     """
 
     __slots__ = (
-        "state", "pos", "thoughts_start", "answer_start", "closed", "words",
-        "_held", "_partial", "_in_word",
+        "_held",
+        "_in_word",
+        "_partial",
+        "answer_start",
+        "closed",
+        "pos",
+        "state",
+        "thoughts_start",
+        "words",
     )
 
     def __init__(self) -> None:

@@ -597,7 +597,10 @@ class ChatController(QObject):
         self.conversations.undo_delete(deletion)
 
     def conversation_markdown(self) -> str:
-        return self.conversation.to_markdown()
+        """The conversation's current path as Markdown, in File › Export's format (one exporter)."""
+        from app.core.store.exchange import conversation_markdown
+
+        return conversation_markdown(self.conversation, self.conversation.all_messages())
 
     def message(self, message_id: str) -> Message | None:
         return self.conversation.get(message_id)

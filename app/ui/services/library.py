@@ -13,6 +13,7 @@ Threading rule: GUI thread only.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from collections.abc import Callable
@@ -21,10 +22,13 @@ from typing import Any
 from PyQt6.QtCore import QObject, pyqtSignal
 
 from app.core.conversation.model import Conversation, Message
+from app.core.store import Store, conversation_from_info, info_from_conversation
 from app.ui.services.store import StoreService
 
 log = logging.getLogger(__name__)
 
+#: The stored title of a conversation that has none yet.
+NEW_CHAT_TITLE = "New chat"
 #: A streaming reply is saved at least this often (crash safety).
 SAVE_INTERVAL_S = 1.0
 
@@ -58,27 +62,13 @@ class ConversationLibrary(QObject):
             callback(conv)
             return
 
-        def fetch(store: Any) -> Conversation | None:
+        def fetch(store: Store) -> Conversation | None:
             # On the store thread: reading and building the tree (pure
             # Python) cost O(messages); the GUI thread only gets the result.
             info = store.get_conversation(conversation_id)
             if info is None:
                 return None
-            overrides = {k: v for k, v in (info.params or {}).items() if k != "system_prompt"}
-            if info.system_prompt is not None:
-                overrides["system_prompt"] = info.system_prompt
-            conv = Conversation(
-                system_prompt=info.system_prompt if info.system_prompt is not None else Conversation().system_prompt,
-                id=info.id,
-                title=info.title or "",
-                created_at=info.created_at,
-                updated_at=info.updated_at,
-                pinned=bool(info.pinned),
-                model=info.model or "",
-                overrides=overrides,
-            )
-            conv.load(store.load_messages(conversation_id), info.current_leaf)
-            return conv
+            return conversation_from_info(info, store.load_messages(conversation_id))
 
         def done(conv: Conversation | None) -> None:
             if conv is None:
@@ -104,14 +94,14 @@ class ConversationLibrary(QObject):
         conv = self.open.get(conversation_id)
         if conv is not None:
             conv.title = title
-        self.store.write(lambda store: store.update_conversation(conversation_id, title=title), key=f"conv:{conversation_id}:title")
+        self.store.write(lambda store: store.update_conversation(conversation_id, title=title))
         self.conversation_changed.emit(conversation_id)
 
     def set_pinned(self, conversation_id: str, pinned: bool) -> None:
         conv = self.open.get(conversation_id)
         if conv is not None:
             conv.pinned = pinned
-        self.store.write(lambda store: store.update_conversation(conversation_id, pinned=pinned), key=f"conv:{conversation_id}:pin")
+        self.store.write(lambda store: store.update_conversation(conversation_id, pinned=pinned))
         self.conversation_changed.emit(conversation_id)
 
     def set_overrides(self, conv: Conversation, overrides: dict[str, Any]) -> None:
@@ -120,10 +110,9 @@ class ConversationLibrary(QObject):
         once if it is stored, else with its first message)."""
         conv.overrides = dict(overrides)
         if conv.id in self._stored:
-            system_prompt, params = _stored_overrides(conv)
+            info = info_from_conversation(conv)
             self.store.write(
-                lambda store: store.update_conversation(conv.id, system_prompt=system_prompt, params=params),
-                key=f"conv:{conv.id}:overrides",
+                lambda store: store.update_conversation(conv.id, system_prompt=info.system_prompt, params=info.params)
             )
 
     def delete(self, conversation_id: str) -> None:
@@ -136,7 +125,7 @@ class ConversationLibrary(QObject):
     def set_current_leaf(self, conv: Conversation) -> None:
         if conv.id in self._stored:
             leaf = conv.current_leaf
-            self.store.write(lambda store: store.update_conversation(conv.id, current_leaf=leaf), key=f"conv:{conv.id}:leaf")
+            self.store.write(lambda store: store.update_conversation(conv.id, current_leaf=leaf))
 
     # -- messages ------------------------------------------------------------------------
 
@@ -146,30 +135,14 @@ class ConversationLibrary(QObject):
         conv.updated_at = time.time()
         if conv.id not in self._stored:
             self._stored.add(conv.id)
-            system_prompt, params = _stored_overrides(conv)
-            fields = (conv.id, conv.title, conv.created_at, conv.updated_at, conv.pinned, conv.model)
-
-            def create(store: Any) -> None:
-                cid, title, created, updated, pinned, model = fields
-                from app.core.store.store import ConversationInfo
-
-                store.create_conversation(
-                    ConversationInfo(
-                        id=cid, title=title or "New chat", created_at=created, updated_at=updated, pinned=pinned,
-                        model=model, system_prompt=system_prompt, params=params, current_leaf=None,
-                    )
-                )
-
-            self.store.write(create, key=f"conv:{conv.id}:create")
-        snapshot = Message.from_dict(msg.to_dict())
-        leaf, updated = conv.current_leaf, conv.updated_at
-        title = conv.title
-
-        def add(store: Any) -> None:
-            store.add_message(conv.id, snapshot)
-            store.update_conversation(conv.id, current_leaf=leaf, updated_at=updated, title=title or "New chat")
-
-        self.store.write(add, key=f"add:{msg.id}")
+            info = dataclasses.replace(info_from_conversation(conv), title=conv.title or NEW_CHAT_TITLE, current_leaf=None)
+            self.store.write(lambda store: store.create_conversation(info))
+        snapshot = msg.snapshot()
+        leaf, updated, title = conv.current_leaf, conv.updated_at, conv.title or NEW_CHAT_TITLE
+        # two writes, not one job: a failed write is queued by the store, and
+        # one job's second call would never run after its first one failed
+        self.store.write(lambda store: store.add_message(conv.id, snapshot))
+        self.store.write(lambda store: store.update_conversation(conv.id, current_leaf=leaf, updated_at=updated, title=title))
         self._last_save[msg.id] = time.monotonic()
         self.conversation_changed.emit(conv.id)
 
@@ -192,14 +165,7 @@ class ConversationLibrary(QObject):
 
     def messages_restored(self, conv: Conversation, restored: list[Message]) -> None:
         for msg in restored:
-            snapshot = Message.from_dict(msg.to_dict())
+            snapshot = msg.snapshot()
             self.store.write(lambda store, s=snapshot: store.add_message(conv.id, s))
         self.set_current_leaf(conv)
 
-
-def _stored_overrides(conv: Conversation) -> tuple[str | None, dict[str, Any]]:
-    """``conv.overrides`` as the store keeps them: (system_prompt column:
-    None for the default, params)."""
-    own = conv.overrides.get("system_prompt")
-    params = {k: v for k, v in conv.overrides.items() if k != "system_prompt"}
-    return (own if isinstance(own, str) else None), params

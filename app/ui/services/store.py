@@ -7,9 +7,12 @@ job, in the order they were queued (so a save always lands before a later
 load). Results come back to the GUI thread as callbacks.
 
 Writes never lose anything: a write the store refuses (read-only or full
-disk, a database from a newer Rill) is kept in memory, ``saving_failed``
-says so once, and the writes are retried every ``RETRY_S`` seconds until
-they go through (``saving_recovered``).
+disk, another program holding the file) is kept in the store's own retry
+queue (``Store.retry_pending``: the only one, keyed by message, newest
+snapshot only), ``saving_failed`` says so once, and every ``RETRY_S``
+seconds the service asks the store to retry until everything is written
+(``saving_recovered``). Without a store (none could be opened) nothing can be
+written: ``saving_failed`` says so once.
 """
 
 from __future__ import annotations
@@ -39,7 +42,8 @@ class _Job:
     fn: StoreJob
     callback: Callable[[Any], None] | None
     write: bool
-    key: str = ""
+    #: The job is ``Store.retry_pending`` (its result says whether all is written).
+    retry: bool = False
 
 
 class _StoreThread(QThread):
@@ -59,7 +63,7 @@ class _StoreThread(QThread):
                 pass
             return
         try:
-            from app.core.store import store as store_module
+            import app.core.store as store_module
 
             result = store_module.Store.open(self._path)
         except Exception as exc:  # noqa: BLE001 - never let the thread die silently
@@ -72,7 +76,7 @@ class _StoreThread(QThread):
         else:
             service._opened.emit((result.store is not None, list(result.notices), bool(result.read_only)))
         store = result.store if result is not None else None
-        write_error = getattr(sys.modules.get("app.core.store.store"), "StoreWriteError", OSError)
+        write_error = getattr(sys.modules.get("app.core.store"), "StoreWriteError", OSError)
         while True:
             job = self.jobs.get()
             if job is None:
@@ -123,7 +127,6 @@ class StoreService(ThreadedService):
         self.available = False
         self.read_only = False
         self.notices: list[str] = []
-        self._failed: list[_Job] = []
         self._failing = False
         self._retry = QTimer(self)
         self._retry.setInterval(int(RETRY_S * 1000))
@@ -141,15 +144,15 @@ class StoreService(ThreadedService):
         GUI thread (result None when there is no store or it failed)."""
         self._put(_Job(fn, callback, write=False))
 
-    def write(self, fn: StoreJob, key: str = "", callback: Callable[[Any], None] | None = None) -> None:
-        """Queue a write. ``key`` names what it writes (e.g. a message id): of
-        several failed writes with one key only the newest is retried."""
-        self._put(_Job(fn, callback, write=True, key=key))
+    def write(self, fn: StoreJob, callback: Callable[[Any], None] | None = None) -> None:
+        """Queue a write: ``fn`` makes ONE store write call (a write the store
+        refuses is queued there, and a job's later calls would not run)."""
+        self._put(_Job(fn, callback, write=True))
 
     def save_message(self, conversation_id: str, message: Message) -> None:
         """Save a message's text, status and facts (a snapshot taken now)."""
-        snapshot = Message.from_dict(message.to_dict())
-        self.write(lambda store: store.save_message(snapshot), key=f"msg:{message.id}")
+        snapshot = message.snapshot()
+        self.write(lambda store: store.save_message(snapshot))
 
     def _put(self, job: _Job) -> None:
         if self._stopped:
@@ -168,34 +171,33 @@ class StoreService(ThreadedService):
 
     def _on_done(self, payload: tuple[_Job, Any, str | None]) -> None:
         job, value, error = payload
+        if job.retry:
+            if error is None and value:
+                self._set_recovered()
+            return
         if error is not None and job.write:
-            if job.key:
-                self._failed = [j for j in self._failed if j.key != job.key]
-            self._failed.append(job)
+            # the store keeps the refused write (or there is no store at all)
             if not self._failing:
                 self._failing = True
                 self.saving_failed.emit(error)
                 self._retry.start()
             return
-        if job.write and self._failing and not self._failed:
-            self._failing = False
-            self._retry.stop()
-            self.saving_recovered.emit()
+        if job.write:
+            self._set_recovered()  # the store wrote it: nothing is pending before it
         if job.callback is not None:
             try:
                 job.callback(value)
             except Exception:  # noqa: BLE001 - a callback's bug must not stop the queue
                 log.exception("store callback failed")
 
-    def _on_retry_due(self) -> None:
-        jobs, self._failed = self._failed, []
-        for job in jobs:
-            self._put(job)
+    def _set_recovered(self) -> None:
+        if self._failing:
+            self._failing = False
+            self._retry.stop()
+            self.saving_recovered.emit()
 
-    @property
-    def unsaved(self) -> int:
-        """Writes that failed and wait for a retry."""
-        return len(self._failed)
+    def _on_retry_due(self) -> None:
+        self._put(_Job(lambda store: store.retry_pending(), None, write=True, retry=True))
 
     # -- lifetime ----------------------------------------------------------------------
 

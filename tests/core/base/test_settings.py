@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import sys
 from pathlib import Path
 
 import pytest
 
-from app.core.models import paths as models
-
 from app.core.base import settings
+from app.core.models import paths as models
+from tests.helpers.privileges import as_unprivileged, world_dir
 
 REAL_PACKAGE_MODEL_PATH = models.package_model_path
 
@@ -126,17 +125,18 @@ def test_unwritable_config_dir_logs_and_returns_false(
     assert any("cannot save the settings" in r.getMessage() for r in caplog.records)
 
 
-@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0, reason="root ignores permissions")
-def test_read_only_config_dir_logs_and_returns_false(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    folder = settings.config_dir()
-    folder.mkdir(parents=True)
-    folder.chmod(0o500)
-    try:
-        with caplog.at_level(logging.WARNING, logger="app.core.base.settings"):
+def test_read_only_config_dir_logs_and_returns_false(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with world_dir() as base:  # as root the write runs as nobody: permissions apply
+        monkeypatch.setenv("XDG_CONFIG_HOME", str(base))
+        folder = settings.config_dir()
+        folder.mkdir(parents=True)
+        folder.chmod(0o555)
+        with caplog.at_level(logging.WARNING, logger="app.core.base.settings"), as_unprivileged():
             assert settings.remember_last_model(tmp_path / "m.gguf") is False
-        assert caplog.records
-    finally:
-        folder.chmod(0o700)
+        assert any("cannot save the settings" in r.getMessage() for r in caplog.records)
+        assert not any(folder.iterdir())
 
 
 def test_unserialisable_settings_are_not_written(caplog: pytest.LogCaptureFixture) -> None:

@@ -17,15 +17,11 @@ from typing import Any
 
 import pytest
 
-from app.core.store import exchange
-
-from app.core.config import preferences
-
-from app.core.base import settings
-from app.core.store import store as store_mod
+import app.core.store as store_mod
+import app.core.store.opening as store_opening
 from app.core.backends.base import SamplingParams
-from app.core.conversation.model import DEFAULT_SYSTEM_PROMPT, Conversation, Message
-from app.core.models.paths import DEFAULT_N_CTX
+from app.core.base import settings
+from app.core.config import preferences
 from app.core.config.preferences import (
     FIELDS,
     PREFERENCES_KEY,
@@ -38,7 +34,22 @@ from app.core.config.preferences import (
     merge,
     save_preferences,
 )
-from app.core.store.store import ConversationInfo, Store
+from app.core.conversation.model import DEFAULT_SYSTEM_PROMPT, Conversation, Message
+from app.core.models.paths import DEFAULT_N_CTX
+from app.core.store import (
+    ConversationInfo,
+    Store,
+    conversation_from_info,
+    exchange,
+    info_from_conversation,
+)
+
+
+def _load(store: Store, conversation_id: str) -> Conversation | None:
+    """The conversation as the window loads it (``ConversationLibrary.load``)."""
+    info = store.get_conversation(conversation_id)
+    return None if info is None else conversation_from_info(info, store.load_messages(conversation_id))
+
 
 
 @pytest.fixture
@@ -322,9 +333,8 @@ def test_merge_overrides_over_the_preferences() -> None:
 def test_a_conversation_carries_its_overrides() -> None:
     conv = Conversation(overrides={"temperature": 0.2, "system_prompt": "Terse."})
     assert conversation_settings(conv) == ConversationSettings(system_prompt="Terse.", temperature=0.2)
-    again = Conversation.from_dict(conv.to_dict())
+    again = conversation_from_info(info_from_conversation(conv), [])
     assert again.overrides == conv.overrides
-    assert Conversation.from_dict({"overrides": "junk"}).overrides == {}
     conv.add_user("hi")
     prompt = conv.prompt_builder(system_prompt="Chosen now.")()
     assert prompt[0].content == "Chosen now."
@@ -341,9 +351,9 @@ def test_overrides_persist_through_the_store(tmp_path: Path) -> None:
     follows = Conversation(title="plain")
     s = Store.open(db).store
     assert s is not None
-    s.create_conversation(ConversationInfo.from_conversation(conv))
+    s.create_conversation(info_from_conversation(conv))
     s.add_message(conv.id, Message("user", "hello"))
-    s.create_conversation(ConversationInfo.from_conversation(follows))
+    s.create_conversation(info_from_conversation(follows))
     s.close()
 
     s = Store.open(db).store
@@ -351,7 +361,7 @@ def test_overrides_persist_through_the_store(tmp_path: Path) -> None:
     info = s.get_conversation(conv.id)
     assert info is not None and info.system_prompt == "Answer in haiku."
     assert info.params == {"stop": ["END"], "top_p": 0.5, "seed": None}
-    loaded = s.load_conversation(conv.id)
+    loaded = _load(s, conv.id)
     assert loaded is not None and loaded.overrides == conv.overrides
     assert conversation_settings(loaded) == conversation_settings(conv)
     other = s.get_conversation(follows.id)
@@ -361,7 +371,7 @@ def test_overrides_persist_through_the_store(tmp_path: Path) -> None:
     s.close()
     s = Store.open(db).store
     assert s is not None
-    again = s.load_conversation(conv.id)
+    again = _load(s, conv.id)
     assert again is not None and again.overrides == {} and again.system_prompt == DEFAULT_SYSTEM_PROMPT
     s.close()
 
@@ -370,7 +380,7 @@ def make_v2_database(path: Path) -> None:
     """A database exactly as Rill with schema v2 left it (its migrations,
     verbatim), with conversations as that Rill wrote them."""
     conn = sqlite3.connect(path, isolation_level=None)
-    store_mod._search.register_functions(conn)
+    store_mod.search.register_functions(conn)
     conn.execute("BEGIN")
     store_mod.MIGRATIONS[0](conn)
     store_mod.MIGRATIONS[1](conn)
@@ -414,11 +424,11 @@ def test_upgrade_from_v2_keeps_data_and_maps_system_prompts(tmp_path: Path) -> N
     assert got["c-none"].system_prompt == ""
     assert got["c-null"].system_prompt == ""  # v2 sent no system prompt for NULL: still none
     assert got["c-junk"].system_prompt is None and got["c-junk"].params == {}
-    own = s.load_conversation("c-own")
+    own = _load(s, "c-own")
     assert own is not None
     reply = Preferences(system_prompt="Mine.").reply_settings(conversation_settings(own))
     assert reply.system_prompt == "Be a pirate." and reply.params.temperature == 0.9 and reply.params.seed == 4
-    default = s.load_conversation("c-default")
+    default = _load(s, "c-default")
     assert default is not None
     assert Preferences(system_prompt="Mine.").reply_settings(conversation_settings(default)).system_prompt == "Mine."
     assert [m.content for m in s.load_messages("c-own")] == ["question about 界面 in Own prompt"]
@@ -432,7 +442,7 @@ def test_a_v3_database_is_refused_by_a_v2_rill(tmp_path: Path, monkeypatch: pyte
     s = Store.open(db).store
     assert s is not None
     s.close()
-    monkeypatch.setattr(store_mod, "SCHEMA_VERSION", 2)
+    monkeypatch.setattr(store_opening, "SCHEMA_VERSION", 2)
     result = Store.open(db)
     assert result.store is None and "newer version" in result.notices[0]
 

@@ -1,6 +1,6 @@
+from app.core.backends.scripted import SAMPLE_MARKDOWN, ScriptedBackend, tokenize_text
 from app.core.conversation.model import Conversation, MessageStatus
 from app.core.pipeline.metrics import percentile, summarize_ms
-from app.core.backends.scripted import SAMPLE_MARKDOWN, ScriptedBackend, tokenize_text
 
 
 def test_prompt_has_system_turns_and_keeps_stopped_replies() -> None:
@@ -94,14 +94,31 @@ def test_messages_have_stable_unique_ids_and_round_trip() -> None:
     reply.meta = MessageMeta(model="m", finish_reason="cancelled", tokens=2, tokens_per_s=10.5, ttft_ms=12.0)
     assert user.id != reply.id and len(user.id) == 32
     assert conv.get(reply.id) is reply
-    data = conv.to_dict()
-    again = Conversation.from_dict(data)
-    assert again.to_dict() == data
+    again = Conversation()
+    again.load([m.snapshot() for m in conv.all_messages()], conv.current_leaf)
     assert [m.id for m in again.messages] == [user.id, reply.id]
     assert again.get(reply.id).content == "Hi there"
     assert again.get(reply.id).status == MessageStatus.STOPPED
-    assert again.title == "Hello 你好 😀"
-    assert Message.from_dict(reply.to_dict()).meta.tokens_per_s == 10.5
+    assert conv.title == "Hello 你好 😀"
+    copy = reply.snapshot()
+    assert copy is not reply and copy.meta is not reply.meta and copy.meta == reply.meta
+    reply.append("!")
+    assert copy.content == "Hi there" and isinstance(copy, Message)
+
+
+def test_the_path_shown_when_the_leaf_is_unknown_is_the_newest_leaf_everywhere() -> None:
+    from app.core.conversation.model import Conversation, Message, current_path
+
+    q = Message("user", "q", created_at=1.0)
+    a_new = Message("assistant", "newer answer", created_at=5.0, parent_id=q.id)
+    q2 = Message("user", "second root, older", created_at=2.0)
+    a_old = Message("assistant", "older answer", created_at=3.0, parent_id=q.id)
+    messages = [q, a_new, q2, a_old]
+    conv = Conversation()
+    conv.load(messages, None)
+    # the newest leaf, not the last root (q2) nor the last-listed child (a_old)
+    assert [m.id for m in conv.messages] == [q.id, a_new.id]
+    assert [m.id for m in current_path(messages, "unknown")] == [q.id, a_new.id]
 
 
 def test_rendered_cache_follows_the_content() -> None:
@@ -122,7 +139,9 @@ def test_conversation_as_markdown_has_every_turn_and_marks_stopped_replies() -> 
     r = conv.start_reply()
     r.append("Partial **answer**")
     r.status = MessageStatus.STOPPED
-    md = conv.to_markdown()
+    from app.core.store.exchange import conversation_markdown
+
+    md = conversation_markdown(conv, conv.all_messages())  # Edit › Copy and File › Export alike
     assert "## You\n\nQuestion?" in md
     assert "## Rill (stopped)\n\nPartial **answer**" in md
 
@@ -153,8 +172,9 @@ def test_regenerations_and_edits_are_branches_and_the_path_switches() -> None:
     assert [m.id for m in removed] == [q3.id] and conv.messages[0].id == q.id
     conv.restore(removed)
     assert conv.messages == [q3]
-    # Round trip keeps the tree and the current leaf.
-    again = Conversation.from_dict(conv.to_dict())
+    # Loading the tree again keeps it and the current leaf.
+    again = Conversation()
+    again.load(conv.all_messages(), conv.current_leaf)
     assert [m.id for m in again.messages] == [q3.id]
     assert {m.id for m in again.all_messages()} == {q.id, a1.id, a2.id, q2.id, q3.id}
 

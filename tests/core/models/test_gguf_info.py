@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from app.core.models import gguf_info
 from app.core.models.gguf_info import GGUFInfo, read_gguf_info, split_part, template_kind
 from app.core.models.paths import package_model_path
+from tests.helpers.privileges import as_unprivileged, world_dir
 
 MiB = 1024 * 1024
 
@@ -225,15 +226,14 @@ def test_fifo_is_not_opened(tmp_path: Path) -> None:
     assert_error(read_gguf_info(fifo), "not a regular file")
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads any file")
-def test_unreadable_file(tmp_path: Path, real_header: bytes) -> None:
-    path = tmp_path / "locked.gguf"
-    path.write_bytes(real_header)
-    path.chmod(0)
-    try:
-        assert_error(read_gguf_info(path), "cannot read", "permission")
-    finally:
-        path.chmod(0o644)
+def test_unreadable_file(real_header: bytes) -> None:
+    with world_dir() as base:  # as root the read runs as nobody: permissions apply
+        path = base / "locked.gguf"
+        path.write_bytes(real_header)
+        path.chmod(0)
+        with as_unprivileged():
+            info = read_gguf_info(path)
+        assert_error(info, "cannot read", "permission")
 
 
 def test_wrong_magic(tmp_path: Path, real_header: bytes) -> None:

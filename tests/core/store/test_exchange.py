@@ -15,7 +15,7 @@ import pytest
 from app.core.store import exchange
 from app.core.conversation.model import Message, MessageMeta, MessageStatus
 from app.core.store.exchange import ImportFormatError, export_json, export_markdown, import_json, parse_export
-from app.core.store.store import ConversationInfo, Store, StoreWriteError
+from app.core.store import ConversationInfo, Store, StoreWriteError
 
 T0 = 1_714_550_400.25  # 2024-05-01, with a fraction that must survive
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from app.core.conversation.model import Message, MessageStatus
 from app.core.store.search import make_snippet, parse_query, short_terms
-from app.core.store.store import ConversationInfo, Store
+from app.core.store import ConversationInfo, Store
 
 
 @pytest.fixture

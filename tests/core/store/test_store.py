@@ -19,17 +19,26 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.core.store import store as store_mod
-from app.core.conversation.model import Conversation, Message, MessageMeta, MessageStatus
+import app.core.store.opening as store_opening
+import app.core.store.rows as store_rows
+import app.core.store.schema as store_schema
 from app.core.base.settings import data_dir
-from app.core.store.store import (
+from app.core.conversation.model import (
+    Conversation,
+    Message,
+    MessageMeta,
+    MessageStatus,
+)
+from app.core.store import (
     MIGRATIONS,
     SCHEMA_VERSION,
     ConversationInfo,
     OpenResult,
     Store,
     StoreWriteError,
+    conversation_from_info,
 )
+from app.core.store.exchange import message_to_dict
 
 ROOT = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").is_file())
 
@@ -69,6 +78,12 @@ CREATE INDEX conversations_by_updated ON conversations(updated_at);
 
 # -- helpers ----------------------------------------------------------------------------
 
+def _load(store: Store, conversation_id: str) -> Conversation | None:
+    """The conversation as the window loads it (``ConversationLibrary.load``)."""
+    info = store.get_conversation(conversation_id)
+    return None if info is None else conversation_from_info(info, store.load_messages(conversation_id))
+
+
 
 def opened(path: Path, **kwargs: object) -> Store:
     result = Store.open(path, **kwargs)  # type: ignore[arg-type]
@@ -100,7 +115,7 @@ def reply(parent: Message, text: str = "", status: MessageStatus = MessageStatus
 
 
 def same(a: Message, b: Message) -> None:
-    assert a.to_dict() == b.to_dict()
+    assert message_to_dict(a) == message_to_dict(b)
     assert a.parent_id == b.parent_id
 
 
@@ -251,7 +266,7 @@ def test_message_tree_round_trip_with_branches(store: Store) -> None:
         same(a, b)
     assert [m.id for m in loaded if m.parent_id == user.id] == [first.id, second.id, failed.id]
 
-    conv = store.load_conversation(info.id)
+    conv = _load(store, info.id)
     assert conv is not None
     assert [m.id for m in conv.messages] == [user.id, second.id, follow.id]
     assert len(conv.siblings(second.id)) == 3
@@ -297,8 +312,8 @@ def test_save_message_is_one_update_by_primary_key(store: Store) -> None:
     # WHEN is false while streaming: no index work; "--" lines are FTS5 bookkeeping)
     top = {s for s in statements if not s.startswith("--")}
     assert len(top) == 1 and next(iter(top)).startswith("UPDATE messages SET"), statements
-    plan = " ".join(str(r[-1]) for r in store.conn.execute("EXPLAIN QUERY PLAN " + store_mod._SAVE_MESSAGE,
-                                                            (*store_mod._msg_values(live), live.id)))
+    plan = " ".join(str(r[-1]) for r in store.conn.execute("EXPLAIN QUERY PLAN " + store_rows.SAVE_MESSAGE,
+                                                            (*store_rows.message_values(live), live.id)))
     assert "USING INDEX sqlite_autoindex_messages_1 (id=?)" in plan
     assert store.get_message(live.id).content == "some streamed text"  # type: ignore[union-attr]
     store.save_message(Message("user", "never added"))  # ignored, no error
@@ -358,14 +373,15 @@ def test_any_message_tree_round_trips(rows: list[tuple]) -> None:  # type: ignor
         assert len(loaded) == len(msgs)
         for a, b in zip(loaded, msgs):
             same(a, b)
-        conv = Conversation.from_dict({"messages": [m.to_dict() for m in msgs], "current_leaf": msgs[-1].id})
-        stored = s.load_conversation(info.id)
+        conv = Conversation()
+        conv.load([m.snapshot() for m in msgs], msgs[-1].id)
+        stored = _load(s, info.id)
         assert stored is not None
         stored.load(loaded, msgs[-1].id)
         assert [m.id for m in stored.messages] == [m.id for m in conv.messages]
 
 
-def test_recover_interrupted(db_path: Path) -> None:
+def test_recover_interrupted(db_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     s = opened(db_path)
     info = conversation(s)
     user = Message("user", "hi")
@@ -373,9 +389,19 @@ def test_recover_interrupted(db_path: Path) -> None:
     s.add_messages(info.id, [user, live])
     s.close()
 
-    peek = Store.open(db_path, recover=False)  # e.g. the CLI beside a running app
-    assert peek.store is not None and peek.recovered == 0
+    # the CLI while no Rill runs: a crash left it streaming; it reads as interrupted, nothing is written
+    peek = Store.open(db_path, recover=False)
+    assert peek.store is not None and peek.recovered == 0 and not peek.store.streaming_is_live
+    assert peek.store.get_message(live.id).status is MessageStatus.INTERRUPTED  # type: ignore[union-attr]
+    assert [m.status for m in peek.store.load_messages(info.id)][-1] is MessageStatus.INTERRUPTED
+    assert [h.message_id for h in peek.store.search("half a rep")] == [live.id]
+    peek.store.close()
+
+    monkeypatch.setattr(store_opening, "rill_is_running", lambda folder: folder == db_path.parent)
+    peek = Store.open(db_path, recover=False)  # the CLI beside a running app: it may still be streaming
+    assert peek.store is not None and peek.recovered == 0 and peek.store.streaming_is_live
     assert peek.store.get_message(live.id).status is MessageStatus.STREAMING  # type: ignore[union-attr]
+    assert peek.store.search("half a rep") == []  # not indexed while it streams
     assert peek.store.recover_interrupted() == 1
     assert peek.store.recover_interrupted() == 0
     peek.store.close()
@@ -433,7 +459,7 @@ def make_v1_database(path: Path) -> dict[str, str]:
 
 
 def test_v1_schema_in_the_tests_is_the_one_shipped() -> None:
-    assert " ".join(V1_SQL.split()) == " ".join(store_mod.V1_SQL.split())
+    assert " ".join(V1_SQL.split()) == " ".join(store_schema.V1_SQL.split())
 
 
 def test_upgrade_from_v1_keeps_data_and_search_works(db_path: Path) -> None:
@@ -472,7 +498,7 @@ def test_a_failed_migration_is_rolled_back(db_path: Path, monkeypatch: pytest.Mo
         conn.execute("ALTER TABLE conversations ADD COLUMN pinned INTEGER")
         raise sqlite3.OperationalError("database or disk is full")
 
-    monkeypatch.setattr(store_mod, "MIGRATIONS", [MIGRATIONS[0], broken])
+    monkeypatch.setattr(store_schema, "MIGRATIONS", [MIGRATIONS[0], broken])
     result = Store.open(db_path)
     assert result.store is None
     assert "full" in result.notices[-1]
@@ -809,7 +835,7 @@ def test_batch_is_all_or_nothing(store: Store) -> None:
 
 CHILD = r"""
 import sys, time
-from app.core.store.store import Store, ConversationInfo
+from app.core.store import Store, ConversationInfo
 from app.core.conversation.model import Message, MessageStatus
 path, conv_id, reply_id = sys.argv[1:4]
 s = Store.open(path, recover=False).store

@@ -11,11 +11,11 @@ import pytest
 from PyQt6.QtCore import Qt
 from PyQt6.QtWidgets import QApplication
 
-from app.core.store import store as store_module
+import app.core.store as store_module
 from app.core.conversation.model import Message
 from app.core.backends.scripted import ScriptedBackend
 from app.core.store.search import SearchHit
-from app.core.store.store import ConversationInfo
+from app.core.store import ConversationInfo
 from app.ui.dialogs.search import HTML_ROLE, SearchDialog, highlight_text, snippet_html
 
 

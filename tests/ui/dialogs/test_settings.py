@@ -12,18 +12,38 @@ import pytest
 from PyQt6.QtCore import QPoint
 from PyQt6.QtWidgets import QDialog, QDialogButtonBox, QGroupBox, QLabel, QMenu
 
-from app.core.config import preferences as prefs_mod
 from app.core.backends.base import FinishReason, GenerationRequest
-from app.core.conversation.model import DEFAULT_SYSTEM_PROMPT, MessageStatus
-from app.core.config.preferences import RANDOM_SEED, ConversationSettings, Preferences, load_preferences, save_preferences
 from app.core.backends.scripted import ScriptedBackend
-from app.core.store.store import Store, default_path
+from app.core.config import preferences as prefs_mod
+from app.core.config.preferences import (
+    RANDOM_SEED,
+    ConversationSettings,
+    Preferences,
+    load_preferences,
+    save_preferences,
+)
+from app.core.conversation.model import (
+    DEFAULT_SYSTEM_PROMPT,
+    Conversation,
+    MessageStatus,
+)
+from app.core.store import (
+    Store,
+    conversation_from_info,
+    default_path,
+)
 from app.ui.conversation.controller import ChatState
 from app.ui.dialogs.conversation_settings import ConversationSettingsDialog
 from app.ui.dialogs.settings import SettingsDialog
 from app.ui.services.background import join_background_threads
 
 Std = QDialogButtonBox.StandardButton
+
+def _load(store: Store, conversation_id: str) -> Conversation | None:
+    """The conversation as the window loads it (``ConversationLibrary.load``)."""
+    info = store.get_conversation(conversation_id)
+    return None if info is None else conversation_from_info(info, store.load_messages(conversation_id))
+
 
 
 def click(dialog: Any, which: QDialogButtonBox.StandardButton) -> None:
@@ -387,7 +407,7 @@ def test_conversation_settings_from_the_sidebar_are_stored_with_it(qtbot: Any, m
         info = result.store.get_conversation(conv.id)
         assert info is not None
         assert (info.system_prompt, info.params) == ("Answer like a sailor.", {"temperature": 1.5})
-        loaded = result.store.load_conversation(conv.id)
+        loaded = _load(result.store, conv.id)
         assert loaded is not None and loaded.overrides == conv.overrides
     finally:
         result.store.close()

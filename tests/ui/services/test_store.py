@@ -1,11 +1,96 @@
-"""StoreService: jobs run on the store thread in order; results come back on the GUI thread."""
+"""StoreService: jobs run on the store thread in order, results come back on the
+GUI thread; one retry queue, the store's (``Store.retry_pending``)."""
 
 from __future__ import annotations
 
+import sqlite3
 import threading
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
+import pytest
+
+import app.ui.services.store as service_module
+from app.core.conversation.model import Conversation, Message, MessageStatus
+from app.core.store import Store
+from app.ui.services.library import ConversationLibrary
 from app.ui.services.store import StoreService
+
+
+class _Disk:
+    """Makes every message write fail like a full disk while ``full``."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.full = False
+        for name in ("_do_save_message", "_do_add_message"):
+            real = getattr(Store, name)
+
+            def failing(store: Store, payload: object, real: object = real) -> object:
+                if self.full:
+                    raise sqlite3.OperationalError("database or disk is full")
+                return real(store, payload)  # type: ignore[operator]  # the method taken above
+
+            monkeypatch.setattr(Store, name, failing)
+
+
+@pytest.fixture
+def service(qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[StoreService]:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(service_module, "RETRY_S", 0.05)
+    svc = StoreService(tmp_path / "rill.db")
+    with qtbot.waitSignal(svc.opened, timeout=10000):
+        pass
+    yield svc
+    assert svc.shutdown()
+
+
+def _stored(path: Path, message_id: str) -> tuple[str, str] | None:
+    with Store.open(path, recover=False).store as store:  # type: ignore[union-attr]  # the test made it
+        msg = store.get_message(message_id)
+        return None if msg is None else (msg.content, msg.status.value)
+
+
+def test_a_refused_write_is_retried_by_the_store_newest_snapshot_only(
+    qtbot, service: StoreService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
+) -> None:
+    disk = _Disk(monkeypatch)
+    library = ConversationLibrary(service)
+    conv = Conversation()
+    prompt = conv.add_user("hello")
+    with qtbot.waitSignal(service.saving_failed, timeout=5000) as failed:
+        disk.full = True
+        library.message_added(conv, prompt)
+    assert "full" in failed.args[0]
+    reply = conv.start_reply()
+    library.message_added(conv, reply)
+    for text in ("one", " two", " three"):
+        reply.append(text)
+        library.message_changed(conv, reply, force=True)
+    reply.status = MessageStatus.COMPLETE
+    library.message_changed(conv, reply, force=True)
+    pending: list[int] = []
+    service.read(lambda store: store.pending_count, pending.append)
+    qtbot.waitUntil(lambda: bool(pending), timeout=5000)
+    # the prompt and its leaf update, the reply (its four saves merged into it) and its leaf update
+    assert pending == [4]
+    with qtbot.waitSignal(service.saving_recovered, timeout=5000):
+        disk.full = False
+    done: list[object] = []
+    service.read(lambda store: store.pending_count, done.append)
+    qtbot.waitUntil(lambda: bool(done), timeout=5000)
+    assert done == [0]
+    assert _stored(tmp_path / "rill.db", reply.id) == ("one two three", "complete")
+    assert _stored(tmp_path / "rill.db", prompt.id) == ("hello", "complete")
+
+
+def test_writes_after_recovery_say_nothing_more(qtbot, service: StoreService) -> None:  # type: ignore[no-untyped-def]
+    msg = Message("user", "x")
+    with qtbot.assertNotEmitted(service.saving_failed, wait=100):
+        service.save_message("c", msg)  # not stored: an UPDATE of nothing, no failure
+        written: list[object] = []
+        service.read(lambda store: store.get_message(msg.id), written.append)
+        qtbot.waitUntil(lambda: bool(written), timeout=5000)
+    assert written == [None]
 
 
 def test_jobs_run_in_order_on_the_store_thread(qtbot: Any, tmp_path: Any) -> None:

@@ -200,7 +200,7 @@ def test_kill_9_during_a_reply_loses_at_most_a_second(tmp_path: Path, attempt: i
     shown_at_kill = progress[-1]["chars"]
     message_id = progress[-1]["id"]
 
-    from app.core.store.store import Store
+    from app.core.store import Store
 
     result = Store.open(tmp_path / "data" / "rill" / "rill.db")
     store = result.store
@@ -389,3 +389,28 @@ def test_pin_moves_a_conversation_to_the_top(qtbot, make_window) -> None:  # typ
     window.store.read(lambda s: s.list_conversations(0, 10)[0].id, done.append)
     qtbot.waitUntil(lambda: bool(done), timeout=5000)
     assert done == [older]
+
+
+def test_copy_conversation_gives_what_file_export_writes(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+    """One Markdown exporter: Edit › Copy Conversation as Markdown and File ›
+    Export (``rill export --format md``) give the same text."""
+    from PyQt6.QtWidgets import QApplication
+
+    from app.core.store import Store
+    from app.core.store.exchange import export_markdown
+
+    window = make_window(scripted(rate=3000, n_tokens=30))
+    wait_store_open(qtbot, window)
+    with qtbot.waitSignal(window.chat.reply_settled, timeout=20000):
+        send_with_enter(qtbot, window, "Copy me")
+    conv_id = window.chat.conversation.id
+    window.copy_conversation_action.trigger()
+    copied = QApplication.clipboard().text()
+    close_and_wait(qtbot, window)
+    result = Store.open(recover=False)
+    assert result.store is not None
+    try:
+        exported = export_markdown(result.store, [conv_id])
+    finally:
+        result.store.close()
+    assert copied == exported and copied.startswith("# Copy me\n") and "## You\n\nCopy me\n" in copied

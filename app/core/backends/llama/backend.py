@@ -17,7 +17,12 @@ callback, installed only while the prompt is evaluated.
 
 Loading is cancellable and reports progress through llama.cpp's model-loading
 progress callback (``llama_model_params.progress_callback``), which
-llama-cpp-python's ``Llama()`` does not expose: see ``_install_params_hook``.
+llama-cpp-python's ``Llama()`` does not expose: see ``shim.install_params_hook``.
+
+The package: ``threads`` (thread counts), ``logs`` (llama.cpp's log),
+``progress`` (the load's progress callback), ``shim`` (the only private
+llama-cpp-python access), ``stops`` (stop strings), ``template`` (the chat
+template), ``backend`` (``LlamaBackend``).
 
 Nothing here imports Qt.
 """
@@ -26,11 +31,9 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import io
 import logging
 import os
 import pathlib
-import sys
 import threading
 from collections.abc import Generator, Iterator, Sequence
 from typing import Any
@@ -44,65 +47,30 @@ from app.core.backends.base import (
     LoadProgress,
     ModelInfo,
 )
-from app.core.text.decoding import TokenDecoder
+from app.core.backends.llama import shim
+from app.core.backends.llama.logs import LOG_ROUTER, install_log_router, load_failure_reason, python_prints_to_log
+from app.core.backends.llama.progress import load_hook, make_progress_callback
+from app.core.backends.llama.stops import StopStrings
+from app.core.backends.llama.template import ChatTemplate
+from app.core.backends.llama.threads import DEFAULT_N_THREADS, DEFAULT_N_THREADS_BATCH, default_thread_counts
+from app.core.backends.prompt_window import PromptWindow
 from app.core.base.i18n import QT_TRANSLATE_NOOP, translate
 from app.core.models.paths import DEFAULT_N_CTX
-from app.core.backends.prompt_window import MIN_REPLY_TOKENS, PromptWindow
+from app.core.text.decoding import TokenDecoder
+
+__all__ = [
+    "DEFAULT_N_THREADS",
+    "DEFAULT_N_THREADS_BATCH",
+    "FALLBACK_TEMPLATE_DESCRIPTION",
+    "FALLBACK_TEMPLATE_WARNING",
+    "GGUF_MAGIC",
+    "LlamaBackend",
+    "default_thread_counts",
+]
 
 log = logging.getLogger(__name__)
-llama_log = logging.getLogger(__name__ + ".llama_cpp")  # llama.cpp's own log lines
 
 GGUF_MAGIC = b"GGUF"
-
-# Thread defaults, chosen by measurement: benchmarks/threads.py, SmolLM2-135M
-# Q4_1, 2-vCPU shared VM (OpenMP build), 500-token prompt prefill and 200-token
-# decode, alone and with a busy pure-Python thread standing in for the GUI.
-# "GUI share" = the busy thread's progress relative to running alone; medians
-# of 3 interleaved repeats; Python's default 5 ms GIL switch interval.
-#
-#   threads (n_threads = n_threads_batch)        1             2
-#   quiet box     prefill 500 tok              5.3 s         3.1 s
-#                   prefill with abort cb      5.1 s         2.4 s
-#                 decode                    51.6 tok/s    63.0 tok/s
-#   + busy GUI    prefill                      6.0 s         6.3 s
-#                   GUI share / worst stall   0.83 / 4 ms   0.65 / 8 ms
-#                   prefill with abort cb     11.3 s         8.1 s
-#                 decode                    21.8 tok/s     6.8 tok/s
-#                   GUI share / worst stall   0.67 / 12 ms  0.45 / 16 ms
-#   box loaded by other processes (a concurrent pytest + pip run):
-#                 prefill                      6.9 s        12.6 s
-#                 decode                    39.4 tok/s     7.5 tok/s
-#                 decode + busy GUI         12.8 tok/s     1.7 tok/s
-#
-# Two threads win only on an idle box (prefill 1.7x, decode 1.2x); with the
-# GUI thread busy they give no prefill gain, 3x slower decode and a smaller GUI
-# share, and under outside load they collapse (OpenMP threads spin-wait for a
-# descheduled partner). So: 1 and 1 on <= 2 CPUs. On bigger machines (not
-# measured here) use up to half the logical CPUs, at most 4, leaving the rest
-# to the GUI.
-#
-# The "busy GUI" decode loss with 1 thread is the GIL, not the cores: every
-# ctypes call in the token loop releases the GIL and may wait up to a switch
-# interval to get it back. With sys.setswitchinterval(0.001) the same run gave
-# decode 39.0 tok/s, GUI share 0.89, worst stall 2.6 ms, and prefill with the
-# abort callback 6.8 s instead of 11.3 s.
-
-
-def default_thread_counts(cpu_count: int | None = None) -> tuple[int, int]:
-    """(n_threads, n_threads_batch) for this machine; see the table above."""
-    cpus = cpu_count if cpu_count is not None else (os.cpu_count() or 1)
-    if cpus <= 2:
-        return 1, 1
-    n = max(1, min(4, cpus // 2))
-    return n, n
-
-
-DEFAULT_N_THREADS, DEFAULT_N_THREADS_BATCH = default_thread_counts()
-
-#: Measuring a message's tokens renders it after this (see LlamaBackend._measure).
-_PROBE_SYSTEM = ChatMessage("system", "Rill.")
-
-# The smallest reply we are willing to start: below this a message is "too long".
 
 # English; translated where used (context "LlamaBackend").
 FALLBACK_TEMPLATE_DESCRIPTION = QT_TRANSLATE_NOOP(
@@ -114,286 +82,6 @@ FALLBACK_TEMPLATE_WARNING = QT_TRANSLATE_NOOP(
 # With the fallback template the ChatML markers may be plain text in the
 # model's vocabulary, so they are also watched for as stop strings.
 _FALLBACK_STOP_STRINGS = ("<|im_end|>", "<|im_start|>")
-
-# ggml_log_level in this ggml: NONE=0, DEBUG=1, INFO=2, WARN=3, ERROR=4,
-# CONT=5 (continues the previous line). llama-cpp-python's own _logger.py still
-# uses the older numbering (ERROR=3, DEBUG=4), i.e. it treats errors as debug.
-_GGML_LOG_ERROR = 4
-_GGML_LOG_CONT = 5
-
-
-# --------------------------------------------------------------------------
-# llama.cpp log -> Python logging
-# --------------------------------------------------------------------------
-
-
-class _LlamaLogRouter:
-    """Receives llama.cpp's log fragments, reassembles lines and forwards them
-    to ``logging`` (errors at WARNING, everything else at DEBUG, so nothing
-    reaches the terminal in a normal run). Error lines are also handed to any
-    active capture so a failed load can tell the user llama.cpp's reason."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._partial = ""
-        self._partial_level = 0
-        self._captures: list[list[str]] = []
-        self._local = threading.local()  # .cancel: the Event of an abortable decode
-
-    def on_log(self, level: int, text: bytes | None) -> None:
-        try:
-            fragment = (text or b"").decode("utf-8", errors="replace")
-            lines: list[tuple[int, str]] = []
-            with self._lock:
-                if level != _GGML_LOG_CONT:
-                    if self._partial:  # a new message starts: flush an unterminated one
-                        lines.append((self._partial_level, self._partial))
-                        self._partial = ""
-                    self._partial_level = level
-                self._partial += fragment
-                while "\n" in self._partial:
-                    line, self._partial = self._partial.split("\n", 1)
-                    lines.append((self._partial_level, line))
-                for lvl, line in lines:
-                    if lvl == _GGML_LOG_ERROR and line.strip():
-                        for capture in self._captures:
-                            capture.append(line.strip())
-            cancel = getattr(self._local, "cancel", None)
-            # An abort we asked for makes llama.cpp log errors ("failed to
-            # compute graph"): expected, so not worth a warning.
-            expected = cancel is not None and cancel.is_set()
-            for lvl, line in lines:
-                if lvl == _GGML_LOG_ERROR and not expected:
-                    llama_log.warning("%s", line)
-                else:
-                    llama_log.debug("%s", line)
-        except Exception:  # never let an exception escape into C
-            pass
-
-    @contextlib.contextmanager
-    def abortable(self, cancel: threading.Event) -> Iterator[None]:
-        """Log lines from this thread are expected errors once ``cancel`` is set."""
-        self._local.cancel = cancel
-        try:
-            yield
-        finally:
-            self._local.cancel = None
-
-    @contextlib.contextmanager
-    def capture_errors(self) -> Iterator[list[str]]:
-        captured: list[str] = []
-        with self._lock:
-            self._captures.append(captured)
-        try:
-            yield captured
-        finally:
-            with self._lock:
-                if self._partial and self._partial_level == _GGML_LOG_ERROR:
-                    captured.append(self._partial.strip())
-                self._captures.remove(captured)
-
-
-_LOG_ROUTER = _LlamaLogRouter()
-# The ctypes callback must stay referenced for as long as llama.cpp may call it
-# (i.e. for the life of the process): a collected callback segfaults.
-_LOG_CALLBACK: Any = None
-
-
-def _install_log_router(llama_cpp: Any) -> None:
-    global _LOG_CALLBACK
-    if _LOG_CALLBACK is None:
-        _LOG_CALLBACK = llama_cpp.llama_log_callback(
-            lambda level, text, _user_data: _LOG_ROUTER.on_log(level, text)
-        )
-    llama_cpp.llama_log_set(_LOG_CALLBACK, ctypes.c_void_p(0))
-
-
-# --------------------------------------------------------------------------
-# The model-loading progress callback
-# --------------------------------------------------------------------------
-
-# ``Llama.__init__`` builds its model params with
-# ``llama_cpp.llama_cpp.llama_model_default_params()`` (looked up on the module
-# at call time) and passes them straight to ``llama_model_load_from_file``,
-# with no way to set ``progress_callback`` in between. So that module function
-# is wrapped, once per process: the wrapper returns the real defaults and, only
-# when the calling thread is inside ``_load_hook`` (i.e. inside
-# ``LlamaBackend.load``), sets that thread's progress callback on them. Every
-# other caller, on any thread, gets the unchanged defaults; concurrent loads on
-# different threads each get their own callback; nothing has to be restored.
-_LOAD_HOOK = threading.local()  # .callback: the ctypes callback of this thread's load
-_PARAMS_HOOK_LOCK = threading.Lock()
-
-
-def _install_params_hook(llama_cpp: Any) -> bool:
-    """Wrap ``llama_cpp.llama_cpp.llama_model_default_params`` (idempotent).
-    False if this llama-cpp-python has no such function or struct field."""
-    low = getattr(llama_cpp, "llama_cpp", None)
-    original = getattr(low, "llama_model_default_params", None)
-    if original is None or not hasattr(low, "llama_progress_callback"):
-        return False
-    fields = {name for name, *_ in getattr(low.llama_model_params, "_fields_", ())}
-    if not {"progress_callback", "progress_callback_user_data"} <= fields:
-        return False
-    with _PARAMS_HOOK_LOCK:
-        current = low.llama_model_default_params
-        if getattr(current, "_rill_progress_hook", False):
-            return True
-
-        def llama_model_default_params() -> Any:
-            params = current()
-            callback = getattr(_LOAD_HOOK, "callback", None)
-            if callback is not None:
-                params.progress_callback = callback
-                params.progress_callback_user_data = None
-                _LOAD_HOOK.applied = True
-            return params
-
-        llama_model_default_params._rill_progress_hook = True  # type: ignore[attr-defined]
-        llama_model_default_params.__wrapped__ = current  # type: ignore[attr-defined]
-        low.llama_model_default_params = llama_model_default_params
-    return True
-
-
-def _make_progress_callback(
-    llama_cpp: Any, cancel: threading.Event, progress: LoadProgress | None
-) -> Any:
-    """A ``llama_progress_callback``: reports ``progress`` and returns False
-    (abort the load) once ``cancel`` is set. It never raises: an exception in
-    a ctypes callback would be printed and read as False."""
-
-    def on_progress(fraction: float, _user_data: Any) -> bool:
-        try:
-            if cancel.is_set():
-                return False
-            if progress is not None:
-                progress(fraction)
-            return not cancel.is_set()
-        except BaseException:  # noqa: BLE001 (nothing may escape into C)
-            return not cancel.is_set()
-
-    return llama_cpp.llama_cpp.llama_progress_callback(on_progress)
-
-
-@contextlib.contextmanager
-def _load_hook(callback: Any) -> Iterator[Any]:
-    """Make ``callback`` the progress callback of models this thread loads;
-    yields the thread-local state (``.applied`` tells whether it was used)."""
-    _LOAD_HOOK.callback = callback
-    _LOAD_HOOK.applied = False
-    try:
-        yield _LOAD_HOOK
-    finally:
-        _LOAD_HOOK.callback = None
-
-
-class _StderrForThread(io.TextIOBase):
-    """Stands in for ``sys.stderr`` while a model loads: llama-cpp-python's
-    ``verbose=True`` prints (system info, metadata, chat format) from the
-    loading thread go to ``logging`` at DEBUG; other threads still reach the
-    real stderr. (``verbose=False`` would instead redirect the process's fds
-    1 and 2, silencing every thread.)"""
-
-    def __init__(self, real: Any, owner: int) -> None:
-        super().__init__()
-        self._real = real
-        self._owner = owner
-        self._buffer = ""
-        self._writing = False  # a logging handler writing to sys.stderr must not loop
-
-    def write(self, s: str) -> int:
-        if threading.get_ident() != self._owner or self._writing:
-            return self._real.write(s)
-        self._writing = True
-        try:
-            self._buffer += s
-            while "\n" in self._buffer:
-                line, self._buffer = self._buffer.split("\n", 1)
-                if line.strip():
-                    llama_log.debug("%s", line)
-        finally:
-            self._writing = False
-        return len(s)
-
-    def flush(self) -> None:
-        if threading.get_ident() != self._owner:
-            self._real.flush()
-
-    def close_out(self) -> None:
-        if self._buffer.strip():
-            llama_log.debug("%s", self._buffer)
-        self._buffer = ""
-
-
-@contextlib.contextmanager
-def _python_prints_to_log() -> Iterator[None]:
-    proxy = _StderrForThread(sys.stderr, threading.get_ident())
-    real = sys.stderr
-    sys.stderr = proxy
-    try:
-        yield
-    finally:
-        if sys.stderr is proxy:
-            sys.stderr = real
-        proxy.close_out()
-
-
-def _load_failure_reason(error_lines: Sequence[str]) -> str:
-    """llama.cpp's error lines from a failed load, without function-name
-    prefixes and without the generic "failed to load model" ones, e.g.
-    "failed to read key-value pairs" or "tensor 'blk.0.attn_q.weight' data is
-    not within the file bounds, model is corrupted or incomplete"."""
-    reasons: list[str] = []
-    for line in error_lines:
-        text = line.strip()
-        text = text.split("error loading model:", 1)[-1].strip()
-        while ": " in text and " " not in text.split(": ", 1)[0]:
-            text = text.split(": ", 1)[1].strip()  # drop "function_name: "
-        if not text or text.startswith("failed to load model") or text in reasons:
-            continue
-        reasons.append(text)
-    return "; ".join(reasons)
-
-
-# --------------------------------------------------------------------------
-# Stop strings (only used with the fallback template)
-# --------------------------------------------------------------------------
-
-
-class _StopStrings:
-    """Holds back text that may be the start of a stop string; reports a hit."""
-
-    def __init__(self, stops: Sequence[str]) -> None:
-        self._stops = tuple(s for s in stops if s)
-        self._pending = ""
-
-    def feed(self, text: str) -> tuple[str, bool]:
-        if not self._stops:
-            return text, False
-        self._pending += text
-        hits = [i for i in (self._pending.find(s) for s in self._stops) if i >= 0]
-        if hits:
-            out = self._pending[: min(hits)]
-            self._pending = ""
-            return out, True
-        hold = 0
-        for stop in self._stops:
-            for k in range(min(len(stop) - 1, len(self._pending)), 0, -1):
-                if self._pending.endswith(stop[:k]):
-                    hold = max(hold, k)
-                    break
-        out = self._pending[: len(self._pending) - hold]
-        self._pending = self._pending[len(out):]
-        return out, False
-
-    def flush(self) -> str:
-        out, self._pending = self._pending, ""
-        return out
-
-
-# --------------------------------------------------------------------------
-# The backend
-# --------------------------------------------------------------------------
 
 
 class LlamaBackend:
@@ -439,13 +127,11 @@ class LlamaBackend:
         self.last_dropped_ids: tuple[str, ...] = ()
         self.info: ModelInfo | None = None
         self._window: PromptWindow | None = None
-        self._segment_formatter: Any = None
-        self._probe_tokens: int | None = None
+        self._template: ChatTemplate | None = None
 
         self._llama_cpp: Any = None
         self._llm: Any = None
         self._vocab: Any = None
-        self._formatter: Any = None
         self._stop_strings: tuple[str, ...] = ()
         self._bos: int = -1
         self._add_bos: bool = False
@@ -495,16 +181,16 @@ class LlamaBackend:
             raise BackendError(translate("LlamaBackend", "llama-cpp-python is not installed: {error}").format(
                 error=exc)) from exc
         self._llama_cpp = llama_cpp
-        _install_log_router(llama_cpp)
-        hooked = _install_params_hook(llama_cpp)
-        callback = _make_progress_callback(llama_cpp, cancel, progress) if hooked else None
+        install_log_router(llama_cpp)
+        hooked = shim.install_params_hook(llama_cpp)
+        callback = make_progress_callback(llama_cpp, cancel, progress) if hooked else None
 
         with contextlib.ExitStack() as stack:
-            errors = stack.enter_context(_LOG_ROUTER.capture_errors())
-            stack.enter_context(_python_prints_to_log())
+            errors = stack.enter_context(LOG_ROUTER.capture_errors())
+            stack.enter_context(python_prints_to_log())
             # A cancelled load makes llama.cpp log errors: expected, not warnings.
-            stack.enter_context(_LOG_ROUTER.abortable(cancel))
-            hook = stack.enter_context(_load_hook(callback))
+            stack.enter_context(LOG_ROUTER.abortable(cancel))
+            hook = stack.enter_context(load_hook(callback))
             try:
                 llm = llama_cpp.Llama(
                     model_path=str(path),
@@ -517,7 +203,7 @@ class LlamaBackend:
             except Exception as exc:
                 if cancel.is_set():
                     raise LoadCancelled() from exc
-                reason = _load_failure_reason(errors)
+                reason = load_failure_reason(errors)
                 if reason:
                     message = translate(
                         "LlamaBackend", "Failed to load model {name}. llama.cpp says: {reason}. "
@@ -540,7 +226,7 @@ class LlamaBackend:
         llm.verbose = False
         self._llm = llm
         self._progress_cb = callback
-        self._vocab = llm._model.vocab
+        self._vocab = llama_cpp.llama_model_get_vocab(llm.model)
         self._piece_cache.clear()
         self._eog_cache.clear()
 
@@ -549,8 +235,8 @@ class LlamaBackend:
         eos = llm.token_eos()
         self._bos = llm.token_bos()
         self._add_bos = bool(llama_cpp.llama_vocab_get_add_bos(self._vocab))
-        eos_text = llm._model.token_get_text(eos) if eos != -1 else ""
-        bos_text = llm._model.token_get_text(self._bos) if self._bos != -1 else ""
+        eos_text = self._token_text(eos)
+        bos_text = self._token_text(self._bos)
         template = metadata.get("tokenizer.chat_template")
         if template:
             template_desc = "gguf"
@@ -561,28 +247,14 @@ class LlamaBackend:
             warnings.append(translate("LlamaBackend", FALLBACK_TEMPLATE_WARNING))
             self._stop_strings = _FALLBACK_STOP_STRINGS
         try:
-            self._formatter = chat_format.Jinja2ChatFormatter(
-                template=template,
-                eos_token=eos_text,
-                bos_token=bos_text,
-                add_generation_prompt=True,
-            )
-            self._segment_formatter = chat_format.Jinja2ChatFormatter(
-                template=template,
-                eos_token=eos_text,
-                bos_token=bos_text,
-                add_generation_prompt=False,
-            )
+            self._template = ChatTemplate(chat_format, llm, template, eos_text, bos_text, self._bos, self._add_bos)
         except Exception as exc:
             self.close()
             raise BackendError(translate("LlamaBackend", "The model's chat template is invalid: {error}").format(
                 error=exc)) from exc
-        self._window = PromptWindow(
-            self._render, self._measure, self.n_ctx,
-            overhead=lambda: len(self._render([_PROBE_SYSTEM])) - self._segment_tokens([_PROBE_SYSTEM]),
-        )
+        self._window = PromptWindow(self._render, self._template.measure, self.n_ctx, overhead=self._template.overhead)
 
-        n_ctx_train = int(llm._model.n_ctx_train() or 0)
+        n_ctx_train = int(llama_cpp.llama_model_n_ctx_train(llm.model) or 0)
         if 0 < n_ctx_train < self.n_ctx:
             warnings.append(translate(
                 "LlamaBackend", "The context ({n_ctx} tokens) is larger than the model was "
@@ -620,6 +292,7 @@ class LlamaBackend:
         self.last_completion_tokens = 0
         self.last_dropped_ids = ()
 
+        assert self._window is not None  # set by load()
         window = self._window.fit(request.messages, params.max_tokens, request.overflow)
         prompt, max_tokens = window.tokens, window.max_tokens
         self.last_dropped_ids = window.dropped_ids
@@ -647,7 +320,7 @@ class LlamaBackend:
             repeat_penalty=params.repeat_penalty,
         )
         decoder = TokenDecoder()
-        stops = _StopStrings(self._stop_strings)
+        stops = StopStrings(self._stop_strings)
         finish = FinishReason.LENGTH
         stopped_by_string = False
         try:
@@ -657,7 +330,7 @@ class LlamaBackend:
                 with self._abortable(cancel):
                     token = next(tokens)
             except RuntimeError as exc:
-                if "llama_decode returned 2" in str(exc):  # aborted by the callback
+                if shim.is_abort(exc):  # aborted by the callback
                     self._after_abort()
                     return FinishReason.CANCELLED
                 if cancel.is_set():
@@ -708,14 +381,12 @@ class LlamaBackend:
     def close(self) -> None:
         llm, self._llm = self._llm, None
         self._vocab = None
-        self._formatter = None
+        self._template = None
         self._piece_cache.clear()
         self._eog_cache.clear()
         if llm is not None:
             with contextlib.suppress(Exception):
-                self._llama_cpp.llama_set_abort_callback(
-                    llm._ctx.ctx, self._llama_cpp.ggml_abort_callback(), None
-                )
+                self._llama_cpp.llama_set_abort_callback(llm.ctx, self._llama_cpp.ggml_abort_callback(), None)
             llm.close()
         self._abort_cb = None
         self._progress_cb = None
@@ -749,12 +420,7 @@ class LlamaBackend:
         """Llama.generate() builds a new sampler chain per call whose native
         memory is freed only by a full garbage collection (about 0.3-0.6 MB
         per request otherwise, measured by benchmarks/memory.py): free it now."""
-        llm = self._llm
-        sampler = getattr(llm, "_sampler", None)
-        if sampler is not None:
-            llm._sampler = None
-            with contextlib.suppress(Exception):
-                sampler.close()
+        shim.free_sampler(self._llm)
 
     def _require_loaded(self) -> Any:
         if self._llm is None:
@@ -799,11 +465,11 @@ class LlamaBackend:
         the thread table above). So it is installed only around prompt
         evaluation, and removed (NULL) before the token loop."""
         llama_cpp = self._llama_cpp
-        ctx = self._llm._ctx.ctx
+        ctx = self._llm.ctx
         self._abort_cb = llama_cpp.ggml_abort_callback(lambda _data: cancel.is_set())
         llama_cpp.llama_set_abort_callback(ctx, self._abort_cb, None)
         try:
-            with _LOG_ROUTER.abortable(cancel):
+            with LOG_ROUTER.abortable(cancel):
                 yield
         finally:
             # a NULL function pointer: decode no longer calls into Python
@@ -815,42 +481,15 @@ class LlamaBackend:
         # wrapper's n_tokens covers only the batches that finished, so the next
         # request reuses that prefix. The logits are stale, though: force a
         # decode before the next sample.
-        llm = self._llm
-        if hasattr(llm, "_requires_eval"):
-            llm._requires_eval = True
+        shim.require_eval(self._llm)
 
     def _render(self, messages: Sequence[ChatMessage]) -> list[int]:
-        try:
-            result = self._formatter(
-                messages=[{"role": m.role, "content": m.content} for m in messages]
-            )
-        except Exception as exc:
-            raise BackendError(translate("LlamaBackend", "The model's chat template failed: {error}").format(
-                error=exc)) from exc
-        tokens: list[int] = self._llm.tokenize(
-            result.prompt.encode("utf-8"), add_bos=False, special=True
-        )
-        if self._add_bos and self._bos != -1 and (not tokens or tokens[0] != self._bos):
-            tokens.insert(0, self._bos)
-        return tokens
+        if self._template is None:
+            raise BackendError(translate("LlamaBackend", "The model is not loaded."))
+        return self._template.render(messages)
 
-    def _measure(self, message: ChatMessage) -> int:
-        """The tokens ``message`` takes inside a prompt: an estimate for
-        choosing the window (the chosen window is then tokenized exactly).
-
-        Rendered after a fixed system message and minus that message's own
-        tokens: templates add a default system prompt to a conversation that
-        has none (SmolLM2's does), which must not be counted per message."""
-        if message.role == "system":
-            return self._segment_tokens([message])
-        if self._probe_tokens is None:
-            self._probe_tokens = self._segment_tokens([_PROBE_SYSTEM])
-        try:
-            return self._segment_tokens([_PROBE_SYSTEM, message]) - self._probe_tokens
-        except Exception:  # noqa: BLE001 - a template that refuses this order
-            return len(self._llm.tokenize(message.content.encode("utf-8"), add_bos=False, special=False)) + 4
-
-    def _segment_tokens(self, messages: Sequence[ChatMessage]) -> int:
-        text = self._segment_formatter(messages=[{"role": m.role, "content": m.content} for m in messages]).prompt
-        tokens = self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=True)
-        return len(tokens) - (1 if tokens and tokens[0] == self._bos else 0)
+    def _token_text(self, token: int) -> str:
+        """A token's text ('' for none: -1)."""
+        if token == -1:
+            return ""
+        return bytes(self._llama_cpp.llama_vocab_get_text(self._vocab, token)).decode("utf-8", errors="replace")

@@ -33,10 +33,10 @@ from app.core.backends.base import (
     ModelInfo,
     on_cancel,
 )
-from app.core.base.i18n import translate
 from app.core.backends.remote import errors
 from app.core.backends.remote.http import AbortableClient
 from app.core.backends.remote.servers import ServerConfig, display_url, redact
+from app.core.base.i18n import translate
 from app.core.text.thinking import CLOSE_TAG, OPEN_TAG
 
 log = logging.getLogger(__name__)

@@ -15,8 +15,8 @@ import ssl
 import httpx
 
 from app.core.backends.base import BackendError
-from app.core.base.i18n import translate
 from app.core.backends.remote.servers import ServerConfig, display_url, redact
+from app.core.base.i18n import translate
 
 log = logging.getLogger(__name__)
 
@@ -118,7 +118,7 @@ def status_error(server: ServerConfig, response: httpx.Response, body: bytes, *,
     said = translate("RemoteErrors", " The server said: {detail}").format(detail=detail) if detail else ""
     message = text.format(server=at, code=code, model=repr(model), reason=response.reason_phrase) + wait + said
     error = BackendError(message)
-    error.status = code  # type: ignore[attr-defined]
+    error.status = code  # type: ignore[attr-defined]  # an extra attribute the callers read
     return error
 
 

@@ -22,10 +22,6 @@ import httpcore
 import httpx
 
 
-class ConnectionAborted(Exception):
-    """A request was cut by ``AbortableClient.abort()``."""
-
-
 class _RecordingBackend(httpcore.SyncBackend):
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -87,11 +83,11 @@ class AbortableClient:
     def _make_client(self, backend: _RecordingBackend) -> httpx.Client:
         transport = httpx.HTTPTransport(verify=self._verify, trust_env=False, retries=0)
         # httpx has no public hook for its network backend; the pool keeps it
-        # here (httpcore 1.x). tests/core/test_remote_http.py fails if it moves.
-        pool = transport._pool  # noqa: SLF001
+        # here (httpcore 1.x). tests/core/backends/remote/test_http.py fails if it moves.
+        pool = transport._pool
         if not hasattr(pool, "_network_backend"):
             raise RuntimeError("httpcore's connection pool changed: cannot make requests abortable")
-        pool._network_backend = backend  # noqa: SLF001
+        pool._network_backend = backend
         timeout = httpx.Timeout(connect=min(self._stall_s, 15.0), read=self._stall_s, write=self._stall_s, pool=self._stall_s)
         return httpx.Client(transport=transport, timeout=timeout, headers=self._headers, trust_env=False, follow_redirects=True)
 

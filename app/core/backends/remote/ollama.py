@@ -11,9 +11,9 @@ from typing import Any
 import httpx
 
 from app.core.backends.base import GenerationRequest
-from app.core.base.i18n import translate
 from app.core.backends.remote import errors
 from app.core.backends.remote.base import Delta, RemoteBackend, iter_lines, not_a_stream
+from app.core.base.i18n import translate
 
 
 class OllamaBackend(RemoteBackend):
@@ -60,13 +60,19 @@ class OllamaBackend(RemoteBackend):
             raise errors.bad_data(self.server, translate("RemoteErrors", "a line that is not a JSON object"))
         if obj.get("error"):
             raise errors.stream_error(self.server, obj["error"], key=self._key)
-        message = obj.get("message") if isinstance(obj.get("message"), dict) else {}
+        found = obj.get("message")
+        message: dict[str, Any] = found if isinstance(found, dict) else {}
         done = bool(obj.get("done")) or force_done
         prompt = obj.get("prompt_eval_count")
         yield Delta(
-            content=message.get("content") if isinstance(message.get("content"), str) else "",
-            reasoning=message.get("thinking") if isinstance(message.get("thinking"), str) else "",
+            content=_text(message.get("content")),
+            reasoning=_text(message.get("thinking")),
             finish_reason=(obj.get("done_reason") or "stop") if done else None,
             done=done,
             prompt_tokens=int(prompt) if isinstance(prompt, int) else None,
         )
+
+
+def _text(value: Any) -> str:
+    """A string field of a reply line ('' when absent or not a string)."""
+    return value if isinstance(value, str) else ""

@@ -19,9 +19,9 @@ import httpx
 from httpx_sse import EventSource, SSEError
 
 from app.core.backends.base import GenerationRequest
-from app.core.base.i18n import translate
 from app.core.backends.remote import errors
 from app.core.backends.remote.base import Delta, RemoteBackend
+from app.core.base.i18n import translate
 
 
 class OpenAIBackend(RemoteBackend):

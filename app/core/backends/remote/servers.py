@@ -54,7 +54,7 @@ class ServerConfig:
     id: str = field(default_factory=lambda: uuid.uuid4().hex)
     stall_s: float = DEFAULT_STALL_S
 
-    def validated(self) -> "ServerConfig":
+    def validated(self) -> ServerConfig:
         """This config with its URL normalized; ServerConfigError if unusable."""
         name = self.name.strip()
         if not name:
@@ -86,7 +86,7 @@ class ServerConfig:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: Any) -> "ServerConfig":
+    def from_dict(cls, data: Any) -> ServerConfig:
         if not isinstance(data, dict):
             raise ServerConfigError("not a server entry")
         try:
@@ -175,8 +175,10 @@ class SecretStore:
     def _backend(self) -> Any:
         if self._keyring is None:
             try:
-                import keyring
+                import keyring as found
                 from keyring.backends import fail
+
+                keyring: Any = found
 
                 backend = keyring.get_keyring()
                 usable = not isinstance(backend, fail.Keyring) and getattr(backend, "priority", 1) > 0
@@ -211,7 +213,7 @@ class SecretStore:
                 return ""
             try:
                 return backend.get_password(KEYRING_SERVICE, server_id) or ""
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:  # noqa: BLE001 - any keyring failure: no key, said in the log
                 log.warning("cannot read the API key of server %s from the keyring: %s", server_id, type(exc).__name__)
                 return ""
 
@@ -227,7 +229,7 @@ class SecretStore:
                     backend.set_password(KEYRING_SERVICE, server_id, key)
                     self._session.pop(server_id, None)
                     return True
-                except Exception as exc:  # noqa: BLE001
+                except Exception as exc:  # noqa: BLE001 - any keyring failure: kept for the session
                     log.warning("cannot save the API key of server %s to the keyring: %s", server_id, type(exc).__name__)
             self._session[server_id] = key
             return False
@@ -240,7 +242,7 @@ class SecretStore:
                 return
             try:
                 backend.delete_password(KEYRING_SERVICE, server_id)
-            except Exception:  # noqa: BLE001 - not there is fine
+            except Exception:  # noqa: BLE001, S110 - not there is fine
                 pass
 
 

@@ -134,52 +134,34 @@ def test_cancel_during_prompt_evaluation(
     backend: LlamaBackend, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # A ~1,500-token prompt sharing nothing with earlier requests but the
-    # system turn, cancelled from another thread shortly after its evaluation
-    # started (the abort callback is only installed around prompt evaluation).
+    # system turn, cancelled once its evaluation has started (the abort
+    # callback is only installed around prompt evaluation): set as soon as the
+    # callback is in place, so llama_decode itself must stop, on any machine.
     req = request(ChatMessage("user", long_text(1450, "Bravo.")), max_tokens=1, seed=1)
     cancel = threading.Event()
-    evaluating = threading.Event()
-    set_at: list[float] = []
     abortable = backend._abortable
 
     @contextlib.contextmanager
-    def announcing_abortable(event: threading.Event) -> Iterator[None]:
+    def cancelling_abortable(event: threading.Event) -> Iterator[None]:
         with abortable(event):
-            evaluating.set()  # the abort callback is in place: evaluation begins
+            cancel.set()  # the abort callback is in place: evaluation begins, and is cancelled
             yield
 
-    monkeypatch.setattr(backend, "_abortable", announcing_abortable)
-
-    def canceller() -> None:
-        evaluating.wait(30)
-        set_at.append(time.perf_counter())
-        cancel.set()
-
-    caplog.set_level(logging.DEBUG, logger="app.core.backends.llama.backend.llama_cpp")
-    t = threading.Thread(target=canceller)
-    start = time.perf_counter()
-    t.start()
+    monkeypatch.setattr(backend, "_abortable", cancelling_abortable)
+    caplog.set_level(logging.DEBUG, logger="app.core.backends.llama.llama_cpp")
     pieces, finish = run(backend, req, cancel)
-    cancelled_end = time.perf_counter()
-    t.join()
-
-    # The same prompt uncancelled: the reference prefill time (+1 token), and
-    # proof that the model is still usable after the abort.
-    t0 = time.perf_counter()
-    pieces_full, finish_full = run(backend, req)
-    full = time.perf_counter() - t0
-    assert backend.last_prompt_tokens > 1400
-    assert finish_full == FinishReason.LENGTH and "".join(pieces_full)
-    if pieces and full < 0.4:
-        pytest.skip(f"prefill ({full:.2f} s) finished before the cancel could land")
-
     assert finish == FinishReason.CANCELLED
     assert pieces == []
-    # llama_decode itself was aborted (not merely skipped before it started):
+    # llama_decode itself was aborted (not merely skipped before it started),
+    # and the KV cache holds less than the prompt:
     assert any("removing memory module entries" in r.getMessage() for r in caplog.records)
-    latency = cancelled_end - set_at[0]
-    assert latency < 0.2 * full, (latency, full)
-    assert cancelled_end - start < 0.5 * full, (cancelled_end - start, full)
+    assert backend._llm.n_tokens < backend.last_prompt_tokens
+    monkeypatch.undo()
+
+    # The same prompt uncancelled: the model is still usable after the abort.
+    pieces_full, finish_full = run(backend, req)
+    assert backend.last_prompt_tokens > 1400
+    assert finish_full == FinishReason.LENGTH and "".join(pieces_full)
 
     # And a normal request afterwards.
     pieces, finish = run(backend, request(ChatMessage("user", "Say hi."), max_tokens=8, seed=1))
@@ -300,7 +282,7 @@ def test_cancel_from_the_progress_callback_aborts_the_load(caplog: pytest.LogCap
     assert seen == [seen[0]] and seen[0] < 1.0, "aborted at the first tensor"
     assert b._llm is None and b._progress_cb is None
     # An abort we asked for is not a problem worth a warning.
-    assert not [r for r in caplog.records if r.name.startswith("app.core.backends.llama.backend")]
+    assert not [r for r in caplog.records if r.name.startswith("app.core.backends.llama")]
 
     # The same backend then loads (and generates) normally.
     info = b.load()
@@ -334,13 +316,13 @@ def test_cancel_from_another_thread_during_the_load() -> None:
     t = threading.Thread(target=load)
     t.start()
     assert loading.wait(30)
-    set_at = time.perf_counter()
     cancel.set()
+    at_cancel = len(seen)
     t.join(30)
-    ended = time.perf_counter()
+    assert not t.is_alive()
     assert len(outcome) == 1 and isinstance(outcome[0], LoadCancelled), outcome
     assert seen[-1] < 1.0, "cancelled mid-way, not after the last tensor"
-    assert ended - set_at < 0.5
+    assert len(seen) <= at_cancel + 1, "the load stopped at the next tensor"
     b.close()
 
 

@@ -1,0 +1,149 @@
+"""Export: the conversations to export, and Rill's JSON format (written one
+conversation at a time)."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import io
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, Protocol, TextIO
+
+from app import __version__
+from app.core.base.i18n import translate
+from app.core.conversation.model import Message, MessageStatus
+from app.core.store.exchange.errors import UnknownConversationError
+from app.core.store.rows import ConversationInfo
+
+FORMAT_NAME = "rill.export"
+#: The version this Rill writes and the newest it reads.
+FORMAT_VERSION = 1
+#: Conversations fetched per ``list_conversations`` call while exporting everything.
+PAGE_SIZE = 500
+
+
+class StoreReader(Protocol):
+    """What an export reads of the store (``app.core.store.Store``)."""
+
+    def get_conversation(self, conversation_id: str) -> ConversationInfo | None: ...
+
+    def list_conversations(self, offset: int = 0, limit: int = 100, *,
+                           with_counts: bool = False) -> list[ConversationInfo]: ...
+
+    def load_messages(self, conversation_id: str) -> list[Message]: ...
+
+    def message_conversation(self, message_id: str) -> str | None: ...
+
+
+def _all_infos(store: StoreReader) -> Iterator[ConversationInfo]:
+    seen: set[str] = set()
+    offset = 0
+    while True:
+        page = store.list_conversations(offset, PAGE_SIZE)
+        for info in page:  # a conversation updated meanwhile may move to a later page
+            if info.id not in seen:
+                seen.add(info.id)
+                yield info
+        if len(page) < PAGE_SIZE:
+            return
+        offset += len(page)
+
+
+def resolve_conversations(store: StoreReader, conversation_ids: Iterable[str] | None) -> list[ConversationInfo]:
+    """The ``ConversationInfo`` of each conversation to export: all of them
+    (oldest first, so the order depends on the data only) when
+    ``conversation_ids`` is None, else the given ones in the given order (a
+    unique prefix of an id is enough). Raises ``UnknownConversationError``."""
+    if conversation_ids is None:
+        infos = list(_all_infos(store))
+        infos.sort(key=lambda i: (float(i.created_at), str(i.id)))
+        return infos
+    out: list[ConversationInfo] = []
+    seen: set[str] = set()
+    every: list[ConversationInfo] | None = None
+    for wanted in conversation_ids:
+        info = store.get_conversation(wanted)
+        if info is None and wanted:
+            if every is None:
+                every = list(_all_infos(store))
+            matches = [i for i in every if str(i.id).startswith(wanted)]
+            if len(matches) > 1:
+                raise UnknownConversationError(translate(
+                    "Exchange", "{prefix} is the start of {count} conversation ids; give more of it"
+                ).format(prefix=repr(wanted), count=len(matches)))
+            info = matches[0] if matches else None
+        if info is None:
+            raise UnknownConversationError(translate("Exchange", "no conversation with id {id}").format(id=repr(wanted)))
+        if info.id not in seen:
+            seen.add(info.id)
+            out.append(info)
+    return out
+
+
+def message_to_dict(msg: Message) -> dict[str, Any]:
+    return {
+        "id": msg.id,
+        "parent_id": msg.parent_id,
+        "role": msg.role,
+        "content": msg.content,
+        "status": MessageStatus(msg.status).value,
+        "error": msg.error,
+        "created_at": msg.created_at,
+        "meta": msg.meta.to_dict(),
+    }
+
+
+def conversation_to_dict(info: ConversationInfo, messages: Sequence[Message]) -> dict[str, Any]:
+    ids = {m.id for m in messages}
+    leaf = info.current_leaf if info.current_leaf in ids else None
+    out: dict[str, Any] = {
+        "id": info.id,
+        "title": info.title,
+        "created_at": info.created_at,
+        "updated_at": info.updated_at,
+        "pinned": bool(info.pinned),
+        "model": info.model,
+    }
+    if info.system_prompt is not None:  # absent: the default system prompt of Settings
+        out["system_prompt"] = info.system_prompt
+    out["params"] = dict(info.params or {})
+    out["current_leaf"] = leaf
+    out["messages"] = [message_to_dict(m) for m in messages]
+    return out
+
+
+def _exported_at() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def write_json(store: StoreReader, conversation_ids: Iterable[str] | None, out: TextIO) -> tuple[int, int]:
+    """Write the export document to ``out`` one conversation at a time (so
+    exporting a million messages never holds them all). Returns
+    (conversations, messages). The text is exactly ``json.dumps(document,
+    indent=2, ensure_ascii=False)``."""
+    infos = resolve_conversations(store, conversation_ids)
+    head = {"format": FORMAT_NAME, "version": FORMAT_VERSION, "exported_at": _exported_at(),
+            "generator": f"Rill {__version__}"}
+    out.write("{\n")
+    out.writelines(f"  {json.dumps(key)}: {json.dumps(value, ensure_ascii=False)},\n" for key, value in head.items())
+    if not infos:
+        out.write('  "conversations": []\n}\n')
+        return 0, 0
+    out.write('  "conversations": [\n')
+    n_messages = 0
+    for i, info in enumerate(infos):
+        messages = store.load_messages(info.id)
+        n_messages += len(messages)
+        text = json.dumps(conversation_to_dict(info, messages), indent=2, ensure_ascii=False)
+        # JSON strings never hold a raw newline, so re-indenting by lines is exact.
+        out.write("    " + text.replace("\n", "\n    "))
+        out.write(",\n" if i < len(infos) - 1 else "\n")
+    out.write("  ]\n}\n")
+    return len(infos), n_messages
+
+
+def export_json(store: StoreReader, conversation_ids: Iterable[str] | None = None) -> str:
+    """The JSON export of the given conversations (None: all of them)."""
+    buf = io.StringIO()
+    write_json(store, conversation_ids, buf)
+    return buf.getvalue()

@@ -1,0 +1,92 @@
+"""Import: writing validated conversations in one transaction, as copies
+with new ids where an id is already taken."""
+
+from __future__ import annotations
+
+import dataclasses
+import uuid
+from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Protocol
+
+from app.core.conversation.model import Message
+from app.core.store.exchange.export_json import StoreReader
+from app.core.store.exchange.validate import ParsedConversation, parse_export
+from app.core.store.rows import ConversationInfo
+
+
+class StoreWriter(StoreReader, Protocol):
+    """What an import writes to the store (``app.core.store.Store``)."""
+
+    def batch(self) -> AbstractContextManager[None]: ...
+
+    def create_conversation(self, info: ConversationInfo) -> None: ...
+
+    def add_messages(self, conversation_id: str, msgs: Iterable[Message]) -> None: ...
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    conversations: int
+    messages: int
+    #: The imported conversations' ids in the store, in the document's order.
+    conversation_ids: tuple[str, ...] = ()
+    #: (id in the document, new id) for each conversation imported as a copy
+    #: because its id or one of its message ids already existed.
+    copies: tuple[tuple[str, str], ...] = ()
+    #: Titles, in the same order as ``conversation_ids``.
+    titles: tuple[str, ...] = ()
+    #: Message counts, in the same order as ``conversation_ids``.
+    message_counts: tuple[int, ...] = ()
+
+
+# ======================================================================================
+
+
+def _exists(store: StoreWriter, conv: ParsedConversation) -> bool:
+    """Is the conversation's id, or any of its message ids, already stored?"""
+    if store.get_conversation(conv.id) is not None:
+        return True
+    return any(store.message_conversation(m.id) is not None for m in conv.messages)
+
+
+def _as_copy(conv: ParsedConversation) -> ParsedConversation:
+    new = {m.id: uuid.uuid4().hex for m in conv.messages}
+    messages = [
+        Message(m.role, m.content, m.status, m.error, id=new[m.id], created_at=m.created_at,
+                meta=m.meta, parent_id=new[m.parent_id] if m.parent_id else None)
+        for m in conv.messages
+    ]
+    leaf = conv.info.current_leaf
+    info = dataclasses.replace(conv.info, id=uuid.uuid4().hex, current_leaf=new[leaf] if leaf else None)
+    return ParsedConversation(info, messages)
+
+
+def import_json(store: StoreWriter, text: str) -> ImportResult:
+    """Validate the whole document, then add every conversation in it in one
+    transaction. A conversation whose id or any of whose message ids is
+    already in the store is added as a copy with new ids (the result lists
+    them). Raises ``ImportFormatError`` (nothing imported) on malformed input."""
+    return import_parsed(store, parse_export(text))
+
+
+def import_parsed(store: StoreWriter, parsed: Sequence[ParsedConversation]) -> ImportResult:
+    """``import_json`` for a document already checked by ``parse_export``."""
+    copies: list[tuple[str, str]] = []
+    ids: list[str] = []
+    n_messages = 0
+    with store.batch():  # one transaction: all or nothing
+        for conv in parsed:
+            if _exists(store, conv):
+                copy = _as_copy(conv)
+                copies.append((conv.id, copy.id))
+                conv = copy
+            store.create_conversation(conv.info)
+            store.add_messages(conv.id, conv.messages)  # keeps updated_at as given
+            ids.append(conv.id)
+            n_messages += len(conv.messages)
+    return ImportResult(
+        conversations=len(parsed), messages=n_messages, conversation_ids=tuple(ids), copies=tuple(copies),
+        titles=tuple(c.title for c in parsed), message_counts=tuple(len(c.messages) for c in parsed),
+    )
