@@ -404,7 +404,7 @@ def test_copy_conversation_gives_what_file_export_writes(qtbot, make_window) -> 
     with qtbot.waitSignal(window.chat.reply_settled, timeout=20000):
         send_with_enter(qtbot, window, "Copy me")
     conv_id = window.chat.conversation.id
-    window.copy_conversation_action.trigger()
+    window.menus.copy_conversation_action.trigger()
     copied = QApplication.clipboard().text()
     close_and_wait(qtbot, window)
     result = Store.open(recover=False)
