@@ -3,7 +3,7 @@ per-unit documents, virtualized.
 
 Structure
 ---------
-The view is a list of items keyed by message id (``_Item``): a header, the
+The view is a list of items keyed by message id (``Item``): a header, the
 message body and a footer (status, facts, actions). A body is a list of
 *units* (``app.core.render.blocks.Unit``: one top-level Markdown block each, already
 rendered to HTML by the render thread) plus, while a reply streams, a plain
@@ -113,27 +113,14 @@ from app.ui.services.render import (
 
 log = logging.getLogger(__name__)
 
-ALLOWED_LINK_SCHEMES = ("http", "https")
-BREAK_LIMIT = 1000          # longest displayed paragraph of the streaming tail
-COMMIT_SCAN_S = 0.05        # completed Markdown blocks are looked for at most this often
-SLICE_BUDGET_S = 0.003      # one slice of document building
-LIVE_ABOVE = 1.0            # screens above the viewport that hold documents
-LIVE_BELOW = 2.0            # screens below
-KEEP_MARGIN = 2.0           # documents further than this (screens) are dropped
-LAZY_COPY_ITEMS = 200       # a selection over more messages is copied lazily
-SYNC_HISTORY = 2000         # history messages shown at once; earlier ones come from a helper thread
-THOUGHTS_PIECE = 1000       # characters of thoughts put into their document per work step
-WORDS_EXACT_LIMIT = 100_000  # longer thoughts get an estimated word count (counting would stall)
-
-PAD_X = 16.0
-PAD_Y = 10.0
-HEADER_GAP = 4.0
-UNIT_GAP = 6.0
-FOOTER_GAP = 4.0
-ITEM_GAP = 6.0
-TEXT_PX = 14                # body text size at zoom 1.0 (pixels)
-SMALL_PX = 12               # headers' thinking row and footers
-CHAR_W = 7.5                # average character width at zoom 1.0, for height estimates
+from app.ui.conversation.items import (
+    ALLOWED_LINK_SCHEMES, BREAK_LIMIT, CHAR_W, COMMIT_SCAN_S, FOOTER_GAP, HEADER_GAP, ITEM_GAP, KEEP_MARGIN,
+    LAZY_COPY_ITEMS, LIVE_ABOVE, LIVE_BELOW, PAD_X, PAD_Y, SLICE_BUDGET_S, SMALL_PX, SYNC_HISTORY, TEXT_PX,
+    THOUGHTS_PIECE, UNIT_GAP, WORDS_EXACT_LIMIT,
+    Item, ItemIndex, Pos, ThoughtsState, UnitDocument, UnitSlot,
+    collapse_leading_block, copy_source, doc_text, gap_after, utf16_prefix,
+)
+from app.ui.conversation.selection import LazyTextMime  # noqa: F401 (re-exported: the window uses it)
 
 _NOTE_KINDS = ("error", "warning", "info")
 
@@ -141,206 +128,6 @@ _NOTE_KINDS = ("error", "warning", "info")
 def _note_color(kind: str) -> QColor:
     """A notice's or footer note's colour in the current theme."""
     return theme.color(kind if kind in _NOTE_KINDS else "info")
-
-
-class _UnitDocument(QTextDocument):
-    """A unit's document: never loads a resource (images, local files...)."""
-
-    def loadResource(self, type_: int, name: QUrl) -> object:  # noqa: N802 (Qt API)
-        return None
-
-
-class LazyTextMime(QMimeData):
-    """Plain text for the clipboard, made only when someone asks for it
-    (a paste), at most once."""
-
-    def __init__(self, make: Callable[[], str]) -> None:
-        super().__init__()
-        self._make: Callable[[], str] | None = make
-        self._text = ""
-
-    def formats(self) -> list[str]:
-        return ["text/plain", "text/plain;charset=utf-8"]
-
-    def hasFormat(self, mime_type: str | None) -> bool:  # noqa: N802 (Qt API)
-        return mime_type in self.formats()
-
-    def retrieveData(self, mime_type: str | None, type_: object) -> object:  # noqa: N802 (Qt API)
-        if mime_type not in self.formats():
-            return None
-        if self._make is not None:
-            self._text, self._make = self._make(), None
-        return self._text
-
-
-def _collapse_leading_block(doc: QTextDocument) -> None:
-    """A table alone in a document gets an empty paragraph in front of its
-    frame (removing it would take the table along): give it no height. The
-    shown text drops it too (``_doc_text``)."""
-    first = doc.begin()
-    if first.isValid() and first.length() == 1:
-        fmt = first.blockFormat()
-        fmt.setLineHeight(0, 2)  # QTextBlockFormat.LineHeightTypes.FixedHeight
-        fmt.setTopMargin(0)
-        fmt.setBottomMargin(0)
-        cursor = QTextCursor(first)
-        cursor.setBlockFormat(fmt)
-        char = cursor.blockCharFormat()
-        char.setFontPointSize(1)
-        cursor.setBlockCharFormat(char)
-
-
-def _utf16_prefix(item: _Item, upto: int, doc_chars: int) -> int:
-    """Document positions count UTF-16 units: the tail's first ``doc_chars``
-    characters (source [tail_start, upto) plus break separators) in them."""
-    assert item.message is not None
-    text = item.message.content[item.tail_start : upto]
-    astral = sum(1 for ch in text if ord(ch) > 0xFFFF) if not text.isascii() else 0
-    return doc_chars + astral
-
-
-def _copy_source(message: Message) -> str:
-    """What copying a whole message gives: its Markdown source, the answer
-    only (a reply's thinking is left out, as it is from prompts)."""
-    content = message.content
-    return strip_thinking(content) if message.role == Role.ASSISTANT.value else content
-
-
-def _gap_after(units: list[_Unit], n: int) -> float:
-    """Space after unit n: none before a continuation piece of the same code block."""
-    return 0.0 if n + 1 < len(units) and units[n + 1].unit.cont else UNIT_GAP
-
-
-def _doc_text(unit: Unit, doc: QTextDocument) -> str:
-    text = doc.toPlainText()
-    if unit.body.startswith("<table") and text.startswith("\n"):
-        text = text[1:]
-    return text
-
-
-class _Positions:
-    """Item id → index in the view's list. Ids map to sequence numbers with
-    a movable base, so putting k items in front costs O(k), not O(n)."""
-
-    __slots__ = ("_seq", "_base")
-
-    def __init__(self) -> None:
-        self._seq: dict[str, int] = {}
-        self._base = 0
-
-    def get(self, key: str, default: int | None = None) -> int | None:
-        seq = self._seq.get(key)
-        return default if seq is None else seq - self._base
-
-    def __getitem__(self, key: str) -> int:
-        return self._seq[key] - self._base
-
-    def __setitem__(self, key: str, index: int) -> None:
-        self._seq[key] = index + self._base
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._seq
-
-    def prepend(self, keys: list[str]) -> None:
-        """``keys`` now come first (indices 0..k-1); every other index grows by k."""
-        self._base -= len(keys)
-        base = self._base
-        seq = self._seq
-        for n, key in enumerate(keys):
-            seq[key] = n + base
-
-
-@dataclass(slots=True)
-class _Unit:
-    unit: Unit
-    doc: QTextDocument | None = None
-    height: float = 0.0
-    measured_width: float = -1.0
-
-
-@dataclass(eq=False, slots=True)
-class _Think:
-    """An assistant message's thinking: offsets into its content, and the
-    document showing it when unfolded (built only then, dropped with the
-    item's other documents)."""
-
-    start: int                    # content offset of the thoughts' first character
-    end: int                      # just past the thoughts known so far
-    answer: int                   # content offset of the answer (-1: not known yet)
-    closed: bool
-    words: int = -1               # -1: not counted yet (counted when first shown)
-    expanded: bool = False
-    doc: QTextDocument | None = None
-    cursor: QTextCursor | None = None
-    breaker: DisplayBreaker | None = None
-    filling: bool = False         # the document is being filled in work slices
-    pending: list[str] = field(default_factory=list)  # streamed meanwhile
-    shown: bool = False           # the document holds a non-space character
-    height: float = 0.0
-    measured_width: float = -1.0
-    find_key: str = ""            # cached count of find matches in the source
-    find_count: int = 0
-
-    @classmethod
-    def of(cls, spans: ThinkingSpans) -> _Think:
-        return cls(spans.thoughts_start, spans.thoughts_end, spans.answer_start, spans.closed)
-
-    @property
-    def ready(self) -> bool:
-        """Shown as a document (unfolded, built, filled)."""
-        return self.expanded and self.doc is not None and not self.filling
-
-
-@dataclass(eq=False, slots=True)
-class _Item:
-    id: str
-    kind: str                     # "user" | "assistant" | "notice"
-    message: Message | None       # None for notices
-    label: str = ""
-    units: list[_Unit] = field(default_factory=list)
-    rendered_len: int = -1        # content length the units were made from (-1: none yet)
-    render_asked: int = -1        # content length of the last render request
-    # streaming
-    streaming: bool = False
-    committed: int = 0            # source chars covered by units
-    commit_asked: int = 0         # source chars sent to the render thread so far
-    tail: QTextDocument | None = None
-    tail_cursor: QTextCursor | None = None
-    breaker: DisplayBreaker | None = None
-    tail_height: float = 0.0
-    tail_start: int = 0           # source offset of the tail's first character
-    tail_end: int = 0             # source offset just past the tail's last character
-    tail_breaks: list[int] = field(default_factory=list)  # source offsets of display breaks in the tail
-    last_scan: float = 0.0        # when completed blocks were last looked for
-    final_pending: bool = False
-    splitter: ThinkingSplitter | None = None  # streaming, until the answer starts (or no thinking)
-    think: _Think | None = None   # thinking shown folded above the answer
-    # footer
-    note: str = ""
-    note_kind: str = "info"
-    facts: str = ""
-    branch: tuple[int, int] | None = None   # (k, n): this is version k of n
-    actions: tuple[str, ...] = ()
-    # geometry
-    height: float = 0.0
-    measured_width: float = -1.0
-    live: bool = False
-
-    @property
-    def docs_ready(self) -> bool:
-        think = self.think
-        return all(u.doc is not None for u in self.units) and (think is None or not think.expanded or think.ready)
-
-
-@dataclass(frozen=True, order=True)
-class Pos:
-    """A place in the view's text: item index, unit index (len(units) = the
-    streaming tail, -1 = the unfolded thoughts), character position in that
-    unit's document."""
-
-    item: int
-    unit: int
-    char: int
 
 
 class ChatView(QAbstractScrollArea):
@@ -382,8 +169,8 @@ class ChatView(QAbstractScrollArea):
         self.viewport().setAutoFillBackground(True)
         self.verticalScrollBar().setSingleStep(24)
         self._render = render_service if render_service is not None else RenderService(self)
-        self._items: list[_Item] = []
-        self._index = _Positions()
+        self._items: list[Item] = []
+        self._index = ItemIndex()
         self._heights = Fenwick()   # item height + ITEM_GAP, per item
         self._live: set[str] = set()  # ids of items holding documents
         self._history_pending = 0
@@ -436,21 +223,21 @@ class ChatView(QAbstractScrollArea):
             height = self._line_heights[key] = QFontMetricsF(font).height()
         return height
 
-    def _header_height(self, item: _Item) -> float:
+    def _header_height(self, item: Item) -> float:
         return 0.0 if item.kind == "notice" else self._line_height(self._bold) + HEADER_GAP
 
-    def _think_header_height(self, item: _Item) -> float:
+    def _think_header_height(self, item: Item) -> float:
         """The "▸ Thinking…" row (none without thinking)."""
         return 0.0 if item.think is None else self._line_height(self._small) + HEADER_GAP
 
-    def _thoughts_height(self, think: _Think, width: float) -> float:
+    def _thoughts_height(self, think: ThoughtsState, width: float) -> float:
         """Height of the unfolded thoughts' row: measured, or estimated while
         their document is not built (or being filled)."""
         if think.ready or think.measured_width == width:
             return think.height
         return self._estimate_text(think.end - think.start, 0, width)
 
-    def _footer_height(self, item: _Item) -> float:
+    def _footer_height(self, item: Item) -> float:
         if item.kind == "notice":
             return 0.0
         return self._line_height(self._small) + FOOTER_GAP
@@ -470,15 +257,15 @@ class ChatView(QAbstractScrollArea):
         per_line = max(10, int(width / (CHAR_W * self._zoom)))
         return (text_len // per_line + newlines + 1) * self._line_height() + 12.0
 
-    def _item_height(self, item: _Item) -> float:
+    def _item_height(self, item: Item) -> float:
         width = self._content_width()
         body = 0.0
         for n, u in enumerate(item.units):
             if u.doc is None and u.measured_width != width:
                 u.height = self._estimate_unit(u.unit, width)
-            body += u.height + _gap_after(item.units, n)
+            body += u.height + gap_after(item.units, n)
         if item.units:
-            body -= _gap_after(item.units, len(item.units) - 1)
+            body -= gap_after(item.units, len(item.units) - 1)
         think = item.think
         if item.rendered_len < 0 and not item.units and item.message is not None:
             content = item.message.content
@@ -543,7 +330,7 @@ class ChatView(QAbstractScrollArea):
 
     # ------------------------------------------------------------------ items
 
-    def _append_item(self, item: _Item) -> int:
+    def _append_item(self, item: Item) -> int:
         stick = self.at_bottom()
         index = len(self._items)
         self._items.append(item)
@@ -560,7 +347,7 @@ class ChatView(QAbstractScrollArea):
     def add_message(self, message: Message, label: str = "") -> None:
         """Show a message (finished, or streaming: then use append_stream)."""
         kind = "user" if message.role == Role.USER.value else "assistant"
-        item = _Item(message.id, kind, message, label or (self.tr("You") if kind == "user" else self.tr("Rill")))
+        item = Item(message.id, kind, message, label or (self.tr("You") if kind == "user" else self.tr("Rill")))
         if message.status == MessageStatus.STREAMING:
             item.streaming = True
             item.rendered_len = 0
@@ -575,12 +362,12 @@ class ChatView(QAbstractScrollArea):
                 self._set_think(item, thinking_spans(message.content))
             cached = message.rendered
             if cached is not None:
-                item.units = [_Unit(u) for u in cached]
+                item.units = [UnitSlot(u) for u in cached]
                 item.rendered_len = len(message)
             elif kind == "user" and len(message) <= blocks.RENDER_LIMIT:
                 units = blocks.user_units(message.content)  # cheap: escaped text, no Markdown
                 message.rendered = units
-                item.units = [_Unit(u) for u in units]
+                item.units = [UnitSlot(u) for u in units]
                 item.rendered_len = len(message)
             self._set_footer_from_status(item)
         self._append_item(item)
@@ -606,7 +393,7 @@ class ChatView(QAbstractScrollArea):
             generation = self._generation
 
             def prepare() -> None:
-                items: list[_Item] = []
+                items: list[Item] = []
                 try:
                     items = self._make_history_items(head, params)
                 finally:
@@ -629,7 +416,7 @@ class ChatView(QAbstractScrollArea):
         frame = 2 * PAD_Y + self._line_height(self._bold) + HEADER_GAP + self._line_height(self._small) + FOOTER_GAP
         return max(10, int(width / (CHAR_W * self._zoom))), self._line_height(), frame, self._line_height(self._small) + HEADER_GAP
 
-    def _make_history_items(self, messages: list[Message], params: tuple[int, float, float, float]) -> list[_Item]:
+    def _make_history_items(self, messages: list[Message], params: tuple[int, float, float, float]) -> list[Item]:
         """Items with estimated heights. Pure Python: safe on any thread
         (thinking found by ``thinking_spans``: O(leading whitespace) for a
         message without it)."""
@@ -638,20 +425,20 @@ class ChatView(QAbstractScrollArea):
         complete = MessageStatus.COMPLETE
         you, rill = self.tr("You"), self.tr("Rill")  # translated once, not per message
         words = self._footer_words()
-        out: list[_Item] = []
+        out: list[Item] = []
         for message in messages:
             kind = "user" if message.role == user else "assistant"
-            item = _Item(message.id, kind, message, you if kind == "user" else rill)
+            item = Item(message.id, kind, message, you if kind == "user" else rill)
             cached = message.rendered
             if cached is not None:
-                item.units = [_Unit(u) for u in cached]
+                item.units = [UnitSlot(u) for u in cached]
                 item.rendered_len = len(message)
             content = message.content
             start = 0
             if kind == "assistant":
                 spans = thinking_spans(content)
                 if spans is not None:
-                    item.think = _Think.of(spans)
+                    item.think = ThoughtsState.of(spans)
                     start = spans.answer_start
             lines = (len(content) - start) // per_line + content.count("\n", start, start + 20000) + 1
             item.height = frame + lines * line_h + 12.0 + (think_h if item.think is not None else 0.0)
@@ -660,14 +447,14 @@ class ChatView(QAbstractScrollArea):
             out.append(item)
         return out
 
-    def _mark_open_thoughts(self, items: list[_Item]) -> None:
+    def _mark_open_thoughts(self, items: list[Item]) -> None:
         """Items made off the GUI thread learn which thoughts are unfolded."""
         if self._open_thoughts:
             for item in items:
                 if item.think is not None and item.id in self._open_thoughts:
                     item.think.expanded = True
 
-    def _append_history(self, new: list[_Item]) -> None:
+    def _append_history(self, new: list[Item]) -> None:
         self._mark_open_thoughts(new)
         stick = self.at_bottom()
         items, index = self._items, self._index
@@ -681,7 +468,7 @@ class ChatView(QAbstractScrollArea):
         self._schedule_visibility()
         self.viewport().update()
 
-    def _on_history_ready(self, payload: tuple[list[_Item], int]) -> None:
+    def _on_history_ready(self, payload: tuple[list[Item], int]) -> None:
         """Earlier messages prepared off the GUI thread: put them in front,
         keeping what is on screen where it is."""
         older, owner = payload
@@ -715,8 +502,8 @@ class ChatView(QAbstractScrollArea):
         from app.core.conversation.model import new_id
 
         nid = notice_id or new_id()
-        item = _Item(nid, "notice", None, note_kind=kind)
-        item.units = [_Unit(Unit("plain", text))]
+        item = Item(nid, "notice", None, note_kind=kind)
+        item.units = [UnitSlot(Unit("plain", text))]
         item.rendered_len = len(text)
         self._append_item(item)
         return nid
@@ -727,7 +514,7 @@ class ChatView(QAbstractScrollArea):
             return
         self._render.cancel(item_id)
         del self._items[index]
-        self._index = _Positions()
+        self._index = ItemIndex()
         for i, it in enumerate(self._items):
             self._index[it.id] = i
         self._heights.rebuild(i.height + ITEM_GAP for i in self._items)
@@ -743,7 +530,7 @@ class ChatView(QAbstractScrollArea):
         self._generation += 1
         self._render.cancel_all()
         self._items = []
-        self._index = _Positions()
+        self._index = ItemIndex()
         self._heights = Fenwick()
         self._live = set()
         self._finalizing = set()
@@ -757,7 +544,7 @@ class ChatView(QAbstractScrollArea):
         if old:
             self._queue(f"free:{id(old)}", lambda: self._free_items(old))
 
-    def _free_items(self, items: list[_Item]) -> Iterator[None]:
+    def _free_items(self, items: list[Item]) -> Iterator[None]:
         while items:
             chunk = items[-2000:]
             del items[-2000:]
@@ -776,7 +563,7 @@ class ChatView(QAbstractScrollArea):
     def has_item(self, item_id: str) -> bool:
         return item_id in self._index
 
-    def _item(self, item_id: str) -> _Item | None:
+    def _item(self, item_id: str) -> Item | None:
         index = self._index.get(item_id)
         return None if index is None else self._items[index]
 
@@ -804,7 +591,7 @@ class ChatView(QAbstractScrollArea):
             "ttft": self.tr("first token {ms:.0f} ms"),
         }
 
-    def _set_footer_from_status(self, item: _Item, words: dict[str, str] | None = None) -> None:
+    def _set_footer_from_status(self, item: Item, words: dict[str, str] | None = None) -> None:
         msg = item.message
         if msg is None:
             return
@@ -840,7 +627,7 @@ class ChatView(QAbstractScrollArea):
             self._set_footer_from_status(item)
             self.viewport().update()
 
-    def _actions(self, item: _Item) -> list[tuple[str, str]]:
+    def _actions(self, item: Item) -> list[tuple[str, str]]:
         """(action, label) pairs shown in a message's footer: the branch
         switcher ("‹ 2/3 ›") when the message has siblings, then Copy and
         what the conversation allows (``set_actions``)."""
@@ -891,7 +678,7 @@ class ChatView(QAbstractScrollArea):
 
     # ------------------------------------------------------------------ streaming
 
-    def _new_tail(self, item: _Item) -> None:
+    def _new_tail(self, item: Item) -> None:
         doc = self._new_document()
         doc.setTextWidth(self._content_width())
         item.tail = doc
@@ -919,7 +706,7 @@ class ChatView(QAbstractScrollArea):
             item.last_scan = now
             self._maybe_commit(item)
 
-    def _stream_text(self, item: _Item, text: str) -> str:
+    def _stream_text(self, item: Item, text: str) -> str:
         """Route streamed text: thinking to the item's thoughts, the answer to
         the tail; returns the answer part. Without a splitter (a user
         message, or a reply whose answer has begun) all of it is answer."""
@@ -940,13 +727,13 @@ class ChatView(QAbstractScrollArea):
             self._tail_insert(item, text)
         return text
 
-    def _stream_thoughts(self, item: _Item, splitter: ThinkingSplitter, thought: str) -> None:
+    def _stream_thoughts(self, item: Item, splitter: ThinkingSplitter, thought: str) -> None:
         """Streamed thoughts: counted; appended to their document when unfolded."""
         think = item.think
         if think is None:
             assert splitter.thoughts_start is not None
             start = splitter.thoughts_start
-            think = item.think = _Think(start, start, -1, False, words=0)
+            think = item.think = ThoughtsState(start, start, -1, False, words=0)
             think.expanded = item.id in self._open_thoughts
         if thought:
             think.end += len(thought)
@@ -961,7 +748,7 @@ class ChatView(QAbstractScrollArea):
             if think.doc is not None and not think.filling:
                 self._trim_thoughts(think)
 
-    def _tail_insert(self, item: _Item, text: str) -> None:
+    def _tail_insert(self, item: Item, text: str) -> None:
         """Append source text to the tail document, with the display-only
         breaks the breaker asks for (their source offsets are kept, so a
         committed prefix can be cut off the tail exactly)."""
@@ -980,7 +767,7 @@ class ChatView(QAbstractScrollArea):
         cursor.insertText(text[start:])
         item.tail_end += len(text)
 
-    def _tail_changed(self, item: _Item) -> None:
+    def _tail_changed(self, item: Item) -> None:
         assert item.tail is not None
         width = self._content_width()
         if item.tail.textWidth() != width:
@@ -997,7 +784,7 @@ class ChatView(QAbstractScrollArea):
         if self._is_visible(index):
             self.viewport().update()
 
-    def _maybe_commit(self, item: _Item) -> None:
+    def _maybe_commit(self, item: Item) -> None:
         """Send newly completed blocks of the streaming message to the render thread."""
         msg = item.message
         if msg is None or item.commit_asked > item.committed:
@@ -1032,7 +819,7 @@ class ChatView(QAbstractScrollArea):
         self._render.request(RenderJob(item.id, "final", text, token=len(content)), PRIORITY_NOW)
         self.viewport().update()
 
-    def _answer_source(self, item: _Item, content: str) -> str:
+    def _answer_source(self, item: Item, content: str) -> str:
         """The part of ``content`` rendered as Markdown (the answer), with
         the item's thinking brought up to date from the whole text."""
         if item.kind != "assistant":
@@ -1041,7 +828,7 @@ class ChatView(QAbstractScrollArea):
         self._set_think(item, spans)
         return content if spans is None else content[spans.answer_start :]
 
-    def _set_think(self, item: _Item, spans: ThinkingSpans | None) -> None:
+    def _set_think(self, item: Item, spans: ThinkingSpans | None) -> None:
         """Make the item's thinking match ``spans`` (the whole content's)."""
         think = item.think
         if spans is None:
@@ -1050,7 +837,7 @@ class ChatView(QAbstractScrollArea):
                 item.think = None
             return
         if think is None:
-            item.think = think = _Think.of(spans)
+            item.think = think = ThoughtsState.of(spans)
             think.expanded = item.id in self._open_thoughts
             return
         changed = (think.start, think.end) != (spans.thoughts_start, spans.thoughts_end)
@@ -1085,15 +872,15 @@ class ChatView(QAbstractScrollArea):
             if msg is None or job.token != len(msg):
                 return
             msg.rendered = result.units
-            item.units = [_Unit(u) for u in result.units]
+            item.units = [UnitSlot(u) for u in result.units]
             item.rendered_len = len(msg)
             self._relayout_item(item)
             self._schedule_visibility()
 
-    def _apply_stream(self, item: _Item, job: RenderJob, units: tuple[Unit, ...]) -> Iterator[None]:
+    def _apply_stream(self, item: Item, job: RenderJob, units: tuple[Unit, ...]) -> Iterator[None]:
         """Build the new units' documents (a slice each), then swap them in for
         the same text at the start of the tail in one step."""
-        built: list[_Unit] = []
+        built: list[UnitSlot] = []
         for unit in units:
             if not item.streaming or self._item(item.id) is not item:
                 return
@@ -1110,7 +897,7 @@ class ChatView(QAbstractScrollArea):
         self._tail_changed(item)
         self._maybe_commit(item)
 
-    def _cut_tail(self, item: _Item, upto: int) -> None:
+    def _cut_tail(self, item: Item, upto: int) -> None:
         """Remove source text [tail_start, upto) from the front of the tail
         (it is shown as units now): O(removed), whatever the tail's length."""
         if item.tail is None or upto <= item.tail_start:
@@ -1120,29 +907,29 @@ class ChatView(QAbstractScrollArea):
         rest = item.tail.characterCount() - 1
         cursor = QTextCursor(item.tail)
         cursor.setPosition(0)
-        cursor.setPosition(min(_utf16_prefix(item, upto, doc_chars), rest), QTextCursor.MoveMode.KeepAnchor)
+        cursor.setPosition(min(utf16_prefix(item, upto, doc_chars), rest), QTextCursor.MoveMode.KeepAnchor)
         cursor.removeSelectedText()
         del item.tail_breaks[:n_breaks]
         item.tail_start = upto
 
-    def _apply_final(self, item: _Item, units: tuple[Unit, ...]) -> Iterator[None]:
-        reuse: dict[str, list[_Unit]] = {}
+    def _apply_final(self, item: Item, units: tuple[Unit, ...]) -> Iterator[None]:
+        reuse: dict[str, list[UnitSlot]] = {}
         for u in item.units:
             if u.doc is not None:
                 reuse.setdefault(u.unit.body, []).append(u)
-        new: list[_Unit] = []
+        new: list[UnitSlot] = []
         live = item.live or item.tail is not None
         for unit in units:
             same = reuse.get(unit.body)
             if same:
                 old = same.pop(0)
-                new.append(_Unit(unit, old.doc, old.height, old.measured_width))
+                new.append(UnitSlot(unit, old.doc, old.height, old.measured_width))
                 continue
             if live:
                 new.append(self._build_unit(unit))
                 yield
             else:
-                new.append(_Unit(unit))
+                new.append(UnitSlot(unit))
         if self._item(item.id) is not item:
             return
         item.units = new
@@ -1160,26 +947,26 @@ class ChatView(QAbstractScrollArea):
     # ------------------------------------------------------------------ documents
 
     def _new_document(self) -> QTextDocument:
-        doc = _UnitDocument(self)
+        doc = UnitDocument(self)
         doc.setUndoRedoEnabled(False)
         doc.setDocumentMargin(0)
         doc.setDefaultFont(self._font)
         doc.setDefaultStyleSheet(self._code_css)  # colours of rendered code (the theme's)
         return doc
 
-    def _build_unit(self, unit: Unit) -> _Unit:
+    def _build_unit(self, unit: Unit) -> UnitSlot:
         doc = self._new_document()
         if unit.kind == "plain":
             doc.setPlainText(unit.body.removesuffix("\n"))  # a piece cut after a newline
         else:
             doc.setHtml(unit.body)
             if unit.body.startswith("<table"):
-                _collapse_leading_block(doc)
+                collapse_leading_block(doc)
         width = self._content_width()
         doc.setTextWidth(width)
-        return _Unit(unit, doc, doc.size().height(), width)
+        return UnitSlot(unit, doc, doc.size().height(), width)
 
-    def _relayout_item(self, item: _Item) -> None:
+    def _relayout_item(self, item: Item) -> None:
         width = self._content_width()
         for u in item.units:
             if u.doc is not None and u.measured_width != width:
@@ -1198,7 +985,7 @@ class ChatView(QAbstractScrollArea):
         if index is not None:
             self._set_height(index, self._item_height(item))
 
-    def _drop_documents(self, item: _Item) -> None:
+    def _drop_documents(self, item: Item) -> None:
         for u in item.units:
             if u.doc is not None:
                 u.doc.deleteLater()
@@ -1210,7 +997,7 @@ class ChatView(QAbstractScrollArea):
 
     # ------------------------------------------------------------------ thoughts
 
-    def _start_fill(self, item: _Item) -> None:
+    def _start_fill(self, item: Item) -> None:
         """Give unfolded thoughts their document, filled from the message's
         text in work slices (``THOUGHTS_PIECE`` characters each, laid out as
         they go); thoughts streamed meanwhile wait in ``pending``."""
@@ -1223,7 +1010,7 @@ class ChatView(QAbstractScrollArea):
         think.filling, think.pending, think.shown = True, [], False
         self._queue(f"thoughts:{item.id}:{id(doc)}", lambda: self._fill_thoughts(item, think, doc, text))
 
-    def _fill_thoughts(self, item: _Item, think: _Think, doc: QTextDocument, text: str) -> Iterator[None]:
+    def _fill_thoughts(self, item: Item, think: ThoughtsState, doc: QTextDocument, text: str) -> Iterator[None]:
         for start in range(0, len(text), THOUGHTS_PIECE):
             if item.think is not think or think.doc is not doc:
                 return  # folded, dropped or cleared meanwhile
@@ -1247,7 +1034,7 @@ class ChatView(QAbstractScrollArea):
             self._set_height(index, self._item_height(item))
             self.viewport().update()
 
-    def _thoughts_insert(self, think: _Think, text: str) -> None:
+    def _thoughts_insert(self, think: ThoughtsState, text: str) -> None:
         """Append thoughts to their document as PLAIN text (never parsed),
         with display-only breaks (no paragraph outgrows ``BREAK_LIMIT``);
         leading whitespace is not shown."""
@@ -1268,7 +1055,7 @@ class ChatView(QAbstractScrollArea):
             start = b
         cursor.insertText(text[start:])
 
-    def _trim_thoughts(self, think: _Think) -> None:
+    def _trim_thoughts(self, think: ThoughtsState) -> None:
         """Drop the trailing whitespace shown (the thoughts are complete)."""
         doc = think.doc
         if doc is None:
@@ -1283,13 +1070,13 @@ class ChatView(QAbstractScrollArea):
             cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
             cursor.removeSelectedText()
 
-    def _drop_thoughts(self, think: _Think) -> None:
+    def _drop_thoughts(self, think: ThoughtsState) -> None:
         if think.doc is not None:
             think.doc.deleteLater()
         think.doc = think.cursor = think.breaker = None
         think.filling, think.pending, think.shown = False, [], False
 
-    def _think_words(self, item: _Item) -> tuple[int, bool]:
+    def _think_words(self, item: Item) -> tuple[int, bool]:
         """(words in the thoughts, estimated?): counted once, when first shown."""
         think = item.think
         assert think is not None
@@ -1300,7 +1087,7 @@ class ChatView(QAbstractScrollArea):
             think.words = count_words(item.message.content[think.start : think.end])
         return think.words, False
 
-    def _think_label(self, item: _Item) -> str:
+    def _think_label(self, item: Item) -> str:
         think = item.think
         assert think is not None
         arrow = "▾" if think.expanded else "▸"
@@ -1346,7 +1133,7 @@ class ChatView(QAbstractScrollArea):
             return self._items[index].id
         return None
 
-    def _set_expanded(self, item: _Item, expanded: bool) -> None:
+    def _set_expanded(self, item: Item, expanded: bool) -> None:
         think = item.think
         assert think is not None
         if expanded:
@@ -1492,7 +1279,7 @@ class ChatView(QAbstractScrollArea):
                 self._queue(f"build:{item.id}", lambda it=item: self._build_item(it))
         self._check_viewport_ready()
 
-    def _request_render(self, item: _Item, priority: int) -> None:
+    def _request_render(self, item: Item, priority: int) -> None:
         msg = item.message
         assert msg is not None
         if item.render_asked == len(msg):
@@ -1502,7 +1289,7 @@ class ChatView(QAbstractScrollArea):
         text = self._answer_source(item, msg.content)  # the thoughts never go through Markdown
         self._render.request(RenderJob(item.id, kind, text, token=len(msg)), priority)
 
-    def _build_item(self, item: _Item) -> Iterator[None]:
+    def _build_item(self, item: Item) -> Iterator[None]:
         width = self._content_width()
         think = item.think
         if think is not None and think.expanded and think.doc is None and item.live:
@@ -1586,7 +1373,7 @@ class ChatView(QAbstractScrollArea):
         self._schedule_visibility()
         self.viewport().update()
 
-    def _refont_item(self, item: _Item) -> Iterator[None]:
+    def _refont_item(self, item: Item) -> Iterator[None]:
         """Give an item's documents the current font and measure them (a work
         job: one document per step)."""
         width = self._content_width()
@@ -1628,7 +1415,7 @@ class ChatView(QAbstractScrollArea):
                     self._queue(f"restyle:{item.id}", lambda it=item: self._restyle_item(it))
         self.viewport().update()
 
-    def _restyle_item(self, item: _Item) -> Iterator[None]:
+    def _restyle_item(self, item: Item) -> Iterator[None]:
         for u in item.units:
             if self._item(item.id) is not item:
                 return
@@ -1651,7 +1438,7 @@ class ChatView(QAbstractScrollArea):
             stick = self.at_bottom()
             ratio = old_width / width if old_width > 0 else 1.0
             frame = 2 * PAD_Y + self._line_height(self._bold) + HEADER_GAP + self._line_height(self._small) + FOOTER_GAP
-            live: list[_Item] = []
+            live: list[Item] = []
             scale = ratio != 1.0
             for item in self._items:
                 if item.live or item.tail is not None:
@@ -1690,7 +1477,7 @@ class ChatView(QAbstractScrollArea):
             self._paint_item(painter, index, item, top, width)
         painter.end()
 
-    def _paint_item(self, painter: QPainter, index: int, item: _Item, top: float, width: float) -> None:
+    def _paint_item(self, painter: QPainter, index: int, item: Item, top: float, width: float) -> None:
         if item.kind == "user":
             painter.fillRect(QRectF(4, top, width - 8, item.height), theme.color("user_bg"))
         y = top + PAD_Y
@@ -1731,7 +1518,7 @@ class ChatView(QAbstractScrollArea):
         """The thoughts' colour: the palette's placeholder text colour."""
         return self.palette().color(QPalette.ColorRole.PlaceholderText)
 
-    def _rows(self, item: _Item, y: float) -> Iterator[tuple[int, QTextDocument | None, float, _Unit | None, float]]:
+    def _rows(self, item: Item, y: float) -> Iterator[tuple[int, QTextDocument | None, float, UnitSlot | None, float]]:
         """(unit index, document, height, unit or None for the tail and the
         thoughts, top y) of each part of ``item``'s body, the first at ``y``:
         the unfolded thoughts (index -1; no document while being built),
@@ -1744,10 +1531,10 @@ class ChatView(QAbstractScrollArea):
         units = item.units
         for n, u in enumerate(units):
             yield n, u.doc, u.height, u, y
-            y += u.height + _gap_after(units, n)
+            y += u.height + gap_after(units, n)
         if item.tail is not None and not item.tail.isEmpty():
             if units:
-                y += UNIT_GAP - _gap_after(units, len(units) - 1)
+                y += UNIT_GAP - gap_after(units, len(units) - 1)
             yield len(units), item.tail, item.tail_height, None, y
 
     def _body_top(self, index: int) -> float:
@@ -1768,7 +1555,7 @@ class ChatView(QAbstractScrollArea):
         painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, self.tr("Copy"))
         painter.restore()
 
-    def _footer_layout(self, item: _Item, y: float) -> list[tuple[str, str, QRectF]]:
+    def _footer_layout(self, item: Item, y: float) -> list[tuple[str, str, QRectF]]:
         """(kind, text, rect) of each footer piece: the note, the facts, the actions."""
         fm = QFontMetricsF(self._small)
         h = fm.height()
@@ -1788,7 +1575,7 @@ class ChatView(QAbstractScrollArea):
             x += w + 12
         return out
 
-    def _paint_footer(self, painter: QPainter, item: _Item, y: float) -> None:
+    def _paint_footer(self, painter: QPainter, item: Item, y: float) -> None:
         painter.setFont(self._small)
         fm = QFontMetricsF(self._small)
         for kind, text, rect in self._footer_layout(item, y):
@@ -2057,7 +1844,7 @@ class ChatView(QAbstractScrollArea):
         if action == "copy":
             item = self._item(item_id)
             if item is not None and item.message is not None:
-                self._set_clipboard(_copy_source(item.message), "message")
+                self._set_clipboard(copy_source(item.message), "message")
         self.message_action_requested.emit(action, item_id)
 
     def _on_link_clicked(self, url: QUrl) -> None:
@@ -2149,7 +1936,7 @@ class ChatView(QAbstractScrollArea):
                 and (index != b.item or (b.unit >= n_units - 1 and b.char >= (1 << 29)))
             )
             if whole and item.message is not None:
-                parts.append(_copy_source(item.message))
+                parts.append(copy_source(item.message))
                 continue
             chunks: list[str] = []
             for n in range(first, min(last, n_units - 1) + 1):
@@ -2261,7 +2048,7 @@ class ChatView(QAbstractScrollArea):
             cursor = doc.find(self._find_text, cursor)
         return out
 
-    def _hidden_thought_matches(self, item: _Item) -> int:
+    def _hidden_thought_matches(self, item: Item) -> int:
         """Find matches in a message's thoughts while they are not shown (the
         find bar numbers the matches of the whole source, thoughts first)."""
         think = item.think
@@ -2295,7 +2082,7 @@ class ChatView(QAbstractScrollArea):
         item = self._item(message_id)
         if item is None:
             return ""
-        parts = [_doc_text(u.unit, u.doc) if u.doc is not None else blocks.units_plain_text([u.unit]) for u in item.units]
+        parts = [doc_text(u.unit, u.doc) if u.doc is not None else blocks.units_plain_text([u.unit]) for u in item.units]
         if item.tail is not None and not item.tail.isEmpty():
             parts.append(item.tail.toPlainText())
         return "\n".join(parts)
