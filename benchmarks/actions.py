@@ -321,9 +321,6 @@ class Harness:
 
     def view_idle(self) -> bool:
         view = self.view
-        work = getattr(view, "_work", None)
-        if work:
-            return False
         return not view.busy and view.render_service.pending() == 0
 
     def chat_idle(self) -> bool:
@@ -734,13 +731,14 @@ ACTION_FUNCS: dict[str, Callable[[Harness], Generator[Any, None, None]]] = {
 #: (module, class, methods); missing ones are skipped.
 TRACED = (
     ("app.ui.conversation.controller", "ChatController", ("_on_tick", "send", "new_chat", "stop", "_on_generation_finished")),
-    ("app.ui.conversation.view", "ChatView", ("_on_work_due", "_on_rendered", "paintEvent", "_update_live_items",
+    ("app.ui.conversation.view", "ChatView", ("_on_rendered", "paintEvent", "_update_live_items",
                                       "add_messages", "add_message", "clear", "resizeEvent", "select_all",
                                       "copy_selection", "selected_text", "append_stream", "finish_stream",
                                       "_tail_insert", "_tail_changed", "_maybe_commit", "_rebuild_tail",
                                       "_on_history_ready", "_append_history", "set_zoom", "restyle")),
     ("app.ui.misc.theme", "ThemeManager", ("_apply", "_on_sheet_due")),
-    ("app.ui.conversation.view", "LazyTextMime", ("retrieveData",)),
+    ("app.ui.conversation.selection", "LazyTextMime", ("retrieveData",)),
+    ("app.ui.services.slicer", "TimeSlicer", ("_on_due",)),
     ("app.ui.window.main_window", "MainWindow", ("closeEvent", "_on_send_requested", "_on_new_chat_triggered",
                                           "_on_copy_conversation_triggered")),
     ("app.ui.conversation.prompt", "PromptEdit", ("insertFromMimeData",)),

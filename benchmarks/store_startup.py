@@ -273,8 +273,9 @@ class _Child:
         rec = self.recorder = Recorder()
         traced = (
             ("app.ui.conversation.controller", "ChatController", ("new_chat", "send", "_on_tick")),
-            ("app.ui.conversation.view", "ChatView", ("add_messages", "_on_work_due", "_update_live_items", "_on_rendered",
+            ("app.ui.conversation.view", "ChatView", ("add_messages", "_update_live_items", "_on_rendered",
                                               "resizeEvent", "clear", "_append_history", "_on_history_ready")),
+            ("app.ui.services.slicer", "TimeSlicer", ("_on_due",)),
             ("app.ui.services.store", "StoreService", ("_on_done", "_on_opened")),
             ("app.ui.sidebar.sidebar", "ConversationListModel", ("_on_page", "fetchMore", "upsert")),
             ("app.ui.sidebar.sidebar", "_Delegate", ("sizeHint",)),
@@ -452,7 +453,7 @@ class _Child:
 
     def view_idle(self) -> bool:
         view = self.view
-        return not getattr(view, "_work", None) and not view.busy and view.render_service.pending() == 0
+        return not view.busy and view.render_service.pending() == 0
 
     def chat_idle(self) -> bool:
         return self.chat.current_reply is None and self.chat.replies_pending() == 0

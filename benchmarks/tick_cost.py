@@ -98,7 +98,7 @@ def run(levels: list[int], ticks: int) -> list[dict[str, Any]]:
             msg = Message(Role.ASSISTANT.value, "", MessageStatus.STREAMING)
             view.add_message(msg)
             app.processEvents()
-            view.max_slice_s = 0.0
+            view.reset_slice_stats()
             slices0 = view.slices
             append_s: list[float] = []
             between_s: list[float] = []

@@ -193,8 +193,6 @@ class Item:
     note: str = ""
     note_kind: str = "info"
     facts: str = ""
-    branch: tuple[int, int] | None = None   # (k, n): this is version k of n
-    actions: tuple[str, ...] = ()
     # geometry
     height: float = 0.0
     measured_width: float = -1.0

@@ -60,10 +60,8 @@ Threading rule: GUI thread only.
 from __future__ import annotations
 
 import bisect
-import gc
 import itertools
 import logging
-import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -102,6 +100,7 @@ from app.core.text.textbreak import DisplayBreaker
 from app.core.text.thinking import ThinkingSpans, ThinkingSplitter, count_words, strip_thinking, thinking_spans
 from app.ui.misc import shortcuts
 from app.ui.misc import theme
+from app.ui.services.slicer import TimeSlicer
 from app.ui.services.render import (
     PRIORITY_BACKGROUND,
     PRIORITY_NOW,
@@ -120,6 +119,8 @@ from app.ui.conversation.items import (
     Item, ItemIndex, Pos, ThoughtsState, UnitDocument, UnitSlot,
     collapse_leading_block, copy_source, doc_text, gap_after, utf16_prefix,
 )
+from app.ui.conversation.footer import Decorator, footer_actions, footer_words, set_footer_from_status
+from app.ui.conversation.history import HistoryLoader, HistoryParams, make_history_items
 from app.ui.conversation.selection import LazyTextMime  # noqa: F401 (re-exported: the window uses it)
 
 _NOTE_KINDS = ("error", "warning", "info")
@@ -150,8 +151,6 @@ class ChatView(QAbstractScrollArea):
     #: Every message given to add_messages is in the view (long histories
     #: complete in the background).
     history_completed = pyqtSignal()
-    # Private: earlier history items prepared on a helper thread.
-    _history_ready = pyqtSignal(object)
 
     def __init__(self, render_service: RenderService | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -173,16 +172,12 @@ class ChatView(QAbstractScrollArea):
         self._index = ItemIndex()
         self._heights = Fenwick()   # item height + ITEM_GAP, per item
         self._live: set[str] = set()  # ids of items holding documents
-        self._history_pending = 0
-        self._decorator: Callable[[str], tuple[tuple[int, int] | None, tuple[str, ...]]] | None = None
+        self._history = HistoryLoader(self)
+        self._decorator: Decorator | None = None
         self._generation = 0          # bumped by clear(): late results of before are dropped
         self._finalizing: set[str] = set()  # ids of messages whose final render is awaited
         self._width = -1.0
-        self._work: deque[tuple[str, Callable[[], None]]] = deque()
-        self._work_keys: set[str] = set()
-        self._work_timer = QTimer(self)
-        self._work_timer.setSingleShot(True)
-        self._work_timer.timeout.connect(self._on_work_due)
+        self._slicer = TimeSlicer(SLICE_BUDGET_S, self)
         self._visibility_timer = QTimer(self)
         self._visibility_timer.setSingleShot(True)
         self._visibility_timer.timeout.connect(self._update_live_items)
@@ -200,14 +195,12 @@ class ChatView(QAbstractScrollArea):
         self._code_css = theme.current().code_css()
         self._line_heights: dict[str, float] = {}
         self._open_thoughts: set[str] = set()  # ids of messages whose thoughts are unfolded
-        self.slices = 0              # work slices run (for benchmarks)
-        self.max_slice_s = 0.0
-        self.last_slice_s = 0.0
         self._connect_signals()
 
     def _connect_signals(self) -> None:
         self._render.rendered.connect(self._on_rendered)
-        self._history_ready.connect(self._on_history_ready)
+        self._history.loaded.connect(self._on_history_ready)
+        self._slicer.drained.connect(self._on_work_drained)
         self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
 
     # ------------------------------------------------------------------ geometry
@@ -387,65 +380,21 @@ class ChatView(QAbstractScrollArea):
         Python), then put in front in one step (``history_completed``)."""
         if len(messages) > SYNC_HISTORY and not self._items:
             head, tail = messages[:-SYNC_HISTORY], messages[-SYNC_HISTORY:]
-            self._append_history(self._make_history_items(tail, self._history_params()))
-            gc.freeze()
             params = self._history_params()
-            generation = self._generation
-
-            def prepare() -> None:
-                items: list[Item] = []
-                try:
-                    items = self._make_history_items(head, params)
-                finally:
-                    self._history_ready.emit((items, generation))
-
-            # Creating tens of thousands of objects would set off full GC
-            # passes (tens of ms holding the GIL, stalling the GUI thread):
-            # automatic GC pauses until the items are in, then they are frozen.
-            gc.disable()
-            self._history_pending += 1
-            threading.Thread(target=prepare, name="rill-history", daemon=True).start()
+            self._append_history(make_history_items(tail, params))
+            self._history.load(head, params, self._generation)
             return
-        self._append_history(self._make_history_items(messages, self._history_params()))
-        if len(messages) > SYNC_HISTORY // 4:
-            gc.freeze()
+        self._append_history(make_history_items(messages, self._history_params()))
         self.history_completed.emit()
 
-    def _history_params(self) -> tuple[int, float, float, float]:
+    def _history_params(self) -> HistoryParams:
         width = self._content_width()
-        frame = 2 * PAD_Y + self._line_height(self._bold) + HEADER_GAP + self._line_height(self._small) + FOOTER_GAP
-        return max(10, int(width / (CHAR_W * self._zoom))), self._line_height(), frame, self._line_height(self._small) + HEADER_GAP
-
-    def _make_history_items(self, messages: list[Message], params: tuple[int, float, float, float]) -> list[Item]:
-        """Items with estimated heights. Pure Python: safe on any thread
-        (thinking found by ``thinking_spans``: O(leading whitespace) for a
-        message without it)."""
-        per_line, line_h, frame, think_h = params
-        user = Role.USER.value
-        complete = MessageStatus.COMPLETE
-        you, rill = self.tr("You"), self.tr("Rill")  # translated once, not per message
-        words = self._footer_words()
-        out: list[Item] = []
-        for message in messages:
-            kind = "user" if message.role == user else "assistant"
-            item = Item(message.id, kind, message, you if kind == "user" else rill)
-            cached = message.rendered
-            if cached is not None:
-                item.units = [UnitSlot(u) for u in cached]
-                item.rendered_len = len(message)
-            content = message.content
-            start = 0
-            if kind == "assistant":
-                spans = thinking_spans(content)
-                if spans is not None:
-                    item.think = ThoughtsState.of(spans)
-                    start = spans.answer_start
-            lines = (len(content) - start) // per_line + content.count("\n", start, start + 20000) + 1
-            item.height = frame + lines * line_h + 12.0 + (think_h if item.think is not None else 0.0)
-            if message.status != complete or message.meta.tokens:
-                self._set_footer_from_status(item, words)
-            out.append(item)
-        return out
+        small = self._line_height(self._small)
+        frame = 2 * PAD_Y + self._line_height(self._bold) + HEADER_GAP + small + FOOTER_GAP
+        return HistoryParams(
+            max(10, int(width / (CHAR_W * self._zoom))), self._line_height(), frame, small + HEADER_GAP,
+            self.tr("You"), self.tr("Rill"), footer_words(),
+        )
 
     def _mark_open_thoughts(self, items: list[Item]) -> None:
         """Items made off the GUI thread learn which thoughts are unfolded."""
@@ -468,14 +417,9 @@ class ChatView(QAbstractScrollArea):
         self._schedule_visibility()
         self.viewport().update()
 
-    def _on_history_ready(self, payload: tuple[list[Item], int]) -> None:
+    def _on_history_ready(self, older: list[Item], owner: int) -> None:
         """Earlier messages prepared off the GUI thread: put them in front,
         keeping what is on screen where it is."""
-        older, owner = payload
-        self._history_pending -= 1
-        if self._history_pending == 0:
-            gc.freeze()
-            gc.enable()
         if owner != self._generation or not older:
             return  # the view was cleared meanwhile
         self._mark_open_thoughts(older)
@@ -486,7 +430,6 @@ class ChatView(QAbstractScrollArea):
         self._items[0:0] = older
         self._index.prepend([item.id for item in older])
         self._heights.rebuild([i.height + ITEM_GAP for i in older] + self._heights.values())
-        gc.freeze()  # a long history is long-lived: keep it out of every later GC pass
         self._anchor = None if self._anchor is None else Pos(self._anchor.item + k, self._anchor.unit, self._anchor.char)
         self._cursor_pos = (
             None if self._cursor_pos is None else Pos(self._cursor_pos.item + k, self._cursor_pos.unit, self._cursor_pos.char)
@@ -534,8 +477,8 @@ class ChatView(QAbstractScrollArea):
         self._heights = Fenwick()
         self._live = set()
         self._finalizing = set()
-        self._work.clear()
-        self._work_keys.clear()
+        self._history.cancel()
+        self._slicer.clear()
         self._anchor = self._cursor_pos = None
         self._find_current = None
         self._reveal = None
@@ -577,104 +520,19 @@ class ChatView(QAbstractScrollArea):
 
     # ------------------------------------------------------------------ footer
 
-    def _footer_words(self) -> dict[str, str]:
-        """The footer's translated texts and templates (looked up once per
-        batch of history items, not once per message; safe on any thread)."""
-        return {
-            "stopped": self.tr("⏹ Stopped"),
-            "truncated": self.tr("✂ Cut at the token limit"),
-            "interrupted": self.tr("⚠ Interrupted"),
-            "error": self.tr("⚠ Error"),
-            "error_reason": self.tr("⚠ Error: {reason}"),
-            "tokens": self.tr("{tokens} tokens"),
-            "rate": self.tr("{rate:.1f} tok/s"),
-            "ttft": self.tr("first token {ms:.0f} ms"),
-        }
-
-    def _set_footer_from_status(self, item: Item, words: dict[str, str] | None = None) -> None:
-        msg = item.message
-        if msg is None:
-            return
-        if words is None:
-            words = self._footer_words()
-        status = msg.status
-        if status == MessageStatus.STOPPED:
-            item.note, item.note_kind = words["stopped"], "info"
-        elif status == MessageStatus.TRUNCATED:
-            item.note, item.note_kind = words["truncated"], "info"
-        elif status == MessageStatus.INTERRUPTED:
-            item.note, item.note_kind = words["interrupted"], "warning"
-        elif status == MessageStatus.ERROR:
-            note = words["error_reason"].format(reason=msg.error) if msg.error else words["error"]
-            item.note, item.note_kind = note, "error"
-        else:
-            item.note, item.note_kind = "", "info"
-        facts = []
-        meta = msg.meta
-        if msg.role == Role.ASSISTANT.value and status != MessageStatus.STREAMING:
-            if meta.tokens:
-                facts.append(words["tokens"].format(tokens=meta.tokens))
-            if meta.tokens_per_s:
-                facts.append(words["rate"].format(rate=meta.tokens_per_s))
-            if meta.ttft_ms is not None:
-                facts.append(words["ttft"].format(ms=meta.ttft_ms))
-        item.facts = " · ".join(facts)
-
-    def update_footer(self, message_id: str) -> None:
-        """Re-read a message's status and facts into its footer."""
-        item = self._item(message_id)
-        if item is not None:
-            self._set_footer_from_status(item)
-            self.viewport().update()
+    def _set_footer_from_status(self, item: Item) -> None:
+        set_footer_from_status(item, footer_words())
 
     def _actions(self, item: Item) -> list[tuple[str, str]]:
-        """(action, label) pairs shown in a message's footer: the branch
-        switcher ("‹ 2/3 ›") when the message has siblings, then Copy and
-        what the conversation allows (``set_actions``)."""
-        if item.kind == "notice" or item.streaming or item.final_pending:
-            return []
-        out: list[tuple[str, str]] = []
-        branch, actions = item.branch, item.actions
-        if self._decorator is not None:
-            branch, actions = self._decorator(item.id)
-        if branch is not None and branch[1] > 1:
-            k, n = branch
-            if k > 1:
-                out.append(("previous", "‹"))
-            out.append(("branch", f"{k}/{n}"))
-            if k < n:
-                out.append(("next", "›"))
-        out.append(("copy", self.tr("Copy")))
-        labels = {
-            "edit": self.tr("Edit"),
-            "regenerate": self.tr("Regenerate"),
-            "continue": self.tr("Continue"),
-            "delete": self.tr("Delete"),
-        }
-        out.extend((a, labels[a]) for a in actions if a in labels)
-        return out
+        return footer_actions(item, self._decorator)
 
     def set_decorator(
-        self, decorator: Callable[[str], tuple[tuple[int, int] | None, tuple[str, ...]]] | None
+        self, decorator: Decorator | None
     ) -> None:
         """``decorator(message_id) -> ((k, n) or None, actions)``: asked only
         for the footers laid out (on screen), so it costs O(visible)."""
         self._decorator = decorator
         self.viewport().update()
-
-    def set_branch(self, message_id: str, k: int, n: int) -> None:
-        """Show "k/n" with previous/next in the message's footer (n > 1)."""
-        item = self._item(message_id)
-        if item is not None:
-            item.branch = (k, n) if n > 1 else None
-            self.viewport().update()
-
-    def set_actions(self, message_id: str, actions: tuple[str, ...]) -> None:
-        """The footer actions beyond Copy: "edit", "regenerate", "continue", "delete"."""
-        item = self._item(message_id)
-        if item is not None:
-            item.actions = actions
-            self.viewport().update()
 
     # ------------------------------------------------------------------ streaming
 
@@ -1181,50 +1039,33 @@ class ChatView(QAbstractScrollArea):
     # ------------------------------------------------------------------ time-sliced work
 
     def _queue(self, key: str, job: Callable[[], Iterator[None] | None]) -> None:
-        """Run ``job`` in time-boxed slices. A job that returns a generator
-        goes on, one ``next`` at a time, in later slices: it yields after each
-        costly step (one document built). Jobs run in order; a key already
-        queued is not queued twice."""
-        if key in self._work_keys:
-            return
-        self._work_keys.add(key)
-        self._work.append((key, job))
-        if not self._work_timer.isActive():
-            self._work_timer.start(0)
+        self._slicer.queue(key, job)
 
-    def _on_work_due(self) -> None:
-        t0 = time.perf_counter()
-        deadline = t0 + SLICE_BUDGET_S
-        while self._work and time.perf_counter() < deadline:
-            key, step = self._work[0]
-            try:
-                if isinstance(step, Iterator):
-                    next(step)
-                    continue
-                result = step()
-                if isinstance(result, Iterator):
-                    self._work[0] = (key, result)  # type: ignore[assignment]
-                    continue
-            except StopIteration:
-                pass
-            except Exception:  # noqa: BLE001 - a failed step must not stop the view
-                log.exception("view work step failed")
-            self._work.popleft()
-            self._work_keys.discard(key)
-        spent = time.perf_counter() - t0
-        self.slices += 1
-        self.last_slice_s = spent
-        self.max_slice_s = max(self.max_slice_s, spent)
-        if self._work:
-            self._work_timer.start(0)
-        else:
-            self.viewport().update()
-            self._check_viewport_ready()
+    def _on_work_drained(self) -> None:
+        self.viewport().update()
+        self._check_viewport_ready()
+
+    @property
+    def slices(self) -> int:
+        """Work slices run (benchmarks, stream health)."""
+        return self._slicer.slices
+
+    @property
+    def max_slice_s(self) -> float:
+        return self._slicer.max_slice_s
+
+    @property
+    def last_slice_s(self) -> float:
+        return self._slicer.last_slice_s
+
+    def reset_slice_stats(self) -> None:
+        """Start measuring the longest slice afresh (benchmarks)."""
+        self._slicer.max_slice_s = 0.0
 
     @property
     def busy(self) -> bool:
         """True while documents are being built or renders are awaited."""
-        return bool(self._work) or bool(self._finalizing) or self._history_pending > 0
+        return self._slicer.busy or bool(self._finalizing) or self._history.pending > 0
 
     # ------------------------------------------------------------------ virtualization
 
@@ -1876,10 +1717,6 @@ class ChatView(QAbstractScrollArea):
         self._cursor_pos = Pos(last, max(0, n_units - 1), 1 << 30)
         self.viewport().update()
 
-    def clear_selection(self) -> None:
-        self._anchor = self._cursor_pos = None
-        self.viewport().update()
-
     def _ordered_selection(self) -> tuple[Pos, Pos] | None:
         if not self.has_selection():
             return None
@@ -2173,16 +2010,12 @@ class ChatView(QAbstractScrollArea):
 
     def shutdown(self, timeout_ms: int = 5000) -> bool:
         """Stop building and rendering; joins the render thread up to ``timeout_ms``."""
-        self._work.clear()
-        self._work_keys.clear()
-        self._work_timer.stop()
+        self._slicer.stop()
         return self._render.shutdown(timeout_ms)
 
     def request_shutdown(self) -> None:
         """Stop building and rendering without waiting (see RenderService.request_stop)."""
-        self._work.clear()
-        self._work_keys.clear()
-        self._work_timer.stop()
+        self._slicer.stop()
         self._render.request_stop()
 
     @property

@@ -10,7 +10,7 @@ from PyQt6 import sip
 from PyQt6.QtWidgets import QApplication
 
 from app.core.conversation.sample import history_messages
-from app.ui.conversation import view as history  # (before the split)
+from app.ui.conversation import history
 from app.ui.conversation.view import ChatView
 from app.ui.services.background import join_background_threads
 
