@@ -210,8 +210,8 @@ class DoctorRun(QObject):
     def _report(self) -> None:
         s = self._stats
         assert s is not None
-        reply_text = self.window.view.message_text(s.message_id)
-        links = self.window.view.message_links(s.message_id)
+        reply_text = self.window.view.probe.message_text(s.message_id)
+        links = self.window.view.probe.message_links(s.message_id)
         gen_s = (s.last_token_at - s.first_token_at) if (s.last_token_at and s.first_token_at) else 0.0
         tps = (s.tokens_shown - 1) / gen_s if gen_s > 0 and s.tokens_shown > 1 else 0.0
         reason = s.finish_reason.value if s.finish_reason else "error"

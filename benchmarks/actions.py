@@ -460,7 +460,7 @@ def act_enter_after_reply(h: Harness) -> Generator[Any, None, None]:
     yield Until("the long reply's text arrived", lambda: "m" in state, 120)
     first_id = state["first"].message_id
     m = state["m"]
-    yield Until("the long reply's final render", lambda: h.view.is_settled(first_id), 120)
+    yield Until("the long reply's final render", lambda: h.view.probe.is_settled(first_id), 120)
     m.end(final_render_ms=m.ms_since_start(), reply_chars=len(h.chat.conversation.get(first_id) or ""))
     yield Until("the follow-up reply", h.chat_idle, 120)
 
@@ -601,7 +601,7 @@ def _open(h: Harness, name: str, messages: list[Any]) -> Generator[Any, None, No
     yield Until(f"all {len(messages)} messages in the view", lambda: h.view.item_count() >= len(messages), 120)
     m.extra["all_items_ms"] = m.ms_since_start()
     yield Until("view idle", h.view_idle, 60, hold_ms=30)
-    m.end(idle_ms=m.ms_since_start(), live_documents=h.view.live_document_count())
+    m.end(idle_ms=m.ms_since_start(), live_documents=h.view.probe.live_document_count())
 
 
 def act_resize(h: Harness) -> Generator[Any, None, None]:

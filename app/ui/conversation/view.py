@@ -119,8 +119,10 @@ from app.ui.conversation.items import (
     Item, ItemIndex, Pos, ThoughtsState, UnitDocument, UnitSlot,
     collapse_leading_block, copy_source, doc_text, gap_after, utf16_prefix,
 )
+from app.ui.conversation.find import FindHighlighter
 from app.ui.conversation.footer import Decorator, footer_actions, footer_words, set_footer_from_status
 from app.ui.conversation.history import HistoryLoader, HistoryParams, make_history_items
+from app.ui.conversation.probe import ChatViewProbe
 from app.ui.conversation.selection import LazyTextMime  # noqa: F401 (re-exported: the window uses it)
 
 _NOTE_KINDS = ("error", "warning", "info")
@@ -186,8 +188,8 @@ class ChatView(QAbstractScrollArea):
         self._press_at: QPointF | None = None
         self._dragging = False
         self._hover_href = ""
-        self._find_text = ""
-        self._find_current: tuple[str, int] | None = None  # message id, n-th match in it
+        self._probe: ChatViewProbe | None = None
+        self._find = FindHighlighter(self._slicer, self.viewport().update)
         self._reveal: tuple[str, int] | None = None        # a find match to scroll to
         self._zoom = 1.0
         self._font = self._small = self._bold = QFont()
@@ -451,18 +453,65 @@ class ChatView(QAbstractScrollArea):
         self._append_item(item)
         return nid
 
-    def remove_item(self, item_id: str) -> None:
-        index = self._index.get(item_id)
-        if index is None:
+    def remove_messages(self, ids: list[str]) -> None:
+        """Remove these items (messages or notices), their documents, folds
+        and find state, without moving what the reader sees: the scroll
+        value stays when the removed items start below the viewport's top,
+        else the view stays anchored to the first remaining item at or above
+        it. A selection touching a removed item is cleared, another one is
+        kept. O(n) arithmetic."""
+        gone = sorted({i for i in (self._index.get(k) for k in ids) if i is not None})
+        if not gone:
             return
-        self._render.cancel(item_id)
-        del self._items[index]
+        sb = self.verticalScrollBar()
+        value = sb.value()
+        old_tops = (
+            [0.0, *itertools.accumulate(self._heights.values())][:-1] if gone[0] <= self._item_at_y(value) else None
+        )
+        removed = set(gone)
+        for index in gone:
+            item = self._items[index]
+            self._render.cancel(item.id)
+            self._drop_documents(item)
+            if item.tail is not None:
+                item.tail.deleteLater()
+            item.tail = item.tail_cursor = None
+            self._finalizing.discard(item.id)
+            self._open_thoughts.discard(item.id)
+        ids_gone = {self._items[i].id for i in gone}
+        if self._reveal is not None and self._reveal[0] in ids_gone:
+            self._reveal = None
+        self._find.forget(ids_gone)
+        # the selection: cleared when an end is in a removed item, else renumbered
+        ends = (self._anchor, self._cursor_pos)
+        if any(p is not None and p.item in removed for p in ends):
+            self._anchor = self._cursor_pos = None
+        else:
+            self._anchor, self._cursor_pos = (
+                None if p is None else Pos(p.item - bisect.bisect_left(gone, p.item), p.unit, p.char) for p in ends
+            )
+        kept = [(n, it) for n, it in enumerate(self._items) if n not in removed]
+        self._items = [it for _n, it in kept]
         self._index = ItemIndex()
-        for i, it in enumerate(self._items):
-            self._index[it.id] = i
-        self._heights.rebuild(i.height + ITEM_GAP for i in self._items)
-        self._anchor = self._cursor_pos = None
+        for n, it in enumerate(self._items):
+            self._index[it.id] = n
+        self._heights.rebuild(it.height + ITEM_GAP for it in self._items)
         self._update_scrollbar()
+        if old_tops is not None:
+            # The removed items reach the viewport's top: keep the first
+            # remaining item at or above it where it was.
+            top_index = bisect.bisect_right(old_tops, value) - 1  # old index of the item at the top
+            anchor = next((k for k in range(len(kept) - 1, -1, -1) if kept[k][0] <= top_index), None)
+            if anchor is None:
+                sb.setValue(0)
+            else:
+                old = kept[anchor][0]
+                offset = value - old_tops[old]
+                if old < top_index:  # the reader looked at removed items: show what follows the anchor
+                    offset = min(offset, kept[anchor][1].height + ITEM_GAP)
+                sb.setValue(int(round(self._top(anchor) + offset)))
+        else:
+            sb.setValue(value)
         self._schedule_visibility()
         self.viewport().update()
 
@@ -480,7 +529,7 @@ class ChatView(QAbstractScrollArea):
         self._history.cancel()
         self._slicer.clear()
         self._anchor = self._cursor_pos = None
-        self._find_current = None
+        self._find.clear()
         self._reveal = None
         self._update_scrollbar()
         self.viewport().update()
@@ -509,14 +558,6 @@ class ChatView(QAbstractScrollArea):
     def _item(self, item_id: str) -> Item | None:
         index = self._index.get(item_id)
         return None if index is None else self._items[index]
-
-    def live_document_count(self) -> int:
-        return sum(
-            sum(1 for u in i.units if u.doc is not None)
-            + (1 if i.tail is not None else 0)
-            + (1 if i.think is not None and i.think.doc is not None else 0)
-            for i in self._items
-        )
 
     # ------------------------------------------------------------------ footer
 
@@ -624,6 +665,7 @@ class ChatView(QAbstractScrollArea):
             start = b
         cursor.insertText(text[start:])
         item.tail_end += len(text)
+        self._find.changed(cursor.document())
 
     def _tail_changed(self, item: Item) -> None:
         assert item.tail is not None
@@ -766,7 +808,9 @@ class ChatView(QAbstractScrollArea):
         cursor = QTextCursor(item.tail)
         cursor.setPosition(0)
         cursor.setPosition(min(utf16_prefix(item, upto, doc_chars), rest), QTextCursor.MoveMode.KeepAnchor)
+        removed = cursor.selectionEnd()
         cursor.removeSelectedText()
+        self._find.cut_front(item.tail, removed)
         del item.tail_breaks[:n_breaks]
         item.tail_start = upto
 
@@ -912,6 +956,7 @@ class ChatView(QAbstractScrollArea):
                 cursor.insertBlock()
             start = b
         cursor.insertText(text[start:])
+        self._find.changed(cursor.document())
 
     def _trim_thoughts(self, think: ThoughtsState) -> None:
         """Drop the trailing whitespace shown (the thoughts are complete)."""
@@ -927,6 +972,7 @@ class ChatView(QAbstractScrollArea):
             cursor.setPosition(pos)
             cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
             cursor.removeSelectedText()
+            self._find.invalidate(doc)
 
     def _drop_thoughts(self, think: ThoughtsState) -> None:
         if think.doc is not None:
@@ -1347,7 +1393,7 @@ class ChatView(QAbstractScrollArea):
                     ctx.palette.setColor(QPalette.ColorRole.Text, muted)
                     painter.fillRect(QRectF(-8, 0, 2, height), muted)
                 ctx.clip = QRectF(0, -uy, width, vh)
-                ctx.selections = self._selections_for(index, n, doc)
+                ctx.selections = self._selections_for(index, n, doc, -uy, vh - uy)
                 doc.documentLayout().draw(painter, ctx)
                 painter.restore()
                 if unit is not None and unit.unit.kind == "code" and unit.unit.copy:
@@ -1642,45 +1688,6 @@ class ChatView(QAbstractScrollArea):
         menu.aboutToHide.connect(menu.deleteLater)
         return menu
 
-    def footer_action_point(self, message_id: str, action: str) -> QPointF | None:
-        """The centre of a footer action's label in the viewport (tests, accessibility)."""
-        index = self._index.get(message_id)
-        if index is None:
-            return None
-        item = self._items[index]
-        offset = self.verticalScrollBar().value()
-        fy = self._top(index) + item.height - PAD_Y - self._line_height(self._small)
-        for kind, _text, rect in self._footer_layout(item, fy):
-            if kind == f"action:{action}":
-                return QPointF(rect.center().x(), rect.center().y() - offset)
-        return None
-
-    def thinking_header_point(self, message_id: str) -> QPointF | None:
-        """The centre of a message's thinking header in the viewport (None:
-        no thinking)."""
-        index = self._index.get(message_id)
-        if index is None:
-            return None
-        rect = self._think_header_rect(index)
-        if rect is None:
-            return None
-        return QPointF(rect.center().x(), rect.center().y() - self.verticalScrollBar().value())
-
-    def code_copy_point(self, message_id: str, nth: int = 0) -> QPointF | None:
-        """The centre of the n-th code block's Copy button in the viewport."""
-        index = self._index.get(message_id)
-        if index is None:
-            return None
-        item = self._items[index]
-        offset = self.verticalScrollBar().value()
-        k = 0
-        for _n, _doc, _height, unit, uy in self._rows(item, self._body_top(index)):
-            if unit is not None and unit.unit.kind == "code" and unit.unit.copy:
-                if k == nth:
-                    return self._copy_button_rect(uy - offset, self.viewport().width()).center()
-                k += 1
-        return None
-
     def _on_footer_action(self, action: str, item_id: str) -> None:
         if action == "copy":
             item = self._item(item_id)
@@ -1725,7 +1732,7 @@ class ChatView(QAbstractScrollArea):
         return (a, b) if a <= b else (b, a)
 
     def _selections_for(
-        self, index: int, n: int, doc: QTextDocument
+        self, index: int, n: int, doc: QTextDocument, y0: float = 0.0, y1: float = 1e9
     ) -> list[QAbstractTextDocumentLayout.Selection]:
         out: list[QAbstractTextDocumentLayout.Selection] = []
         sel = self._ordered_selection()
@@ -1748,8 +1755,8 @@ class ChatView(QAbstractScrollArea):
                     fmt.setForeground(self.palette().color(QPalette.ColorRole.HighlightedText))
                     s.format = fmt
                     out.append(s)
-        if self._find_text:
-            out.extend(self._find_selections(index, n, doc))
+        if self._find.active:
+            out.extend(self._find_selections(index, n, doc, y0, y1))
         return out
 
     def selected_text(self) -> str:
@@ -1818,9 +1825,11 @@ class ChatView(QAbstractScrollArea):
     def set_find(self, text: str, current: tuple[str, int] | None = None) -> None:
         """Highlight every match of ``text`` in the documents on screen;
         ``current`` = (message id, n-th match in that message) gets its own
-        colour and is scrolled into view (once its message is laid out)."""
-        self._find_text = text
-        self._find_current = current
+        colour and is scrolled into view (once its message is laid out).
+        Matches are found in later slices (``FindHighlighter``), never while
+        painting."""
+        self._find.set_text(text)
+        self._find.current = current
         if current is not None:
             self._reveal = current
             self.scroll_to_message(current[0])
@@ -1834,7 +1843,7 @@ class ChatView(QAbstractScrollArea):
             return True
         message_id, nth = self._reveal
         index = self._index.get(message_id)
-        if index is None:
+        if index is None or not self._find.active:
             self._reveal = None
             return True
         item = self._items[index]
@@ -1848,165 +1857,72 @@ class ChatView(QAbstractScrollArea):
         for _n, doc, _height, _unit, uy in self._rows(item, self._body_top(index)):
             if doc is None:
                 continue
-            cursor = doc.find(self._find_text)
-            while not cursor.isNull():
-                if k == nth:
-                    block = doc.findBlock(cursor.selectionStart())
-                    rect = doc.documentLayout().blockBoundingRect(block)
-                    target = uy + rect.y() - self.viewport().height() / 2
-                    self.verticalScrollBar().setValue(int(max(0.0, target)))
-                    return True
-                k += 1
-                cursor = doc.find(self._find_text, cursor)
+            starts = self._find.ranges(doc, now=True) or []
+            if nth - k < len(starts):
+                block = doc.findBlock(starts[nth - k])
+                rect = doc.documentLayout().blockBoundingRect(block)
+                target = uy + rect.y() - self.viewport().height() / 2
+                self.verticalScrollBar().setValue(int(max(0.0, target)))
+                return True
+            k += len(starts)
         return True
 
-    def _find_selections(self, index: int, n: int, doc: QTextDocument) -> list[QAbstractTextDocumentLayout.Selection]:
-        out = []
+    def _find_selections(
+        self, index: int, n: int, doc: QTextDocument, y0: float, y1: float
+    ) -> list[QAbstractTextDocumentLayout.Selection]:
+        """The cached matches of ``doc`` between its y0 and y1 (the part on
+        screen); none yet when they are still being found."""
+        starts = self._find.ranges(doc)
+        if not starts:
+            return []
         item = self._items[index]
         current_nth = -1
-        if self._find_current is not None and self._find_current[0] == item.id:
+        current = self._find.current
+        if current is not None and current[0] == item.id:
             before = self._hidden_thought_matches(item)
-            if n >= 0:
-                before += sum(self._count_in_doc(u.doc) for u in item.units[:n] if u.doc is not None)
-                think = item.think
-                if think is not None and think.ready and think.doc is not None:
-                    before += self._count_in_doc(think.doc)
-            current_nth = self._find_current[1] - before
-        cursor = doc.find(self._find_text)
-        k = 0
-        while not cursor.isNull():
+            for m, other, _h, _u, _y in self._rows(item, 0.0):
+                if m == n:
+                    break
+                if other is not None:
+                    before += len(self._find.ranges(other) or ())
+            current_nth = current[1] - before
+        layout = doc.documentLayout()
+        first = max(0, bisect.bisect_left(starts, layout.hitTest(QPointF(0, y0), Qt.HitTestAccuracy.FuzzyHit)) - 1)
+        last = bisect.bisect_right(starts, max(0, layout.hitTest(QPointF(1e6, y1), Qt.HitTestAccuracy.FuzzyHit)))
+        size = len(self._find.text)
+        found = theme.color("find")
+        out = []
+        for k in range(first, min(last + 1, len(starts))):
+            cursor = QTextCursor(doc)
+            cursor.setPosition(starts[k])
+            cursor.setPosition(min(starts[k] + size, doc.characterCount() - 1), QTextCursor.MoveMode.KeepAnchor)
             s = QAbstractTextDocumentLayout.Selection()
             s.cursor = cursor
             fmt = QTextCharFormat()
-            fmt.setBackground(theme.color("find_current" if k == current_nth else "find"))
+            fmt.setBackground(theme.color("find_current") if k == current_nth else found)
             s.format = fmt
             out.append(s)
-            k += 1
-            cursor = doc.find(self._find_text, cursor)
         return out
 
     def _hidden_thought_matches(self, item: Item) -> int:
         """Find matches in a message's thoughts while they are not shown (the
-        find bar numbers the matches of the whole source, thoughts first)."""
+        find bar numbers the matches of the whole message, thoughts first)."""
         think = item.think
-        if think is None or think.ready or not self._find_text or item.message is None:
+        if think is None or think.ready or not self._find.active or item.message is None:
             return 0
-        key = f"{think.start}:{think.end}\x00{self._find_text}"
-        if think.find_key != key:
-            needle = self._find_text.casefold()
-            haystack = item.message.content[think.start : think.end].casefold()
-            k, at = 0, haystack.find(needle)
-            while at >= 0:
-                k += 1
-                at = haystack.find(needle, at + len(needle))
-            think.find_key, think.find_count = key, k
-        return think.find_count
-
-    def _count_in_doc(self, doc: QTextDocument) -> int:
-        k = 0
-        cursor = doc.find(self._find_text)
-        while not cursor.isNull():
-            k += 1
-            cursor = doc.find(self._find_text, cursor)
-        return k
+        content = item.message.content
+        return self._find.hidden_thought_matches(
+            item.id, f"{think.start}:{think.end}", lambda: content[think.start : think.end].strip()
+        )
 
     # ------------------------------------------------------------------ reading back
 
-    def message_text(self, message_id: str) -> str:
-        """The text shown for a message's answer (units and tail), as a
-        reader sees it; the thinking is apart (``thinking_header``,
-        ``thoughts_text``)."""
-        item = self._item(message_id)
-        if item is None:
-            return ""
-        parts = [doc_text(u.unit, u.doc) if u.doc is not None else blocks.units_plain_text([u.unit]) for u in item.units]
-        if item.tail is not None and not item.tail.isEmpty():
-            parts.append(item.tail.toPlainText())
-        return "\n".join(parts)
-
-    def thinking_header(self, message_id: str) -> str:
-        """A message's thinking header as shown ("▸ Thinking… · 3 words"),
-        or "" when it has no thinking."""
-        item = self._item(message_id)
-        return "" if item is None or item.think is None else self._think_label(item)
-
-    def thoughts_text(self, message_id: str) -> str | None:
-        """The thoughts shown (unfolded, their document built), else None."""
-        item = self._item(message_id)
-        if item is None or item.think is None or not item.think.ready or item.think.doc is None:
-            return None
-        return item.think.doc.toPlainText()
-
-    def message_links(self, message_id: str) -> list[str]:
-        """The href of every link shown in a message, in order."""
-        item = self._item(message_id)
-        links: list[str] = []
-        if item is None:
-            return links
-        for u in item.units:
-            doc = u.doc
-            if doc is None:
-                continue
-            block = doc.begin()
-            while block.isValid():
-                it = block.begin()
-                while not it.atEnd():
-                    frag = it.fragment()
-                    if frag.isValid() and frag.charFormat().isAnchor() and frag.charFormat().anchorHref():
-                        links.append(frag.charFormat().anchorHref())
-                    it += 1
-                block = block.next()
-        return links
-
-    def point_of_text(self, message_id: str, needle: str, end: bool = False) -> QPointF | None:
-        """Where ``needle`` (its first character, or just after its last with
-        ``end``) is shown in the viewport; None when it is not laid out."""
-        index = self._index.get(message_id)
-        if index is None:
-            return None
-        item = self._items[index]
-        offset = self.verticalScrollBar().value()
-        for _n, doc, _height, _unit, uy in self._rows(item, self._body_top(index)):
-            if doc is not None:
-                cursor = doc.find(needle)
-                if not cursor.isNull():
-                    position = cursor.selectionEnd() if end else cursor.selectionStart()
-                    block = doc.findBlock(position)
-                    line = block.layout().lineForTextPosition(position - block.position())
-                    rect = doc.documentLayout().blockBoundingRect(block)
-                    x = line.cursorToX(position - block.position())[0] + rect.x() + PAD_X + (-1 if end else 1)
-                    return QPointF(x, uy - offset + rect.y() + line.y() + line.height() / 2)
-        return None
-
-    def message_footer(self, message_id: str) -> str:
-        item = self._item(message_id)
-        return "" if item is None else " · ".join(p for p in (item.note, item.facts) if p)
-
-    def notice_texts(self) -> list[str]:
-        return [i.units[0].unit.body for i in self._items if i.kind == "notice"]
-
-    def all_text(self) -> str:
-        """Everything shown, in order (tests and doctor; not for huge histories)."""
-        out = []
-        for item in self._items:
-            if item.kind == "notice":
-                out.append(item.units[0].unit.body)
-            else:
-                out.append(item.label)
-                if item.think is not None:
-                    out.append(self._think_label(item))
-                    thoughts = self.thoughts_text(item.id)
-                    if thoughts is not None:
-                        out.append(thoughts)
-                out.append(self.message_text(item.id))
-                footer = self.message_footer(item.id)
-                if footer:
-                    out.append(footer)
-        return "\n".join(out)
-
-    def is_settled(self, message_id: str) -> bool:
-        item = self._item(message_id)
-        return item is not None and not item.streaming and not item.final_pending
+    @property
+    def probe(self) -> ChatViewProbe:
+        """What the view shows, read back (tests, the doctor, accessibility)."""
+        if self._probe is None:
+            self._probe = ChatViewProbe(self)
+        return self._probe
 
     def shutdown(self, timeout_ms: int = 5000) -> bool:
         """Stop building and rendering; joins the render thread up to ``timeout_ms``."""
