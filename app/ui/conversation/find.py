@@ -25,6 +25,7 @@ import re
 import weakref
 from collections.abc import Callable, Iterator
 
+from PyQt6.QtCore import QRectF
 from PyQt6.QtGui import QTextCursor, QTextDocument
 
 from app.core.conversation.model import Message, Role
@@ -124,9 +125,10 @@ class _Ranges:
     """The matches of one document: (start, end) positions, and how far the
     document has been scanned (a tail grows at its end)."""
 
-    __slots__ = ("starts", "scanned", "pending")
+    __slots__ = ("starts", "scanned", "pending", "shapes")
 
     def __init__(self) -> None:
+        self.shapes: dict[tuple[int, int, float, int, int], QRectF] = {}
         self.starts: list[int] = []
         self.scanned = 0      # document positions before this are scanned
         self.pending = True   # a scan is queued
@@ -188,6 +190,16 @@ class FindHighlighter:
         if now and (entry.pending or entry.scanned < doc.characterCount() - 1):
             self._scan(doc, entry)
         return None if entry.pending else entry.starts
+
+    def shapes(self, doc: QTextDocument) -> dict[tuple[int, int, float, int, int], QRectF]:
+        """A cache the painter keeps match rectangles in, per (block
+        position, block length, text width, offset in block, length)."""
+        entry = self._docs.get(doc)
+        if entry is None:
+            return {}
+        if len(entry.shapes) > 4096:
+            entry.shapes.clear()
+        return entry.shapes
 
     def changed(self, doc: QTextDocument) -> None:
         """Text was appended to ``doc`` (a tail, the thoughts): rescan its end."""

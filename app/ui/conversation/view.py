@@ -1393,7 +1393,13 @@ class ChatView(QAbstractScrollArea):
                     ctx.palette.setColor(QPalette.ColorRole.Text, muted)
                     painter.fillRect(QRectF(-8, 0, 2, height), muted)
                 ctx.clip = QRectF(0, -uy, width, vh)
-                ctx.selections = self._selections_for(index, n, doc, -uy, vh - uy)
+                # Plain text (the tail, thoughts, notices) gets its find matches
+                # as rectangles behind the text: as many selections would
+                # cost the layout tens of ms in a long paragraph.
+                plain = unit is None or unit.unit.kind == "plain"
+                ctx.selections = self._selections_for(index, n, doc, -uy, vh - uy, find=not plain)
+                if plain and self._find.active:
+                    self._paint_find_rects(painter, index, n, doc, -uy, vh - uy)
                 doc.documentLayout().draw(painter, ctx)
                 painter.restore()
                 if unit is not None and unit.unit.kind == "code" and unit.unit.copy:
@@ -1732,7 +1738,7 @@ class ChatView(QAbstractScrollArea):
         return (a, b) if a <= b else (b, a)
 
     def _selections_for(
-        self, index: int, n: int, doc: QTextDocument, y0: float = 0.0, y1: float = 1e9
+        self, index: int, n: int, doc: QTextDocument, y0: float = 0.0, y1: float = 1e9, find: bool = True
     ) -> list[QAbstractTextDocumentLayout.Selection]:
         out: list[QAbstractTextDocumentLayout.Selection] = []
         sel = self._ordered_selection()
@@ -1755,8 +1761,11 @@ class ChatView(QAbstractScrollArea):
                     fmt.setForeground(self.palette().color(QPalette.ColorRole.HighlightedText))
                     s.format = fmt
                     out.append(s)
-        if self._find.active:
-            out.extend(self._find_selections(index, n, doc, y0, y1))
+        if find and self._find.active:
+            out.extend(
+                self._find_selection(doc, start, size, current)
+                for start, size, current in self._visible_matches(index, n, doc, y0, y1)
+            )
         return out
 
     def selected_text(self) -> str:
@@ -1867,14 +1876,14 @@ class ChatView(QAbstractScrollArea):
             k += len(starts)
         return True
 
-    def _find_selections(
+    def _visible_matches(
         self, index: int, n: int, doc: QTextDocument, y0: float, y1: float
-    ) -> list[QAbstractTextDocumentLayout.Selection]:
-        """The cached matches of ``doc`` between its y0 and y1 (the part on
-        screen); none yet when they are still being found."""
+    ) -> Iterator[tuple[int, int, bool]]:
+        """(start, length, current?) of the cached matches of ``doc`` between
+        its y0 and y1 (the part on screen); none while still being found."""
         starts = self._find.ranges(doc)
         if not starts:
-            return []
+            return
         item = self._items[index]
         current_nth = -1
         current = self._find.current
@@ -1890,19 +1899,48 @@ class ChatView(QAbstractScrollArea):
         first = max(0, bisect.bisect_left(starts, layout.hitTest(QPointF(0, y0), Qt.HitTestAccuracy.FuzzyHit)) - 1)
         last = bisect.bisect_right(starts, max(0, layout.hitTest(QPointF(1e6, y1), Qt.HitTestAccuracy.FuzzyHit)))
         size = len(self._find.text)
-        found = theme.color("find")
-        out = []
+        end = doc.characterCount() - 1
         for k in range(first, min(last + 1, len(starts))):
-            cursor = QTextCursor(doc)
-            cursor.setPosition(starts[k])
-            cursor.setPosition(min(starts[k] + size, doc.characterCount() - 1), QTextCursor.MoveMode.KeepAnchor)
-            s = QAbstractTextDocumentLayout.Selection()
-            s.cursor = cursor
-            fmt = QTextCharFormat()
-            fmt.setBackground(theme.color("find_current") if k == current_nth else found)
-            s.format = fmt
-            out.append(s)
-        return out
+            yield starts[k], min(size, end - starts[k]), k == current_nth
+
+    def _find_selection(self, doc: QTextDocument, start: int, size: int, current: bool) -> QAbstractTextDocumentLayout.Selection:
+        cursor = QTextCursor(doc)
+        cursor.setPosition(start)
+        cursor.setPosition(start + size, QTextCursor.MoveMode.KeepAnchor)
+        s = QAbstractTextDocumentLayout.Selection()
+        s.cursor = cursor
+        fmt = QTextCharFormat()
+        fmt.setBackground(theme.color("find_current" if current else "find"))
+        s.format = fmt
+        return s
+
+    def _paint_find_rects(self, painter: QPainter, index: int, n: int, doc: QTextDocument, y0: float, y1: float) -> None:
+        """The find matches on screen of a plain document, as rectangles behind its text."""
+        layout = doc.documentLayout()
+        found, current_color = theme.color("find"), theme.color("find_current")
+        block_rects: dict[int, QRectF] = {}
+        shapes = self._find.shapes(doc)  # match geometry within its block, kept while the block is unchanged
+        width = doc.textWidth()
+        for start, size, current in self._visible_matches(index, n, doc, y0, y1):
+            block = doc.findBlock(start)
+            key = block.position()
+            rect = block_rects.get(key)
+            if rect is None:
+                rect = block_rects[key] = layout.blockBoundingRect(block)
+            a = start - key
+            shape_key = (key, block.length(), width, a, size)
+            shape = shapes.get(shape_key)
+            if shape is None:
+                text_layout = block.layout()
+                line = text_layout.lineForTextPosition(a)
+                if not line.isValid():
+                    continue
+                end_line = text_layout.lineForTextPosition(a + size)
+                x1 = line.cursorToX(a)[0]
+                same = end_line.isValid() and end_line.lineNumber() == line.lineNumber()
+                x2 = line.cursorToX(a + size)[0] if same else line.naturalTextWidth()
+                shape = shapes[shape_key] = QRectF(x1, line.y(), max(1.0, x2 - x1), line.height())
+            painter.fillRect(shape.translated(rect.x(), rect.y()), current_color if current else found)
 
     def _hidden_thought_matches(self, item: Item) -> int:
         """Find matches in a message's thoughts while they are not shown (the
