@@ -125,7 +125,7 @@ class _Ranges:
     """The matches of one document: (start, end) positions, and how far the
     document has been scanned (a tail grows at its end)."""
 
-    __slots__ = ("starts", "scanned", "pending", "shapes")
+    __slots__ = ("pending", "scanned", "shapes", "starts")
 
     def __init__(self) -> None:
         self.shapes: dict[tuple[int, int, float, int, int], QRectF] = {}

@@ -34,7 +34,7 @@ class _FindEdit(QLineEdit):
     #: Esc in the field.
     close_requested = pyqtSignal()
 
-    def keyPressEvent(self, event: QKeyEvent | None) -> None:  # noqa: N802 (Qt API)
+    def keyPressEvent(self, event: QKeyEvent | None) -> None:
         if event is not None and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
             if event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
                 self.previous_requested.emit()

@@ -18,22 +18,18 @@ from app.ui.conversation.items import Item
 Decorator = Callable[[str], tuple[tuple[int, int] | None, tuple[str, ...]]]
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("ChatView", text)
-
-
 def footer_words() -> dict[str, str]:
     """The footer's translated texts and templates (looked up once per
     batch of history items, not once per message)."""
     return {
-        "stopped": _tr("⏹ Stopped"),
-        "truncated": _tr("✂ Cut at the token limit"),
-        "interrupted": _tr("⚠ Interrupted"),
-        "error": _tr("⚠ Error"),
-        "error_reason": _tr("⚠ Error: {reason}"),
-        "tokens": _tr("{tokens} tokens"),
-        "rate": _tr("{rate:.1f} tok/s"),
-        "ttft": _tr("first token {ms:.0f} ms"),
+        "stopped": QCoreApplication.translate("ChatView", "⏹ Stopped"),
+        "truncated": QCoreApplication.translate("ChatView", "✂ Cut at the token limit"),
+        "interrupted": QCoreApplication.translate("ChatView", "⚠ Interrupted"),
+        "error": QCoreApplication.translate("ChatView", "⚠ Error"),
+        "error_reason": QCoreApplication.translate("ChatView", "⚠ Error: {reason}"),
+        "tokens": QCoreApplication.translate("ChatView", "{tokens} tokens"),
+        "rate": QCoreApplication.translate("ChatView", "{rate:.1f} tok/s"),
+        "ttft": QCoreApplication.translate("ChatView", "first token {ms:.0f} ms"),
     }
 
 
@@ -84,12 +80,12 @@ def footer_actions(item: Item, decorator: Decorator | None) -> list[tuple[str, s
         out.append(("branch", f"{k}/{n}"))
         if k < n:
             out.append(("next", "›"))
-    out.append(("copy", _tr("Copy")))
+    out.append(("copy", QCoreApplication.translate("ChatView", "Copy")))
     labels = {
-        "edit": _tr("Edit"),
-        "regenerate": _tr("Regenerate"),
-        "continue": _tr("Continue"),
-        "delete": _tr("Delete"),
+        "edit": QCoreApplication.translate("ChatView", "Edit"),
+        "regenerate": QCoreApplication.translate("ChatView", "Regenerate"),
+        "continue": QCoreApplication.translate("ChatView", "Continue"),
+        "delete": QCoreApplication.translate("ChatView", "Delete"),
     }
     out.extend((a, labels[a]) for a in actions if a in labels)
     return out

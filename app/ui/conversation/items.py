@@ -43,7 +43,7 @@ CHAR_W = 7.5                # average character width at zoom 1.0, for height es
 class UnitDocument(QTextDocument):
     """A unit's document: never loads a resource (images, local files...)."""
 
-    def loadResource(self, type_: int, name: QUrl) -> object:  # noqa: N802 (Qt API)
+    def loadResource(self, type_: int, name: QUrl) -> object:
         return None
 
 
@@ -96,7 +96,7 @@ class ItemIndex:
     """Item id → index in the view's list. Ids map to sequence numbers with
     a movable base, so putting k items in front costs O(k), not O(n)."""
 
-    __slots__ = ("_seq", "_base")
+    __slots__ = ("_base", "_seq")
 
     def __init__(self) -> None:
         self._seq: dict[str, int] = {}

@@ -125,7 +125,7 @@ class ChatViewProbe:
             return None
         item = self._view._items[index]
         offset = self._view.verticalScrollBar().value()
-        fy = self._view._top(index) + item.height - PAD_Y - self._view._line_height(self._view._small)
+        fy = self._view._top(index) + item.height - PAD_Y - self._view._metrics.line_height(self._view._metrics.small)
         for kind, _text, rect in self._view._footer_layout(item, fy):
             if kind == f"action:{action}":
                 return QPointF(rect.center().x(), rect.center().y() - offset)
@@ -205,7 +205,7 @@ class ChatViewProbe:
 
     def text_pixel_size(self) -> int:
         """The body text's pixel size (zoom)."""
-        return self._view._font.pixelSize()
+        return self._view._metrics.font.pixelSize()
 
     def documents(self, message_id: str, kind: str = "") -> list[QTextDocument]:
         """The documents a message holds now (units of ``kind``, or all of its units)."""
@@ -231,7 +231,7 @@ class ChatViewProbe:
         """Every document of the message is laid out at the view's text width."""
         view = self._view
         item = view._item(message_id)
-        width = view._content_width()
+        width = view._metrics.content_width()
         return item is not None and all(u.doc is None or u.doc.textWidth() == width for u in item.units)
 
     def lay_out(self, message_id: str) -> None:

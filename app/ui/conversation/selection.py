@@ -19,10 +19,10 @@ class LazyTextMime(QMimeData):
     def formats(self) -> list[str]:
         return ["text/plain", "text/plain;charset=utf-8"]
 
-    def hasFormat(self, mime_type: str | None) -> bool:  # noqa: N802 (Qt API)
+    def hasFormat(self, mime_type: str | None) -> bool:
         return mime_type in self.formats()
 
-    def retrieveData(self, mime_type: str | None, type_: object) -> object:  # noqa: N802 (Qt API)
+    def retrieveData(self, mime_type: str | None, type_: object) -> object:
         if mime_type not in self.formats():
             return None
         if self._make is not None:

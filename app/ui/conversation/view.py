@@ -63,17 +63,14 @@ import bisect
 import itertools
 import logging
 import time
-from collections import deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 
-from PyQt6.QtCore import QMimeData, QPointF, QRectF, QSize, Qt, QTimer, QUrl, pyqtSignal
+from PyQt6.QtCore import QPointF, QRectF, QSize, Qt, QTimer, QUrl, pyqtSignal
 from PyQt6.QtGui import (
     QAbstractTextDocumentLayout,
     QColor,
     QCursor,
     QDesktopServices,
-    QFont,
     QFontMetricsF,
     QGuiApplication,
     QKeyEvent,
@@ -90,17 +87,19 @@ from PyQt6.QtGui import (
 )
 from PyQt6.QtWidgets import QAbstractScrollArea, QMenu, QWidget
 
+from app.core.conversation.model import Message, MessageStatus, Role
 from app.core.render import blocks
-
 from app.core.render import markdown as render
 from app.core.render.blocks import Unit
-from app.core.conversation.model import Message, MessageStatus, Role
-from app.core.util.fenwick import Fenwick
 from app.core.text.textbreak import DisplayBreaker
-from app.core.text.thinking import ThinkingSpans, ThinkingSplitter, count_words, strip_thinking, thinking_spans
-from app.ui.misc import shortcuts
-from app.ui.misc import theme
-from app.ui.services.slicer import TimeSlicer
+from app.core.text.thinking import (
+    ThinkingSpans,
+    ThinkingSplitter,
+    count_words,
+    thinking_spans,
+)
+from app.core.util.fenwick import Fenwick
+from app.ui.misc import shortcuts, theme
 from app.ui.services.render import (
     PRIORITY_BACKGROUND,
     PRIORITY_NOW,
@@ -109,21 +108,50 @@ from app.ui.services.render import (
     RenderResult,
     RenderService,
 )
+from app.ui.services.slicer import TimeSlicer
 
 log = logging.getLogger(__name__)
 
-from app.ui.conversation.items import (
-    ALLOWED_LINK_SCHEMES, BREAK_LIMIT, CHAR_W, COMMIT_SCAN_S, FOOTER_GAP, HEADER_GAP, ITEM_GAP, KEEP_MARGIN,
-    LAZY_COPY_ITEMS, LIVE_ABOVE, LIVE_BELOW, PAD_X, PAD_Y, SLICE_BUDGET_S, SMALL_PX, SYNC_HISTORY, TEXT_PX,
-    THOUGHTS_PIECE, UNIT_GAP, WORDS_EXACT_LIMIT,
-    Item, ItemIndex, Pos, ThoughtsState, UnitDocument, UnitSlot,
-    collapse_leading_block, copy_source, doc_text, gap_after, utf16_prefix,
-)
 from app.ui.conversation.find import FindHighlighter
-from app.ui.conversation.footer import Decorator, footer_actions, footer_words, set_footer_from_status
+from app.ui.conversation.footer import (
+    Decorator,
+    footer_actions,
+    footer_words,
+    set_footer_from_status,
+)
+from app.ui.conversation.geometry import Metrics
 from app.ui.conversation.history import HistoryLoader, HistoryParams, make_history_items
+from app.ui.conversation.items import (
+    ALLOWED_LINK_SCHEMES,
+    BREAK_LIMIT,
+    CHAR_W,
+    COMMIT_SCAN_S,
+    HEADER_GAP,
+    ITEM_GAP,
+    KEEP_MARGIN,
+    LAZY_COPY_ITEMS,
+    LIVE_ABOVE,
+    LIVE_BELOW,
+    PAD_X,
+    PAD_Y,
+    SLICE_BUDGET_S,
+    SYNC_HISTORY,
+    THOUGHTS_PIECE,
+    UNIT_GAP,
+    WORDS_EXACT_LIMIT,
+    Item,
+    ItemIndex,
+    Pos,
+    ThoughtsState,
+    UnitDocument,
+    UnitSlot,
+    collapse_leading_block,
+    copy_source,
+    gap_after,
+    utf16_prefix,
+)
 from app.ui.conversation.probe import ChatViewProbe
-from app.ui.conversation.selection import LazyTextMime  # noqa: F401 (re-exported: the window uses it)
+from app.ui.conversation.selection import LazyTextMime
 
 _NOTE_KINDS = ("error", "warning", "info")
 
@@ -191,11 +219,8 @@ class ChatView(QAbstractScrollArea):
         self._probe: ChatViewProbe | None = None
         self._find = FindHighlighter(self._slicer, self.viewport().update)
         self._reveal: tuple[str, int] | None = None        # a find match to scroll to
-        self._zoom = 1.0
-        self._font = self._small = self._bold = QFont()
-        self._set_fonts()
+        self._metrics = Metrics(self.font(), lambda: self.viewport().width())
         self._code_css = theme.current().code_css()
-        self._line_heights: dict[str, float] = {}
         self._open_thoughts: set[str] = set()  # ids of messages whose thoughts are unfolded
         self._connect_signals()
 
@@ -206,73 +231,6 @@ class ChatView(QAbstractScrollArea):
         self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
 
     # ------------------------------------------------------------------ geometry
-
-    def _content_width(self) -> float:
-        return max(120.0, self.viewport().width() - 2 * PAD_X)
-
-    def _line_height(self, font: QFont | None = None) -> float:
-        font = font or self._font
-        key = font.key()
-        height = self._line_heights.get(key)
-        if height is None:
-            height = self._line_heights[key] = QFontMetricsF(font).height()
-        return height
-
-    def _header_height(self, item: Item) -> float:
-        return 0.0 if item.kind == "notice" else self._line_height(self._bold) + HEADER_GAP
-
-    def _think_header_height(self, item: Item) -> float:
-        """The "▸ Thinking…" row (none without thinking)."""
-        return 0.0 if item.think is None else self._line_height(self._small) + HEADER_GAP
-
-    def _thoughts_height(self, think: ThoughtsState, width: float) -> float:
-        """Height of the unfolded thoughts' row: measured, or estimated while
-        their document is not built (or being filled)."""
-        if think.ready or think.measured_width == width:
-            return think.height
-        return self._estimate_text(think.end - think.start, 0, width)
-
-    def _footer_height(self, item: Item) -> float:
-        if item.kind == "notice":
-            return 0.0
-        return self._line_height(self._small) + FOOTER_GAP
-
-    def _estimate_unit(self, unit: Unit, width: float) -> float:
-        text_len = len(unit.copy) if unit.kind == "code" else len(unit.body)
-        if unit.kind == "html":
-            text_len = int(text_len * 0.7)
-        char_w = CHAR_W * self._zoom
-        per_line = max(10, int(width / char_w))
-        lines = unit.body.count("\n") if unit.kind != "html" else 0
-        lines += text_len // per_line + 1
-        extra = 8.0 if unit.kind == "code" else 12.0
-        return lines * self._line_height() + extra
-
-    def _estimate_text(self, text_len: int, newlines: int, width: float) -> float:
-        per_line = max(10, int(width / (CHAR_W * self._zoom)))
-        return (text_len // per_line + newlines + 1) * self._line_height() + 12.0
-
-    def _item_height(self, item: Item) -> float:
-        width = self._content_width()
-        body = 0.0
-        for n, u in enumerate(item.units):
-            if u.doc is None and u.measured_width != width:
-                u.height = self._estimate_unit(u.unit, width)
-            body += u.height + gap_after(item.units, n)
-        if item.units:
-            body -= gap_after(item.units, len(item.units) - 1)
-        think = item.think
-        if item.rendered_len < 0 and not item.units and item.message is not None:
-            content = item.message.content
-            start = think.answer if think is not None and think.answer >= 0 else 0
-            body = self._estimate_text(len(content) - start, content.count("\n", start, start + 20000), width)
-        if item.tail is not None and not item.tail.isEmpty():
-            body += (UNIT_GAP if item.units else 0.0) + item.tail_height
-        if think is not None:
-            body += self._think_header_height(item)
-            if think.expanded:
-                body += self._thoughts_height(think, width) + UNIT_GAP
-        return PAD_Y + self._header_height(item) + body + self._footer_height(item) + PAD_Y
 
     def _top(self, index: int) -> float:
         """Content y of item ``index``: O(log n)."""
@@ -330,7 +288,7 @@ class ChatView(QAbstractScrollArea):
         index = len(self._items)
         self._items.append(item)
         self._index[item.id] = index
-        item.height = self._item_height(item)
+        item.height = self._metrics.item_height(item)
         self._heights.append(item.height + ITEM_GAP)
         self._update_scrollbar()
         if stick:
@@ -370,7 +328,7 @@ class ChatView(QAbstractScrollArea):
             think = item.think
             if think is not None and think.expanded and think.doc is None:
                 self._start_fill(item)
-                self._set_height(self._index[item.id], self._item_height(item))
+                self._set_height(self._index[item.id], self._metrics.item_height(item))
             self._maybe_commit(item)
 
     def add_messages(self, messages: list[Message]) -> None:
@@ -390,11 +348,11 @@ class ChatView(QAbstractScrollArea):
         self.history_completed.emit()
 
     def _history_params(self) -> HistoryParams:
-        width = self._content_width()
-        small = self._line_height(self._small)
-        frame = 2 * PAD_Y + self._line_height(self._bold) + HEADER_GAP + small + FOOTER_GAP
+        width = self._metrics.content_width()
+        small = self._metrics.line_height(self._metrics.small)
+        frame = self._metrics.frame_height()
         return HistoryParams(
-            max(10, int(width / (CHAR_W * self._zoom))), self._line_height(), frame, small + HEADER_GAP,
+            max(10, int(width / (CHAR_W * self._metrics.zoom))), self._metrics.line_height(), frame, small + HEADER_GAP,
             self.tr("You"), self.tr("Rill"), footer_words(),
         )
 
@@ -579,7 +537,7 @@ class ChatView(QAbstractScrollArea):
 
     def _new_tail(self, item: Item) -> None:
         doc = self._new_document()
-        doc.setTextWidth(self._content_width())
+        doc.setTextWidth(self._metrics.content_width())
         item.tail = doc
         item.tail_cursor = QTextCursor(doc)
         item.breaker = DisplayBreaker(BREAK_LIMIT)
@@ -669,7 +627,7 @@ class ChatView(QAbstractScrollArea):
 
     def _tail_changed(self, item: Item) -> None:
         assert item.tail is not None
-        width = self._content_width()
+        width = self._metrics.content_width()
         if item.tail.textWidth() != width:
             item.tail.setTextWidth(width)
         item.tail_height = item.tail.size().height()
@@ -680,7 +638,7 @@ class ChatView(QAbstractScrollArea):
                 think.doc.setTextWidth(width)
             think.height, think.measured_width = think.doc.size().height(), width
         index = self._index[item.id]
-        self._set_height(index, self._item_height(item))
+        self._set_height(index, self._metrics.item_height(item))
         if self._is_visible(index):
             self.viewport().update()
 
@@ -852,7 +810,7 @@ class ChatView(QAbstractScrollArea):
         doc = UnitDocument(self)
         doc.setUndoRedoEnabled(False)
         doc.setDocumentMargin(0)
-        doc.setDefaultFont(self._font)
+        doc.setDefaultFont(self._metrics.font)
         doc.setDefaultStyleSheet(self._code_css)  # colours of rendered code (the theme's)
         return doc
 
@@ -864,12 +822,12 @@ class ChatView(QAbstractScrollArea):
             doc.setHtml(unit.body)
             if unit.body.startswith("<table"):
                 collapse_leading_block(doc)
-        width = self._content_width()
+        width = self._metrics.content_width()
         doc.setTextWidth(width)
         return UnitSlot(unit, doc, doc.size().height(), width)
 
     def _relayout_item(self, item: Item) -> None:
-        width = self._content_width()
+        width = self._metrics.content_width()
         for u in item.units:
             if u.doc is not None and u.measured_width != width:
                 u.doc.setTextWidth(width)
@@ -885,7 +843,7 @@ class ChatView(QAbstractScrollArea):
                 think.height, think.measured_width = think.doc.size().height(), width
         index = self._index.get(item.id)
         if index is not None:
-            self._set_height(index, self._item_height(item))
+            self._set_height(index, self._metrics.item_height(item))
 
     def _drop_documents(self, item: Item) -> None:
         for u in item.units:
@@ -907,7 +865,7 @@ class ChatView(QAbstractScrollArea):
         assert think is not None and msg is not None
         text = msg.content[think.start : think.end]
         doc = self._new_document()
-        doc.setTextWidth(self._content_width())
+        doc.setTextWidth(self._metrics.content_width())
         think.doc, think.cursor, think.breaker = doc, QTextCursor(doc), DisplayBreaker(BREAK_LIMIT)
         think.filling, think.pending, think.shown = True, [], False
         self._queue(f"thoughts:{item.id}:{id(doc)}", lambda: self._fill_thoughts(item, think, doc, text))
@@ -927,13 +885,13 @@ class ChatView(QAbstractScrollArea):
         think.filling = False
         if think.closed or not item.streaming:
             self._trim_thoughts(think)
-        width = self._content_width()
+        width = self._metrics.content_width()
         if doc.textWidth() != width:
             doc.setTextWidth(width)
         think.height, think.measured_width = doc.size().height(), width
         index = self._index.get(item.id)
         if index is not None and self._items[index] is item:
-            self._set_height(index, self._item_height(item))
+            self._set_height(index, self._metrics.item_height(item))
             self.viewport().update()
 
     def _thoughts_insert(self, think: ThoughtsState, text: str) -> None:
@@ -1022,8 +980,8 @@ class ChatView(QAbstractScrollArea):
         item = self._items[index]
         if item.think is None:
             return None
-        fm = QFontMetricsF(self._small)
-        y = self._top(index) + PAD_Y + self._header_height(item)
+        fm = QFontMetricsF(self._metrics.small)
+        y = self._top(index) + PAD_Y + self._metrics.header_height(item)
         return QRectF(PAD_X, y, fm.horizontalAdvance(self._think_label(item)) + 8, fm.height())
 
     def _think_header_at(self, point: QPointF) -> str | None:
@@ -1056,7 +1014,7 @@ class ChatView(QAbstractScrollArea):
             for pos in (self._anchor, self._cursor_pos):
                 if pos is not None and pos.item == index and pos.unit < 0:
                     self._anchor = self._cursor_pos = None  # its text is gone
-        self._set_height(index, self._item_height(item))
+        self._set_height(index, self._metrics.item_height(item))
         self._schedule_visibility()
         self.viewport().update()
         self.thoughts_toggled.emit(item.id, expanded)
@@ -1177,7 +1135,7 @@ class ChatView(QAbstractScrollArea):
         self._render.request(RenderJob(item.id, kind, text, token=len(msg)), priority)
 
     def _build_item(self, item: Item) -> Iterator[None]:
-        width = self._content_width()
+        width = self._metrics.content_width()
         think = item.think
         if think is not None and think.expanded and think.doc is None and item.live:
             self._start_fill(item)
@@ -1194,7 +1152,7 @@ class ChatView(QAbstractScrollArea):
                 u.measured_width = width
         index = self._index.get(item.id)
         if index is not None:
-            self._set_height(index, self._item_height(item))
+            self._set_height(index, self._metrics.item_height(item))
             item.measured_width = width
             self.viewport().update()
 
@@ -1219,30 +1177,22 @@ class ChatView(QAbstractScrollArea):
 
     # ------------------------------------------------------------------ theme and zoom
 
-    def _set_fonts(self) -> None:
-        self._font = QFont(self.font())
-        self._font.setPixelSize(round(TEXT_PX * self._zoom))
-        self._small = QFont(self.font())
-        self._small.setPixelSize(round(SMALL_PX * self._zoom))
-        self._bold = QFont(self._font)
-        self._bold.setWeight(QFont.Weight.Bold)
-
     @property
     def zoom(self) -> float:
-        return self._zoom
+        return self._metrics.zoom
 
     def set_zoom(self, factor: float) -> None:
         """Show the text at ``factor`` times its base size. Every item's
         height is scaled at once (O(n) arithmetic, no Qt call per message);
         documents near the viewport take the new font in work slices and are
         measured then, the others when they come into view, as on a resize."""
-        if factor == self._zoom or factor <= 0:
+        if factor == self._metrics.zoom or factor <= 0:
             return
         stick = self.at_bottom()
-        old_line = self._line_height()
-        self._zoom = factor
-        self._set_fonts()
-        ratio = self._line_height() / old_line
+        old_line = self._metrics.line_height()
+        self._metrics.zoom = factor
+        self._metrics.set_fonts(self.font())
+        ratio = self._metrics.line_height() / old_line
         scale = ratio * ratio  # more lines (narrower text) of taller lines
         heights: list[float] = []
         for item in self._items:
@@ -1263,28 +1213,28 @@ class ChatView(QAbstractScrollArea):
     def _refont_item(self, item: Item) -> Iterator[None]:
         """Give an item's documents the current font and measure them (a work
         job: one document per step)."""
-        width = self._content_width()
+        width = self._metrics.content_width()
         for u in item.units:
             if self._item(item.id) is not item:
                 return
-            if u.doc is not None and u.doc.defaultFont() != self._font:
-                u.doc.setDefaultFont(self._font)
+            if u.doc is not None and u.doc.defaultFont() != self._metrics.font:
+                u.doc.setDefaultFont(self._metrics.font)
                 u.doc.setTextWidth(width)
                 u.height, u.measured_width = u.doc.size().height(), width
                 yield
-        if item.tail is not None and item.tail.defaultFont() != self._font:
-            item.tail.setDefaultFont(self._font)
+        if item.tail is not None and item.tail.defaultFont() != self._metrics.font:
+            item.tail.setDefaultFont(self._metrics.font)
             item.tail.setTextWidth(width)
             item.tail_height = item.tail.size().height()
         think = item.think
-        if think is not None and think.doc is not None and think.doc.defaultFont() != self._font:
-            think.doc.setDefaultFont(self._font)
+        if think is not None and think.doc is not None and think.doc.defaultFont() != self._metrics.font:
+            think.doc.setDefaultFont(self._metrics.font)
             think.doc.setTextWidth(width)
             if not think.filling:
                 think.height, think.measured_width = think.doc.size().height(), width
         index = self._index.get(item.id)
         if index is not None and self._item(item.id) is item:
-            self._set_height(index, self._item_height(item))
+            self._set_height(index, self._metrics.item_height(item))
             item.measured_width = width
         self.viewport().update()
 
@@ -1313,9 +1263,9 @@ class ChatView(QAbstractScrollArea):
                 self.viewport().update()
                 yield
 
-    def resizeEvent(self, event: QResizeEvent | None) -> None:  # noqa: N802 (Qt API)
+    def resizeEvent(self, event: QResizeEvent | None) -> None:
         super().resizeEvent(event)
-        width = self._content_width()
+        width = self._metrics.content_width()
         if width != self._width:
             old_width, self._width = self._width, width
             # Items holding documents (near the viewport, bounded by the
@@ -1324,7 +1274,7 @@ class ChatView(QAbstractScrollArea):
             # view. O(n) arithmetic, no Qt call per message.
             stick = self.at_bottom()
             ratio = old_width / width if old_width > 0 else 1.0
-            frame = 2 * PAD_Y + self._line_height(self._bold) + HEADER_GAP + self._line_height(self._small) + FOOTER_GAP
+            frame = self._metrics.frame_height()
             live: list[Item] = []
             scale = ratio != 1.0
             for item in self._items:
@@ -1350,7 +1300,7 @@ class ChatView(QAbstractScrollArea):
         ctx.palette.setColor(QPalette.ColorRole.Text, self.palette().color(QPalette.ColorRole.Text))
         return ctx
 
-    def paintEvent(self, event: QPaintEvent | None) -> None:  # noqa: N802 (Qt API)
+    def paintEvent(self, event: QPaintEvent | None) -> None:
         painter = QPainter(self.viewport())
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         offset = self.verticalScrollBar().value()
@@ -1369,15 +1319,15 @@ class ChatView(QAbstractScrollArea):
             painter.fillRect(QRectF(4, top, width - 8, item.height), theme.color("user_bg"))
         y = top + PAD_Y
         if item.kind != "notice":
-            painter.setFont(self._bold)
+            painter.setFont(self._metrics.bold)
             painter.setPen(theme.color("user" if item.kind == "user" else "assistant"))
-            painter.drawText(QPointF(PAD_X, y + QFontMetricsF(self._bold).ascent()), item.label)
-            y += self._header_height(item)
+            painter.drawText(QPointF(PAD_X, y + QFontMetricsF(self._metrics.bold).ascent()), item.label)
+            y += self._metrics.header_height(item)
         if item.think is not None:
-            painter.setFont(self._small)
+            painter.setFont(self._metrics.small)
             painter.setPen(self._muted_text())
-            painter.drawText(QPointF(PAD_X, y + QFontMetricsF(self._small).ascent()), self._think_label(item))
-            y += self._think_header_height(item)
+            painter.drawText(QPointF(PAD_X, y + QFontMetricsF(self._metrics.small).ascent()), self._think_label(item))
+            y += self._metrics.think_header_height(item)
         vh = self.viewport().height()
         for n, doc, height, unit, uy in self._rows(item, y):
             if uy > vh:
@@ -1405,7 +1355,7 @@ class ChatView(QAbstractScrollArea):
                 if unit is not None and unit.unit.kind == "code" and unit.unit.copy:
                     self._paint_copy_button(painter, self._copy_button_rect(uy, width))
         if item.kind != "notice":
-            self._paint_footer(painter, item, top + item.height - PAD_Y - self._line_height(self._small))
+            self._paint_footer(painter, item, top + item.height - PAD_Y - self._metrics.line_height(self._metrics.small))
 
     def _muted_text(self) -> QColor:
         """The thoughts' colour: the palette's placeholder text colour."""
@@ -1418,7 +1368,7 @@ class ChatView(QAbstractScrollArea):
         the units, the tail."""
         think = item.think
         if think is not None and think.expanded:
-            height = self._thoughts_height(think, self._content_width())
+            height = self._metrics.thoughts_height(think, self._metrics.content_width())
             yield -1, (think.doc if think.ready else None), height, None, y
             y += height + UNIT_GAP
         units = item.units
@@ -1433,7 +1383,7 @@ class ChatView(QAbstractScrollArea):
     def _body_top(self, index: int) -> float:
         """Content y of the first row (thoughts or unit) of item ``index``."""
         item = self._items[index]
-        return self._top(index) + PAD_Y + self._header_height(item) + self._think_header_height(item)
+        return self._top(index) + PAD_Y + self._metrics.header_height(item) + self._metrics.think_header_height(item)
 
     def _copy_button_rect(self, unit_top: float, width: float) -> QRectF:
         return QRectF(width - PAD_X - 58, unit_top + 4, 52, 20)
@@ -1443,14 +1393,14 @@ class ChatView(QAbstractScrollArea):
         painter.setPen(theme.color("copy_border"))
         painter.setBrush(theme.color("copy_bg"))
         painter.drawRoundedRect(rect, 4, 4)
-        painter.setFont(self._small)
+        painter.setFont(self._metrics.small)
         painter.setPen(theme.color("muted"))
         painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, self.tr("Copy"))
         painter.restore()
 
     def _footer_layout(self, item: Item, y: float) -> list[tuple[str, str, QRectF]]:
         """(kind, text, rect) of each footer piece: the note, the facts, the actions."""
-        fm = QFontMetricsF(self._small)
+        fm = QFontMetricsF(self._metrics.small)
         h = fm.height()
         x = PAD_X
         out: list[tuple[str, str, QRectF]] = []
@@ -1469,8 +1419,8 @@ class ChatView(QAbstractScrollArea):
         return out
 
     def _paint_footer(self, painter: QPainter, item: Item, y: float) -> None:
-        painter.setFont(self._small)
-        fm = QFontMetricsF(self._small)
+        painter.setFont(self._metrics.small)
+        fm = QFontMetricsF(self._metrics.small)
         for kind, text, rect in self._footer_layout(item, y):
             if kind == "note":
                 color = _note_color(item.note_kind)
@@ -1524,7 +1474,7 @@ class ChatView(QAbstractScrollArea):
         y = point.y() + self.verticalScrollBar().value()
         index = self._item_at_y(y)
         item = self._items[index]
-        fy = self._top(index) + item.height - PAD_Y - self._line_height(self._small)
+        fy = self._top(index) + item.height - PAD_Y - self._metrics.line_height(self._metrics.small)
         for kind, _text, rect in self._footer_layout(item, fy):
             if kind.startswith("action:") and rect.adjusted(-3, -3, 3, 3).contains(QPointF(point.x(), y)):
                 return kind.removeprefix("action:"), item.id
@@ -1551,7 +1501,7 @@ class ChatView(QAbstractScrollArea):
 
     # ------------------------------------------------------------------ mouse and keys
 
-    def mousePressEvent(self, event: QMouseEvent | None) -> None:  # noqa: N802 (Qt API)
+    def mousePressEvent(self, event: QMouseEvent | None) -> None:
         if event is None or event.button() != Qt.MouseButton.LeftButton:
             return
         self.setFocus()
@@ -1565,7 +1515,7 @@ class ChatView(QAbstractScrollArea):
             self._anchor = self._cursor_pos = pos
         self.viewport().update()
 
-    def mouseMoveEvent(self, event: QMouseEvent | None) -> None:  # noqa: N802 (Qt API)
+    def mouseMoveEvent(self, event: QMouseEvent | None) -> None:
         if event is None:
             return
         point = event.position()
@@ -1590,7 +1540,7 @@ class ChatView(QAbstractScrollArea):
             self._hover_href = href
             self.setToolTip(href)
 
-    def mouseReleaseEvent(self, event: QMouseEvent | None) -> None:  # noqa: N802 (Qt API)
+    def mouseReleaseEvent(self, event: QMouseEvent | None) -> None:
         if event is None or event.button() != Qt.MouseButton.LeftButton:
             return
         point = event.position()
@@ -1615,7 +1565,7 @@ class ChatView(QAbstractScrollArea):
         if href:
             self._on_link_clicked(QUrl(href))
 
-    def mouseDoubleClickEvent(self, event: QMouseEvent | None) -> None:  # noqa: N802 (Qt API)
+    def mouseDoubleClickEvent(self, event: QMouseEvent | None) -> None:
         if event is None:
             return
         pos = self._pos_at(event.position())
@@ -1631,10 +1581,10 @@ class ChatView(QAbstractScrollArea):
         self._cursor_pos = Pos(pos.item, pos.unit, cursor.selectionEnd())
         self.viewport().update()
 
-    def wheelEvent(self, event: QWheelEvent | None) -> None:  # noqa: N802 (Qt API)
+    def wheelEvent(self, event: QWheelEvent | None) -> None:
         super().wheelEvent(event)
 
-    def keyPressEvent(self, event: QKeyEvent | None) -> None:  # noqa: N802 (Qt API)
+    def keyPressEvent(self, event: QKeyEvent | None) -> None:
         if event is None:
             return
         if event.matches(QKeySequence.StandardKey.Copy):
@@ -1648,7 +1598,7 @@ class ChatView(QAbstractScrollArea):
         else:
             super().keyPressEvent(event)
 
-    def contextMenuEvent(self, event) -> None:  # type: ignore[no-untyped-def] # noqa: N802 (Qt API)
+    def contextMenuEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         keyboard = event.reason() == event.Reason.Keyboard
         menu = self.make_context_menu(QPointF(event.pos()), keyboard)
         if keyboard:
@@ -1976,7 +1926,7 @@ class ChatView(QAbstractScrollArea):
     def render_service(self) -> RenderService:
         return self._render
 
-    def sizeHint(self) -> QSize:  # noqa: N802 (Qt API)
+    def sizeHint(self) -> QSize:
         return QSize(600, 400)
 
     def warm_up(self, sample_markdown: str) -> None:
@@ -1984,7 +1934,7 @@ class ChatView(QAbstractScrollArea):
         reply does not pay for font loading and glyph fallback (CJK, emoji,
         monospace: tens of ms, once). Call at start-up idle."""
         doc = self._new_document()
-        doc.setTextWidth(self._content_width())
+        doc.setTextWidth(self._metrics.content_width())
         cur = QTextCursor(doc)
         cur.insertHtml(render.render_markdown(sample_markdown))
         cur.insertText(sample_markdown)

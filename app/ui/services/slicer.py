@@ -81,7 +81,7 @@ class TimeSlicer(QObject):
                     continue
             except StopIteration:
                 pass
-            except Exception:  # noqa: BLE001 - a failed step must not stop the others
+            except Exception:
                 log.exception("time-sliced work step failed")
             work.popleft()
             self._keys.discard(key)
