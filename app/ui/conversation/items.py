@@ -17,6 +17,7 @@ from app.core.conversation.model import Message, Role
 from app.core.render.blocks import Unit
 from app.core.text.textbreak import DisplayBreaker
 from app.core.text.thinking import ThinkingSpans, ThinkingSplitter, strip_thinking
+from app.core.util.fenwick import Fenwick
 
 ALLOWED_LINK_SCHEMES = ("http", "https")
 BREAK_LIMIT = 1000          # longest displayed paragraph of the streaming tail
@@ -213,3 +214,44 @@ class Pos:
     item: int
     unit: int
     char: int
+
+
+class ItemList:
+    """The view's items in order, the id → index map and the Fenwick tree
+    of their heights (item height + ``ITEM_GAP`` each): what the view's
+    helpers share. Tops and the item at a y are O(log n)."""
+
+    __slots__ = ("heights", "index", "items")
+
+    def __init__(self) -> None:
+        self.items: list[Item] = []
+        self.index = ItemIndex()
+        self.heights = Fenwick()
+
+    def get(self, item_id: str) -> Item | None:
+        index = self.index.get(item_id)
+        return None if index is None else self.items[index]
+
+    def top(self, index: int) -> float:
+        """Content y of item ``index``."""
+        return self.heights.prefix(index)
+
+    def at_y(self, y: float) -> int:
+        """Index of the item covering content y (clamped)."""
+        return self.heights.find(y)
+
+    def total(self) -> float:
+        return self.heights.total()
+
+    def reset(self) -> None:
+        """No items (a new list: the old one is left to whoever holds it)."""
+        self.items = []
+        self.index = ItemIndex()
+        self.heights = Fenwick()
+
+    def reindex(self) -> None:
+        """Rebuild the index and the heights from ``items`` (O(n))."""
+        self.index = ItemIndex()
+        for n, item in enumerate(self.items):
+            self.index[item.id] = n
+        self.heights.rebuild(item.height + ITEM_GAP for item in self.items)

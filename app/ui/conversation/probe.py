@@ -75,10 +75,10 @@ class ChatViewProbe:
     def point_of_text(self, message_id: str, needle: str, end: bool = False) -> QPointF | None:
         """Where ``needle`` (its first character, or just after its last with
         ``end``) is shown in the viewport; None when it is not laid out."""
-        index = self._view._index.get(message_id)
+        index = self._view._list.index.get(message_id)
         if index is None:
             return None
-        item = self._view._items[index]
+        item = self._view._list.items[index]
         offset = self._view.verticalScrollBar().value()
         for _n, doc, _height, _unit, uy in self._view._rows(item, self._view._body_top(index)):
             if doc is not None:
@@ -97,12 +97,12 @@ class ChatViewProbe:
         return "" if item is None else " · ".join(p for p in (item.note, item.facts) if p)
 
     def notice_texts(self) -> list[str]:
-        return [i.units[0].unit.body for i in self._view._items if i.kind == "notice"]
+        return [i.units[0].unit.body for i in self._view._list.items if i.kind == "notice"]
 
     def all_text(self) -> str:
         """Everything shown, in order (tests and doctor; not for huge histories)."""
         out = []
-        for item in self._view._items:
+        for item in self._view._list.items:
             if item.kind == "notice":
                 out.append(item.units[0].unit.body)
             else:
@@ -120,10 +120,10 @@ class ChatViewProbe:
 
     def footer_action_point(self, message_id: str, action: str) -> QPointF | None:
         """The centre of a footer action's label in the viewport (tests, accessibility)."""
-        index = self._view._index.get(message_id)
+        index = self._view._list.index.get(message_id)
         if index is None:
             return None
-        item = self._view._items[index]
+        item = self._view._list.items[index]
         offset = self._view.verticalScrollBar().value()
         fy = self._view._top(index) + item.height - PAD_Y - self._view._metrics.line_height(self._view._metrics.small)
         for kind, _text, rect in self._view._footer_layout(item, fy):
@@ -134,7 +134,7 @@ class ChatViewProbe:
     def thinking_header_point(self, message_id: str) -> QPointF | None:
         """The centre of a message's thinking header in the viewport (None:
         no thinking)."""
-        index = self._view._index.get(message_id)
+        index = self._view._list.index.get(message_id)
         if index is None:
             return None
         rect = self._view._think_header_rect(index)
@@ -144,10 +144,10 @@ class ChatViewProbe:
 
     def code_copy_point(self, message_id: str, nth: int = 0) -> QPointF | None:
         """The centre of the n-th code block's Copy button in the viewport."""
-        index = self._view._index.get(message_id)
+        index = self._view._list.index.get(message_id)
         if index is None:
             return None
-        item = self._view._items[index]
+        item = self._view._list.items[index]
         offset = self._view.verticalScrollBar().value()
         k = 0
         for _n, _doc, _height, unit, uy in self._view._rows(item, self._view._body_top(index)):
@@ -162,7 +162,7 @@ class ChatViewProbe:
             sum(1 for u in i.units if u.doc is not None)
             + (1 if i.tail is not None else 0)
             + (1 if i.think is not None and i.think.doc is not None else 0)
-            for i in self._view._items
+            for i in self._view._list.items
         )
 
     def is_settled(self, message_id: str) -> bool:
@@ -180,10 +180,10 @@ class ChatViewProbe:
         """Matches highlighted in a message's documents (its folded thoughts
         counted from their text), or None while some are still being found."""
         view = self._view
-        index = view._index.get(message_id)
+        index = view._list.index.get(message_id)
         if index is None:
             return None
-        item = view._items[index]
+        item = view._list.items[index]
         total = view._hidden_thought_matches(item)
         for _n, doc, _h, _u, _y in view._rows(item, 0.0):
             if doc is not None:
@@ -244,7 +244,7 @@ class ChatViewProbe:
     def select(self, message_id: str, start: int, end: int) -> None:
         """Select characters [start, end) of a message's first unit (what a drag does)."""
         view = self._view
-        index = view._index.get(message_id)
+        index = view._list.index.get(message_id)
         if index is not None:
             view._anchor, view._cursor_pos = Pos(index, 0, start), Pos(index, 0, end)
             view.viewport().update()

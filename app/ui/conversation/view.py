@@ -98,7 +98,6 @@ from app.core.text.thinking import (
     count_words,
     thinking_spans,
 )
-from app.core.util.fenwick import Fenwick
 from app.ui.misc import shortcuts, theme
 from app.ui.services.render import (
     PRIORITY_BACKGROUND,
@@ -141,6 +140,7 @@ from app.ui.conversation.items import (
     WORDS_EXACT_LIMIT,
     Item,
     ItemIndex,
+    ItemList,
     Pos,
     ThoughtsState,
     UnitDocument,
@@ -198,9 +198,7 @@ class ChatView(QAbstractScrollArea):
         self.viewport().setAutoFillBackground(True)
         self.verticalScrollBar().setSingleStep(24)
         self._render = render_service if render_service is not None else RenderService(self)
-        self._items: list[Item] = []
-        self._index = ItemIndex()
-        self._heights = Fenwick()   # item height + ITEM_GAP, per item
+        self._list = ItemList()
         self._live: set[str] = set()  # ids of items holding documents
         self._history = HistoryLoader(self)
         self._decorator: Decorator | None = None
@@ -234,18 +232,18 @@ class ChatView(QAbstractScrollArea):
 
     def _top(self, index: int) -> float:
         """Content y of item ``index``: O(log n)."""
-        return self._heights.prefix(index)
+        return self._list.heights.prefix(index)
 
     def total_height(self) -> float:
-        return self._heights.total()
+        return self._list.heights.total()
 
     def _item_at_y(self, y: float) -> int:
         """Index of the item covering content y (clamped): O(log n)."""
-        return self._heights.find(y)
+        return self._list.heights.find(y)
 
     def _set_height(self, index: int, height: float) -> None:
         """Change an item's height, keeping the content under the viewport still."""
-        item = self._items[index]
+        item = self._list.items[index]
         delta = height - item.height
         if abs(delta) < 0.01:
             return
@@ -253,7 +251,7 @@ class ChatView(QAbstractScrollArea):
         stick = self.at_bottom()
         above = self._top(index) + item.height <= sb.value() + 0.5
         item.height = height
-        self._heights.set(index, height + ITEM_GAP)
+        self._list.heights.set(index, height + ITEM_GAP)
         self._update_scrollbar()
         if stick:
             sb.setValue(sb.maximum())
@@ -275,7 +273,7 @@ class ChatView(QAbstractScrollArea):
         sb.setValue(sb.maximum())
 
     def scroll_to_message(self, message_id: str) -> None:
-        index = self._index.get(message_id)
+        index = self._list.index.get(message_id)
         if index is None:
             return
         self.verticalScrollBar().setValue(int(self._top(index)))
@@ -285,11 +283,11 @@ class ChatView(QAbstractScrollArea):
 
     def _append_item(self, item: Item) -> int:
         stick = self.at_bottom()
-        index = len(self._items)
-        self._items.append(item)
-        self._index[item.id] = index
+        index = len(self._list.items)
+        self._list.items.append(item)
+        self._list.index[item.id] = index
         item.height = self._metrics.item_height(item)
-        self._heights.append(item.height + ITEM_GAP)
+        self._list.heights.append(item.height + ITEM_GAP)
         self._update_scrollbar()
         if stick:
             self.scroll_to_bottom()
@@ -328,7 +326,7 @@ class ChatView(QAbstractScrollArea):
             think = item.think
             if think is not None and think.expanded and think.doc is None:
                 self._start_fill(item)
-                self._set_height(self._index[item.id], self._metrics.item_height(item))
+                self._set_height(self._list.index[item.id], self._metrics.item_height(item))
             self._maybe_commit(item)
 
     def add_messages(self, messages: list[Message]) -> None:
@@ -338,7 +336,7 @@ class ChatView(QAbstractScrollArea):
         later. Beyond SYNC_HISTORY messages, the last SYNC_HISTORY are shown
         at once and the earlier ones are prepared on a helper thread (pure
         Python), then put in front in one step (``history_completed``)."""
-        if len(messages) > SYNC_HISTORY and not self._items:
+        if len(messages) > SYNC_HISTORY and not self._list.items:
             head, tail = messages[:-SYNC_HISTORY], messages[-SYNC_HISTORY:]
             params = self._history_params()
             self._append_history(make_history_items(tail, params))
@@ -366,11 +364,11 @@ class ChatView(QAbstractScrollArea):
     def _append_history(self, new: list[Item]) -> None:
         self._mark_open_thoughts(new)
         stick = self.at_bottom()
-        items, index = self._items, self._index
+        items, index = self._list.items, self._list.index
         for item in new:
             index[item.id] = len(items)
             items.append(item)
-        self._heights.rebuild(itertools.chain(self._heights.values(), (i.height + ITEM_GAP for i in new)))
+        self._list.heights.rebuild(itertools.chain(self._list.heights.values(), (i.height + ITEM_GAP for i in new)))
         self._update_scrollbar()
         if stick:
             self.scroll_to_bottom()
@@ -387,9 +385,9 @@ class ChatView(QAbstractScrollArea):
         added = sum(i.height for i in older) + k * ITEM_GAP
         sb = self.verticalScrollBar()
         value = sb.value()
-        self._items[0:0] = older
-        self._index.prepend([item.id for item in older])
-        self._heights.rebuild([i.height + ITEM_GAP for i in older] + self._heights.values())
+        self._list.items[0:0] = older
+        self._list.index.prepend([item.id for item in older])
+        self._list.heights.rebuild([i.height + ITEM_GAP for i in older] + self._list.heights.values())
         self._anchor = None if self._anchor is None else Pos(self._anchor.item + k, self._anchor.unit, self._anchor.char)
         self._cursor_pos = (
             None if self._cursor_pos is None else Pos(self._cursor_pos.item + k, self._cursor_pos.unit, self._cursor_pos.char)
@@ -418,17 +416,17 @@ class ChatView(QAbstractScrollArea):
         else the view stays anchored to the first remaining item at or above
         it. A selection touching a removed item is cleared, another one is
         kept. O(n) arithmetic."""
-        gone = sorted({i for i in (self._index.get(k) for k in ids) if i is not None})
+        gone = sorted({i for i in (self._list.index.get(k) for k in ids) if i is not None})
         if not gone:
             return
         sb = self.verticalScrollBar()
         value = sb.value()
         old_tops = (
-            [0.0, *itertools.accumulate(self._heights.values())][:-1] if gone[0] <= self._item_at_y(value) else None
+            [0.0, *itertools.accumulate(self._list.heights.values())][:-1] if gone[0] <= self._item_at_y(value) else None
         )
         removed = set(gone)
         for index in gone:
-            item = self._items[index]
+            item = self._list.items[index]
             self._render.cancel(item.id)
             self._drop_documents(item)
             if item.tail is not None:
@@ -436,7 +434,7 @@ class ChatView(QAbstractScrollArea):
             item.tail = item.tail_cursor = None
             self._finalizing.discard(item.id)
             self._open_thoughts.discard(item.id)
-        ids_gone = {self._items[i].id for i in gone}
+        ids_gone = {self._list.items[i].id for i in gone}
         if self._reveal is not None and self._reveal[0] in ids_gone:
             self._reveal = None
         self._find.forget(ids_gone)
@@ -448,12 +446,12 @@ class ChatView(QAbstractScrollArea):
             self._anchor, self._cursor_pos = (
                 None if p is None else Pos(p.item - bisect.bisect_left(gone, p.item), p.unit, p.char) for p in ends
             )
-        kept = [(n, it) for n, it in enumerate(self._items) if n not in removed]
-        self._items = [it for _n, it in kept]
-        self._index = ItemIndex()
-        for n, it in enumerate(self._items):
-            self._index[it.id] = n
-        self._heights.rebuild(it.height + ITEM_GAP for it in self._items)
+        kept = [(n, it) for n, it in enumerate(self._list.items) if n not in removed]
+        self._list.items = [it for _n, it in kept]
+        self._list.index = ItemIndex()
+        for n, it in enumerate(self._list.items):
+            self._list.index[it.id] = n
+        self._list.heights.rebuild(it.height + ITEM_GAP for it in self._list.items)
         self._update_scrollbar()
         if old_tops is not None:
             # The removed items reach the viewport's top: keep the first
@@ -476,12 +474,10 @@ class ChatView(QAbstractScrollArea):
     def clear(self) -> None:
         """Forget every item (New Chat): O(1) now; the old items are freed
         in later slices, a few thousand at a time."""
-        old = self._items
+        old = self._list.items
         self._generation += 1
         self._render.cancel_all()
-        self._items = []
-        self._index = ItemIndex()
-        self._heights = Fenwick()
+        self._list.reset()
         self._live = set()
         self._finalizing = set()
         self._history.cancel()
@@ -505,17 +501,17 @@ class ChatView(QAbstractScrollArea):
             yield
 
     def message_ids(self) -> list[str]:
-        return [i.id for i in self._items if i.kind != "notice"]
+        return [i.id for i in self._list.items if i.kind != "notice"]
 
     def item_count(self) -> int:
-        return len(self._items)
+        return len(self._list.items)
 
     def has_item(self, item_id: str) -> bool:
-        return item_id in self._index
+        return item_id in self._list.index
 
     def _item(self, item_id: str) -> Item | None:
-        index = self._index.get(item_id)
-        return None if index is None else self._items[index]
+        index = self._list.index.get(item_id)
+        return None if index is None else self._list.items[index]
 
     # ------------------------------------------------------------------ footer
 
@@ -637,7 +633,7 @@ class ChatView(QAbstractScrollArea):
             if think.doc.textWidth() != width:
                 think.doc.setTextWidth(width)
             think.height, think.measured_width = think.doc.size().height(), width
-        index = self._index[item.id]
+        index = self._list.index[item.id]
         self._set_height(index, self._metrics.item_height(item))
         if self._is_visible(index):
             self.viewport().update()
@@ -707,7 +703,7 @@ class ChatView(QAbstractScrollArea):
             think.words = -1
             if think.doc is not None:
                 self._drop_thoughts(think)
-                if think.expanded and self._index.get(item.id) is not None:
+                if think.expanded and self._list.index.get(item.id) is not None:
                     self._start_fill(item)
 
     def _on_rendered(self, result: RenderResult) -> None:
@@ -841,7 +837,7 @@ class ChatView(QAbstractScrollArea):
             think.doc.setTextWidth(width)
             if not think.filling:
                 think.height, think.measured_width = think.doc.size().height(), width
-        index = self._index.get(item.id)
+        index = self._list.index.get(item.id)
         if index is not None:
             self._set_height(index, self._metrics.item_height(item))
 
@@ -889,8 +885,8 @@ class ChatView(QAbstractScrollArea):
         if doc.textWidth() != width:
             doc.setTextWidth(width)
         think.height, think.measured_width = doc.size().height(), width
-        index = self._index.get(item.id)
-        if index is not None and self._items[index] is item:
+        index = self._list.index.get(item.id)
+        if index is not None and self._list.items[index] is item:
             self._set_height(index, self._metrics.item_height(item))
             self.viewport().update()
 
@@ -977,7 +973,7 @@ class ChatView(QAbstractScrollArea):
 
     def _think_header_rect(self, index: int) -> QRectF | None:
         """The thinking header's clickable rect, in content coordinates."""
-        item = self._items[index]
+        item = self._list.items[index]
         if item.think is None:
             return None
         fm = QFontMetricsF(self._metrics.small)
@@ -986,13 +982,13 @@ class ChatView(QAbstractScrollArea):
 
     def _think_header_at(self, point: QPointF) -> str | None:
         """The id of the message whose thinking header is under ``point``."""
-        if not self._items:
+        if not self._list.items:
             return None
         y = point.y() + self.verticalScrollBar().value()
         index = self._item_at_y(y)
         rect = self._think_header_rect(index)
         if rect is not None and rect.adjusted(-3, -3, 3, 3).contains(QPointF(point.x(), y)):
-            return self._items[index].id
+            return self._list.items[index].id
         return None
 
     def _set_expanded(self, item: Item, expanded: bool) -> None:
@@ -1005,7 +1001,7 @@ class ChatView(QAbstractScrollArea):
         if think.expanded == expanded:
             return
         think.expanded = expanded
-        index = self._index[item.id]
+        index = self._list.index[item.id]
         if expanded:
             if think.doc is None and (item.live or item.tail is not None):
                 self._start_fill(item)
@@ -1082,7 +1078,7 @@ class ChatView(QAbstractScrollArea):
         self.viewport().update()
 
     def _visible_range(self, above: float = 0.0, below: float = 0.0) -> range:
-        if not self._items:
+        if not self._list.items:
             return range(0)
         h = self.viewport().height()
         y0 = self.verticalScrollBar().value() - above * h
@@ -1097,24 +1093,24 @@ class ChatView(QAbstractScrollArea):
 
     def _update_live_items(self) -> None:
         """Build documents for items near the viewport, drop far ones."""
-        if not self._items:
+        if not self._list.items:
             return
         live = self._visible_range(LIVE_ABOVE, LIVE_BELOW)
         keep = self._visible_range(KEEP_MARGIN + LIVE_ABOVE, KEEP_MARGIN + LIVE_BELOW)
         visible = self._visible_range()
         # Drop documents of items far away (cheap: a few per scroll step).
         for item_id in list(self._live):
-            index = self._index.get(item_id)
+            index = self._list.index.get(item_id)
             if index is None:
                 self._live.discard(item_id)
                 continue
             if index not in keep:
-                item = self._items[index]
+                item = self._list.items[index]
                 if not item.streaming and not item.final_pending and not self._pinned(index):
                     self._drop_documents(item)
         order = list(visible) + [i for i in live if i not in visible]
         for index in order:
-            item = self._items[index]
+            item = self._list.items[index]
             if item.message is not None and item.rendered_len != len(item.message) and not item.streaming and not item.final_pending:
                 self._request_render(item, PRIORITY_VISIBLE if index in visible else PRIORITY_BACKGROUND)
                 continue
@@ -1150,7 +1146,7 @@ class ChatView(QAbstractScrollArea):
                 u.doc.setTextWidth(width)
                 u.height = u.doc.size().height()
                 u.measured_width = width
-        index = self._index.get(item.id)
+        index = self._list.index.get(item.id)
         if index is not None:
             self._set_height(index, self._metrics.item_height(item))
             item.measured_width = width
@@ -1161,12 +1157,12 @@ class ChatView(QAbstractScrollArea):
         return any(p is not None and p.item == index for p in (self._anchor, self._cursor_pos))
 
     def _check_viewport_ready(self) -> None:
-        if not self._items:
+        if not self._list.items:
             return
         if self._reveal is not None and not self._try_reveal():
             return
         for index in self._visible_range():
-            item = self._items[index]
+            item = self._list.items[index]
             if item.message is not None and item.rendered_len < 0:
                 return
             if not item.docs_ready:
@@ -1195,13 +1191,13 @@ class ChatView(QAbstractScrollArea):
         ratio = self._metrics.line_height() / old_line
         scale = ratio * ratio  # more lines (narrower text) of taller lines
         heights: list[float] = []
-        for item in self._items:
+        for item in self._list.items:
             if item.live or item.tail is not None:
                 self._queue(f"zoom:{item.id}", lambda it=item: self._refont_item(it))
             else:
                 item.height *= scale
             heights.append(item.height + ITEM_GAP)
-        self._heights.rebuild(heights)
+        self._list.heights.rebuild(heights)
         if stick:
             self._queue("zoom:bottom", self.scroll_to_bottom)
         self._update_scrollbar()
@@ -1232,7 +1228,7 @@ class ChatView(QAbstractScrollArea):
             think.doc.setTextWidth(width)
             if not think.filling:
                 think.height, think.measured_width = think.doc.size().height(), width
-        index = self._index.get(item.id)
+        index = self._list.index.get(item.id)
         if index is not None and self._item(item.id) is item:
             self._set_height(index, self._metrics.item_height(item))
             item.measured_width = width
@@ -1277,14 +1273,14 @@ class ChatView(QAbstractScrollArea):
             frame = self._metrics.frame_height()
             live: list[Item] = []
             scale = ratio != 1.0
-            for item in self._items:
+            for item in self._list.items:
                 if item.live or item.tail is not None:
                     live.append(item)
                 elif scale and item.height > frame and item.kind != "notice":
                     # (units without documents re-estimate themselves: their
                     # measured_width no longer matches)
                     item.height = frame + (item.height - frame) * ratio
-            self._heights.rebuild(i.height + ITEM_GAP for i in self._items)
+            self._list.heights.rebuild(i.height + ITEM_GAP for i in self._list.items)
             for item in live:
                 self._relayout_item(item)
             self._update_scrollbar()
@@ -1307,7 +1303,7 @@ class ChatView(QAbstractScrollArea):
         vh = self.viewport().height()
         width = self.viewport().width()
         for index in self._visible_range():
-            item = self._items[index]
+            item = self._list.items[index]
             top = self._top(index) - offset
             if top > vh:
                 break
@@ -1382,7 +1378,7 @@ class ChatView(QAbstractScrollArea):
 
     def _body_top(self, index: int) -> float:
         """Content y of the first row (thoughts or unit) of item ``index``."""
-        item = self._items[index]
+        item = self._list.items[index]
         return self._top(index) + PAD_Y + self._metrics.header_height(item) + self._metrics.think_header_height(item)
 
     def _copy_button_rect(self, unit_top: float, width: float) -> QRectF:
@@ -1435,11 +1431,11 @@ class ChatView(QAbstractScrollArea):
 
     def _hit(self, point: QPointF) -> tuple[int, int, QTextDocument | None, QPointF] | None:
         """(item index, unit index, document, point in the document) under ``point``."""
-        if not self._items:
+        if not self._list.items:
             return None
         y = point.y() + self.verticalScrollBar().value()
         index = self._item_at_y(y)
-        item = self._items[index]
+        item = self._list.items[index]
         rows = list(self._rows(item, self._body_top(index)))
         if not rows:
             return (index, 0, None, QPointF())
@@ -1460,7 +1456,7 @@ class ChatView(QAbstractScrollArea):
         return Pos(index, n, max(0, char))
 
     def _doc_of(self, pos: Pos) -> QTextDocument | None:
-        item = self._items[pos.item]
+        item = self._list.items[pos.item]
         if pos.unit < 0:
             think = item.think
             return think.doc if think is not None and think.ready else None
@@ -1469,11 +1465,11 @@ class ChatView(QAbstractScrollArea):
         return item.tail
 
     def _footer_action_at(self, point: QPointF) -> tuple[str, str] | None:
-        if not self._items:
+        if not self._list.items:
             return None
         y = point.y() + self.verticalScrollBar().value()
         index = self._item_at_y(y)
-        item = self._items[index]
+        item = self._list.items[index]
         fy = self._top(index) + item.height - PAD_Y - self._metrics.line_height(self._metrics.small)
         for kind, _text, rect in self._footer_layout(item, fy):
             if kind.startswith("action:") and rect.adjusted(-3, -3, 3, 3).contains(QPointF(point.x(), y)):
@@ -1485,7 +1481,7 @@ class ChatView(QAbstractScrollArea):
         if hit is None:
             return None
         index, n, _doc, p = hit
-        item = self._items[index]
+        item = self._list.items[index]
         if n < 0 or n >= len(item.units) or item.units[n].unit.kind != "code" or not item.units[n].unit.copy:
             return None
         rect = self._copy_button_rect(0, self.viewport().width())
@@ -1618,10 +1614,10 @@ class ChatView(QAbstractScrollArea):
             if self._cursor_pos is not None:
                 hit = (self._cursor_pos.item, 0, None, QPointF())  # the message last clicked
             else:
-                last = next((i for i in range(len(self._items) - 1, -1, -1) if self._items[i].kind != "notice"), None)
+                last = next((i for i in range(len(self._list.items) - 1, -1, -1) if self._list.items[i].kind != "notice"), None)
                 hit = (last, 0, None, QPointF()) if last is not None else None
-        if hit is not None and self._items[hit[0]].kind != "notice":
-            item = self._items[hit[0]]
+        if hit is not None and self._list.items[hit[0]].kind != "notice":
+            item = self._list.items[hit[0]]
             item_id = item.id
             msg_copy = menu.addAction(self.tr("Copy Message"))
             msg_copy.triggered.connect(lambda: self._on_footer_action("copy", item_id))
@@ -1671,10 +1667,10 @@ class ChatView(QAbstractScrollArea):
 
     def select_all(self) -> None:
         """Select everything: O(1) (the text is gathered only on Copy)."""
-        if not self._items:
+        if not self._list.items:
             return
-        last = len(self._items) - 1
-        item = self._items[last]
+        last = len(self._list.items) - 1
+        item = self._list.items[last]
         n_units = len(item.units) + (1 if item.tail is not None else 0)
         self._anchor = Pos(0, -1, 0)
         self._cursor_pos = Pos(last, max(0, n_units - 1), 1 << 30)
@@ -1728,8 +1724,8 @@ class ChatView(QAbstractScrollArea):
             return ""
         a, b = sel
         parts: list[str] = []
-        for index in range(a.item, min(b.item, len(self._items) - 1) + 1):
-            item = self._items[index]
+        for index in range(a.item, min(b.item, len(self._list.items) - 1) + 1):
+            item = self._list.items[index]
             n_units = len(item.units) + (1 if item.tail is not None and not item.tail.isEmpty() else 0)
             first = a.unit if index == a.item else 0
             last = b.unit if index == b.item else n_units - 1
@@ -1801,11 +1797,11 @@ class ChatView(QAbstractScrollArea):
         if self._reveal is None:
             return True
         message_id, nth = self._reveal
-        index = self._index.get(message_id)
+        index = self._list.index.get(message_id)
         if index is None or not self._find.active:
             self._reveal = None
             return True
-        item = self._items[index]
+        item = self._list.items[index]
         if not item.docs_ready or item.rendered_len < 0:
             return False
         k = self._hidden_thought_matches(item)
@@ -1834,7 +1830,7 @@ class ChatView(QAbstractScrollArea):
         starts = self._find.ranges(doc)
         if not starts:
             return
-        item = self._items[index]
+        item = self._list.items[index]
         current_nth = -1
         current = self._find.current
         if current is not None and current[0] == item.id:
