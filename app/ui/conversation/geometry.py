@@ -10,9 +10,10 @@ Threading rule: GUI thread only.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
-from PyQt6.QtGui import QFont, QFontMetricsF
+from PyQt6.QtCore import QRectF
+from PyQt6.QtGui import QFont, QFontMetricsF, QTextDocument
 
 from app.core.render.blocks import Unit
 from app.ui.conversation.items import (
@@ -25,7 +26,9 @@ from app.ui.conversation.items import (
     TEXT_PX,
     UNIT_GAP,
     Item,
+    ItemList,
     ThoughtsState,
+    UnitSlot,
     gap_after,
 )
 
@@ -120,3 +123,87 @@ class Metrics:
             if think.expanded:
                 body += self.thoughts_height(think, width) + UNIT_GAP
         return PAD_Y + self.header_height(item) + body + self.footer_height(item) + PAD_Y
+
+
+#: A row of an item's body: (unit index, document, height, unit or None for the
+#: tail and the thoughts, top y). Unit index -1 is the unfolded thoughts,
+#: len(units) the streaming tail.
+Row = tuple[int, QTextDocument | None, float, UnitSlot | None, float]
+
+
+class ItemLayout:
+    """Where each part of an item is, in content coordinates: its body's
+    rows, its thinking header, its footer pieces, its code Copy buttons.
+    Shared by the painter, the hit tester and the probe."""
+
+    def __init__(
+        self,
+        items: ItemList,
+        metrics: Metrics,
+        think_label: Callable[[Item], str],
+        actions: Callable[[Item], list[tuple[str, str]]],
+    ) -> None:
+        self._list = items
+        self._metrics = metrics
+        self._think_label = think_label
+        self._actions = actions
+
+    def rows(self, item: Item, y: float) -> Iterator[Row]:
+        """Each part of ``item``'s body, the first at ``y``: the unfolded
+        thoughts (no document while being built), the units, the tail."""
+        think = item.think
+        if think is not None and think.expanded:
+            height = self._metrics.thoughts_height(think, self._metrics.content_width())
+            yield -1, (think.doc if think.ready else None), height, None, y
+            y += height + UNIT_GAP
+        units = item.units
+        for n, u in enumerate(units):
+            yield n, u.doc, u.height, u, y
+            y += u.height + gap_after(units, n)
+        if item.tail is not None and not item.tail.isEmpty():
+            if units:
+                y += UNIT_GAP - gap_after(units, len(units) - 1)
+            yield len(units), item.tail, item.tail_height, None, y
+
+    def body_top(self, index: int) -> float:
+        """Content y of the first row (thoughts or unit) of item ``index``."""
+        item = self._list.items[index]
+        m = self._metrics
+        return self._list.top(index) + PAD_Y + m.header_height(item) + m.think_header_height(item)
+
+    def footer_top(self, index: int) -> float:
+        item = self._list.items[index]
+        return self._list.top(index) + item.height - PAD_Y - self._metrics.line_height(self._metrics.small)
+
+    @staticmethod
+    def copy_button_rect(unit_top: float, width: float) -> QRectF:
+        return QRectF(width - PAD_X - 58, unit_top + 4, 52, 20)
+
+    def footer_layout(self, item: Item, y: float) -> list[tuple[str, str, QRectF]]:
+        """(kind, text, rect) of each footer piece: the note, the facts, the actions."""
+        fm = QFontMetricsF(self._metrics.small)
+        h = fm.height()
+        x = PAD_X
+        out: list[tuple[str, str, QRectF]] = []
+        if item.note:
+            w = fm.horizontalAdvance(item.note)
+            out.append(("note", item.note, QRectF(x, y, w, h)))
+            x += w + 12
+        if item.facts:
+            w = fm.horizontalAdvance(item.facts)
+            out.append(("facts", item.facts, QRectF(x, y, w, h)))
+            x += w + 12
+        for action, label in self._actions(item):
+            w = fm.horizontalAdvance(label)
+            out.append((f"action:{action}", label, QRectF(x, y, w, h)))
+            x += w + 12
+        return out
+
+    def think_header_rect(self, index: int) -> QRectF | None:
+        """The thinking header's clickable rect (None: no thinking)."""
+        item = self._list.items[index]
+        if item.think is None:
+            return None
+        fm = QFontMetricsF(self._metrics.small)
+        y = self._list.top(index) + PAD_Y + self._metrics.header_height(item)
+        return QRectF(PAD_X, y, fm.horizontalAdvance(self._think_label(item)) + 8, fm.height())

@@ -80,7 +80,7 @@ class ChatViewProbe:
             return None
         item = self._view._list.items[index]
         offset = self._view.verticalScrollBar().value()
-        for _n, doc, _height, _unit, uy in self._view._rows(item, self._view._body_top(index)):
+        for _n, doc, _height, _unit, uy in self._view._layout.rows(item, self._view._layout.body_top(index)):
             if doc is not None:
                 cursor = doc.find(needle)
                 if not cursor.isNull():
@@ -126,7 +126,7 @@ class ChatViewProbe:
         item = self._view._list.items[index]
         offset = self._view.verticalScrollBar().value()
         fy = self._view._top(index) + item.height - PAD_Y - self._view._metrics.line_height(self._view._metrics.small)
-        for kind, _text, rect in self._view._footer_layout(item, fy):
+        for kind, _text, rect in self._view._layout.footer_layout(item, fy):
             if kind == f"action:{action}":
                 return QPointF(rect.center().x(), rect.center().y() - offset)
         return None
@@ -137,7 +137,7 @@ class ChatViewProbe:
         index = self._view._list.index.get(message_id)
         if index is None:
             return None
-        rect = self._view._think_header_rect(index)
+        rect = self._view._layout.think_header_rect(index)
         if rect is None:
             return None
         return QPointF(rect.center().x(), rect.center().y() - self._view.verticalScrollBar().value())
@@ -150,10 +150,10 @@ class ChatViewProbe:
         item = self._view._list.items[index]
         offset = self._view.verticalScrollBar().value()
         k = 0
-        for _n, _doc, _height, unit, uy in self._view._rows(item, self._view._body_top(index)):
+        for _n, _doc, _height, unit, uy in self._view._layout.rows(item, self._view._layout.body_top(index)):
             if unit is not None and unit.unit.kind == "code" and unit.unit.copy:
                 if k == nth:
-                    return self._view._copy_button_rect(uy - offset, self._view.viewport().width()).center()
+                    return self._view._layout.copy_button_rect(uy - offset, self._view.viewport().width()).center()
                 k += 1
         return None
 
@@ -185,7 +185,7 @@ class ChatViewProbe:
             return None
         item = view._list.items[index]
         total = view._hidden_thought_matches(item)
-        for _n, doc, _h, _u, _y in view._rows(item, 0.0):
+        for _n, doc, _h, _u, _y in view._layout.rows(item, 0.0):
             if doc is not None:
                 starts = view._find.ranges(doc)
                 if starts is None:
@@ -201,7 +201,7 @@ class ChatViewProbe:
         """The texts of a message's footer pieces (note, facts, actions)."""
         view = self._view
         item = view._item(message_id)
-        return [] if item is None else [text for _k, text, _r in view._footer_layout(item, 0.0)]
+        return [] if item is None else [text for _k, text, _r in view._layout.footer_layout(item, 0.0)]
 
     def text_pixel_size(self) -> int:
         """The body text's pixel size (zoom)."""

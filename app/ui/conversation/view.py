@@ -118,8 +118,9 @@ from app.ui.conversation.footer import (
     footer_words,
     set_footer_from_status,
 )
-from app.ui.conversation.geometry import Metrics
+from app.ui.conversation.geometry import ItemLayout, Metrics
 from app.ui.conversation.history import HistoryLoader, HistoryParams, make_history_items
+from app.ui.conversation.hittest import Hit, HitTester
 from app.ui.conversation.items import (
     ALLOWED_LINK_SCHEMES,
     BREAK_LIMIT,
@@ -136,7 +137,6 @@ from app.ui.conversation.items import (
     SLICE_BUDGET_S,
     SYNC_HISTORY,
     THOUGHTS_PIECE,
-    UNIT_GAP,
     WORDS_EXACT_LIMIT,
     Item,
     ItemIndex,
@@ -147,9 +147,9 @@ from app.ui.conversation.items import (
     UnitSlot,
     collapse_leading_block,
     copy_source,
-    gap_after,
     utf16_prefix,
 )
+from app.ui.conversation.menu import MenuTarget, build_context_menu
 from app.ui.conversation.probe import ChatViewProbe
 from app.ui.conversation.selection import LazyTextMime
 
@@ -218,6 +218,8 @@ class ChatView(QAbstractScrollArea):
         self._find = FindHighlighter(self._slicer, self.viewport().update)
         self._reveal: tuple[str, int] | None = None        # a find match to scroll to
         self._metrics = Metrics(self.font(), lambda: self.viewport().width())
+        self._layout = ItemLayout(self._list, self._metrics, self._think_label, self._actions)
+        self._hits = HitTester(self._list, self._layout)
         self._code_css = theme.current().code_css()
         self._open_thoughts: set[str] = set()  # ids of messages whose thoughts are unfolded
         self._connect_signals()
@@ -971,26 +973,6 @@ class ChatView(QAbstractScrollArea):
             text = self.tr("Thought for %n words", None, words)
         return f"{arrow} {text}"
 
-    def _think_header_rect(self, index: int) -> QRectF | None:
-        """The thinking header's clickable rect, in content coordinates."""
-        item = self._list.items[index]
-        if item.think is None:
-            return None
-        fm = QFontMetricsF(self._metrics.small)
-        y = self._top(index) + PAD_Y + self._metrics.header_height(item)
-        return QRectF(PAD_X, y, fm.horizontalAdvance(self._think_label(item)) + 8, fm.height())
-
-    def _think_header_at(self, point: QPointF) -> str | None:
-        """The id of the message whose thinking header is under ``point``."""
-        if not self._list.items:
-            return None
-        y = point.y() + self.verticalScrollBar().value()
-        index = self._item_at_y(y)
-        rect = self._think_header_rect(index)
-        if rect is not None and rect.adjusted(-3, -3, 3, 3).contains(QPointF(point.x(), y)):
-            return self._list.items[index].id
-        return None
-
     def _set_expanded(self, item: Item, expanded: bool) -> None:
         think = item.think
         assert think is not None
@@ -1325,7 +1307,7 @@ class ChatView(QAbstractScrollArea):
             painter.drawText(QPointF(PAD_X, y + QFontMetricsF(self._metrics.small).ascent()), self._think_label(item))
             y += self._metrics.think_header_height(item)
         vh = self.viewport().height()
-        for n, doc, height, unit, uy in self._rows(item, y):
+        for n, doc, height, unit, uy in self._layout.rows(item, y):
             if uy > vh:
                 break
             if uy + height >= 0 and doc is not None:
@@ -1349,40 +1331,13 @@ class ChatView(QAbstractScrollArea):
                 doc.documentLayout().draw(painter, ctx)
                 painter.restore()
                 if unit is not None and unit.unit.kind == "code" and unit.unit.copy:
-                    self._paint_copy_button(painter, self._copy_button_rect(uy, width))
+                    self._paint_copy_button(painter, self._layout.copy_button_rect(uy, width))
         if item.kind != "notice":
             self._paint_footer(painter, item, top + item.height - PAD_Y - self._metrics.line_height(self._metrics.small))
 
     def _muted_text(self) -> QColor:
         """The thoughts' colour: the palette's placeholder text colour."""
         return self.palette().color(QPalette.ColorRole.PlaceholderText)
-
-    def _rows(self, item: Item, y: float) -> Iterator[tuple[int, QTextDocument | None, float, UnitSlot | None, float]]:
-        """(unit index, document, height, unit or None for the tail and the
-        thoughts, top y) of each part of ``item``'s body, the first at ``y``:
-        the unfolded thoughts (index -1; no document while being built),
-        the units, the tail."""
-        think = item.think
-        if think is not None and think.expanded:
-            height = self._metrics.thoughts_height(think, self._metrics.content_width())
-            yield -1, (think.doc if think.ready else None), height, None, y
-            y += height + UNIT_GAP
-        units = item.units
-        for n, u in enumerate(units):
-            yield n, u.doc, u.height, u, y
-            y += u.height + gap_after(units, n)
-        if item.tail is not None and not item.tail.isEmpty():
-            if units:
-                y += UNIT_GAP - gap_after(units, len(units) - 1)
-            yield len(units), item.tail, item.tail_height, None, y
-
-    def _body_top(self, index: int) -> float:
-        """Content y of the first row (thoughts or unit) of item ``index``."""
-        item = self._list.items[index]
-        return self._top(index) + PAD_Y + self._metrics.header_height(item) + self._metrics.think_header_height(item)
-
-    def _copy_button_rect(self, unit_top: float, width: float) -> QRectF:
-        return QRectF(width - PAD_X - 58, unit_top + 4, 52, 20)
 
     def _paint_copy_button(self, painter: QPainter, rect: QRectF) -> None:
         painter.save()
@@ -1394,30 +1349,10 @@ class ChatView(QAbstractScrollArea):
         painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, self.tr("Copy"))
         painter.restore()
 
-    def _footer_layout(self, item: Item, y: float) -> list[tuple[str, str, QRectF]]:
-        """(kind, text, rect) of each footer piece: the note, the facts, the actions."""
-        fm = QFontMetricsF(self._metrics.small)
-        h = fm.height()
-        x = PAD_X
-        out: list[tuple[str, str, QRectF]] = []
-        if item.note:
-            w = fm.horizontalAdvance(item.note)
-            out.append(("note", item.note, QRectF(x, y, w, h)))
-            x += w + 12
-        if item.facts:
-            w = fm.horizontalAdvance(item.facts)
-            out.append(("facts", item.facts, QRectF(x, y, w, h)))
-            x += w + 12
-        for action, label in self._actions(item):
-            w = fm.horizontalAdvance(label)
-            out.append((f"action:{action}", label, QRectF(x, y, w, h)))
-            x += w + 12
-        return out
-
     def _paint_footer(self, painter: QPainter, item: Item, y: float) -> None:
         painter.setFont(self._metrics.small)
         fm = QFontMetricsF(self._metrics.small)
-        for kind, text, rect in self._footer_layout(item, y):
+        for kind, text, rect in self._layout.footer_layout(item, y):
             if kind == "note":
                 color = _note_color(item.note_kind)
             elif kind in ("facts", "action:branch"):
@@ -1429,31 +1364,13 @@ class ChatView(QAbstractScrollArea):
 
     # ------------------------------------------------------------------ hit testing
 
-    def _hit(self, point: QPointF) -> tuple[int, int, QTextDocument | None, QPointF] | None:
-        """(item index, unit index, document, point in the document) under ``point``."""
-        if not self._list.items:
-            return None
-        y = point.y() + self.verticalScrollBar().value()
-        index = self._item_at_y(y)
-        item = self._list.items[index]
-        rows = list(self._rows(item, self._body_top(index)))
-        if not rows:
-            return (index, 0, None, QPointF())
-        for k, (n, doc, height, _unit, uy) in enumerate(rows):
-            below = rows[k + 1][4] if k + 1 < len(rows) else float("inf")
-            if y < below:
-                return (index, n, doc, QPointF(point.x() - PAD_X, y - uy))
-        return None
+    def _hit(self, point: QPointF, details: bool = False) -> Hit | None:
+        """What is under viewport ``point`` (one pass: see ``HitTester``)."""
+        return self._hits.at(point, self.verticalScrollBar().value(), self.viewport().width(), details)
 
     def _pos_at(self, point: QPointF) -> Pos | None:
         hit = self._hit(point)
-        if hit is None:
-            return None
-        index, n, doc, p = hit
-        if doc is None:
-            return Pos(index, n, 0)
-        char = doc.documentLayout().hitTest(p, Qt.HitTestAccuracy.FuzzyHit)
-        return Pos(index, n, max(0, char))
+        return None if hit is None else hit.pos()
 
     def _doc_of(self, pos: Pos) -> QTextDocument | None:
         item = self._list.items[pos.item]
@@ -1463,37 +1380,6 @@ class ChatView(QAbstractScrollArea):
         if pos.unit < len(item.units):
             return item.units[pos.unit].doc
         return item.tail
-
-    def _footer_action_at(self, point: QPointF) -> tuple[str, str] | None:
-        if not self._list.items:
-            return None
-        y = point.y() + self.verticalScrollBar().value()
-        index = self._item_at_y(y)
-        item = self._list.items[index]
-        fy = self._top(index) + item.height - PAD_Y - self._metrics.line_height(self._metrics.small)
-        for kind, _text, rect in self._footer_layout(item, fy):
-            if kind.startswith("action:") and rect.adjusted(-3, -3, 3, 3).contains(QPointF(point.x(), y)):
-                return kind.removeprefix("action:"), item.id
-        return None
-
-    def _copy_button_at(self, point: QPointF) -> str | None:
-        hit = self._hit(point)
-        if hit is None:
-            return None
-        index, n, _doc, p = hit
-        item = self._list.items[index]
-        if n < 0 or n >= len(item.units) or item.units[n].unit.kind != "code" or not item.units[n].unit.copy:
-            return None
-        rect = self._copy_button_rect(0, self.viewport().width())
-        if rect.contains(QPointF(p.x() + PAD_X, p.y())):
-            return item.units[n].unit.copy
-        return None
-
-    def _anchor_at(self, point: QPointF) -> str:
-        hit = self._hit(point)
-        if hit is None or hit[2] is None:
-            return ""
-        return hit[2].documentLayout().anchorAt(hit[3])
 
     # ------------------------------------------------------------------ mouse and keys
 
@@ -1522,13 +1408,9 @@ class ChatView(QAbstractScrollArea):
                 self._cursor_pos = pos
                 self.viewport().update()
             return
-        href = self._anchor_at(point)
-        clickable = (
-            bool(href)
-            or self._footer_action_at(point) is not None
-            or self._copy_button_at(point) is not None
-            or self._think_header_at(point) is not None
-        )
+        hit = self._hit(point, details=True)
+        href = "" if hit is None else hit.href
+        clickable = hit is not None and hit.clickable
         self.viewport().setCursor(
             QCursor(Qt.CursorShape.PointingHandCursor if clickable else Qt.CursorShape.IBeamCursor)
         )
@@ -1545,21 +1427,18 @@ class ChatView(QAbstractScrollArea):
         self._dragging = False
         if not clicked:
             return
-        thinking = self._think_header_at(point)
-        if thinking is not None:
-            self.toggle_thoughts(thinking)
+        hit = self._hit(point, details=True)
+        if hit is None:
             return
-        action = self._footer_action_at(point)
-        if action is not None:
-            self._on_footer_action(*action)
-            return
-        code = self._copy_button_at(point)
-        if code is not None:
-            self._set_clipboard(code, "code")
-            return
-        href = self._anchor_at(point)
-        if href:
-            self._on_link_clicked(QUrl(href))
+        item_id = self._list.items[hit.index].id
+        if hit.thinking:
+            self.toggle_thoughts(item_id)
+        elif hit.action:
+            self._on_footer_action(hit.action, item_id)
+        elif hit.code is not None:
+            self._set_clipboard(hit.code, "code")
+        elif hit.href:
+            self._on_link_clicked(QUrl(hit.href))
 
     def mouseDoubleClickEvent(self, event: QMouseEvent | None) -> None:
         if event is None:
@@ -1605,40 +1484,23 @@ class ChatView(QAbstractScrollArea):
         """Copy, the message's own actions (the footer's: edit, regenerate,
         other versions...) and Select All. From the keyboard (the menu key,
         Shift+F10) it is about the message last clicked, else the last one."""
-        menu = QMenu(self)
-        copy = menu.addAction(self.tr("Copy"))
-        copy.setEnabled(self.has_selection())
-        copy.triggered.connect(self.copy_selection)
         hit = self._hit(point)
+        index = None if hit is None or not hit.in_body else hit.index
+        items = self._list.items
         if keyboard:
             if self._cursor_pos is not None:
-                hit = (self._cursor_pos.item, 0, None, QPointF())  # the message last clicked
+                index = self._cursor_pos.item  # the message last clicked
             else:
-                last = next((i for i in range(len(self._list.items) - 1, -1, -1) if self._list.items[i].kind != "notice"), None)
-                hit = (last, 0, None, QPointF()) if last is not None else None
-        if hit is not None and self._list.items[hit[0]].kind != "notice":
-            item = self._list.items[hit[0]]
-            item_id = item.id
-            msg_copy = menu.addAction(self.tr("Copy Message"))
-            msg_copy.triggered.connect(lambda: self._on_footer_action("copy", item_id))
-            if item.think is not None:
-                label = self.tr("Hide Thoughts") if item.think.expanded else self.tr("Show Thoughts")
-                toggle = menu.addAction(label)
-                toggle.triggered.connect(lambda: self.toggle_thoughts(item_id))
-            labels = {
-                "previous": self.tr("Previous Version"),
-                "next": self.tr("Next Version"),
-            }
-            for action, label in self._actions(item):
-                if action in ("copy", "branch"):
-                    continue
-                entry = menu.addAction(labels.get(action, label))
-                entry.triggered.connect(lambda _=False, a=action: self._on_footer_action(a, item_id))
-        menu.addSeparator()
-        select_all = menu.addAction(self.tr("Select All"))
-        select_all.triggered.connect(self.select_all)
-        menu.aboutToHide.connect(menu.deleteLater)
-        return menu
+                index = next((i for i in range(len(items) - 1, -1, -1) if items[i].kind != "notice"), None)
+        target = None
+        if index is not None and items[index].kind != "notice":
+            item = items[index]
+            thoughts = None if item.think is None else item.think.expanded
+            target = MenuTarget(item.id, thoughts, self._actions(item))
+        return build_context_menu(
+            self, self.has_selection(), target, self.copy_selection, self.select_all,
+            self._on_footer_action, self.toggle_thoughts,
+        )
 
     def _on_footer_action(self, action: str, item_id: str) -> None:
         if action == "copy":
@@ -1809,7 +1671,7 @@ class ChatView(QAbstractScrollArea):
             self._set_expanded(item, True)  # the match is in folded thoughts: unfold them
             return False
         self._reveal = None
-        for _n, doc, _height, _unit, uy in self._rows(item, self._body_top(index)):
+        for _n, doc, _height, _unit, uy in self._layout.rows(item, self._layout.body_top(index)):
             if doc is None:
                 continue
             starts = self._find.ranges(doc, now=True) or []
@@ -1835,7 +1697,7 @@ class ChatView(QAbstractScrollArea):
         current = self._find.current
         if current is not None and current[0] == item.id:
             before = self._hidden_thought_matches(item)
-            for m, other, _h, _u, _y in self._rows(item, 0.0):
+            for m, other, _h, _u, _y in self._layout.rows(item, 0.0):
                 if m == n:
                     break
                 if other is not None:
