@@ -65,13 +65,11 @@ import logging
 import time
 from collections.abc import Callable, Iterator
 
-from PyQt6.QtCore import QPointF, QRectF, QSize, Qt, QTimer, QUrl, pyqtSignal
+from PyQt6.QtCore import QPointF, QSize, Qt, QTimer, QUrl, pyqtSignal
 from PyQt6.QtGui import (
     QAbstractTextDocumentLayout,
-    QColor,
     QCursor,
     QDesktopServices,
-    QFontMetricsF,
     QGuiApplication,
     QKeyEvent,
     QKeySequence,
@@ -132,8 +130,6 @@ from app.ui.conversation.items import (
     LAZY_COPY_ITEMS,
     LIVE_ABOVE,
     LIVE_BELOW,
-    PAD_X,
-    PAD_Y,
     SLICE_BUDGET_S,
     SYNC_HISTORY,
     THOUGHTS_PIECE,
@@ -150,15 +146,9 @@ from app.ui.conversation.items import (
     utf16_prefix,
 )
 from app.ui.conversation.menu import MenuTarget, build_context_menu
+from app.ui.conversation.painter import ItemPainter
 from app.ui.conversation.probe import ChatViewProbe
 from app.ui.conversation.selection import LazyTextMime
-
-_NOTE_KINDS = ("error", "warning", "info")
-
-
-def _note_color(kind: str) -> QColor:
-    """A notice's or footer note's colour in the current theme."""
-    return theme.color(kind if kind in _NOTE_KINDS else "info")
 
 
 class ChatView(QAbstractScrollArea):
@@ -220,6 +210,10 @@ class ChatView(QAbstractScrollArea):
         self._metrics = Metrics(self.font(), lambda: self.viewport().width())
         self._layout = ItemLayout(self._list, self._metrics, self._think_label, self._actions)
         self._hits = HitTester(self._list, self._layout)
+        self._painter = ItemPainter(
+            self._list, self._layout, self._metrics, self._find, self._think_label,
+            self._hidden_thought_matches, self._selections_for, self.palette,
+        )
         self._code_css = theme.current().code_css()
         self._open_thoughts: set[str] = set()  # ids of messages whose thoughts are unfolded
         self._connect_signals()
@@ -1272,95 +1266,14 @@ class ChatView(QAbstractScrollArea):
             self._update_scrollbar()
         self._schedule_visibility()
 
-    def _paint_ctx(self) -> QAbstractTextDocumentLayout.PaintContext:
-        ctx = QAbstractTextDocumentLayout.PaintContext()
-        ctx.palette = QPalette(self.palette())
-        ctx.palette.setColor(QPalette.ColorRole.Text, self.palette().color(QPalette.ColorRole.Text))
-        return ctx
-
     def paintEvent(self, event: QPaintEvent | None) -> None:
         painter = QPainter(self.viewport())
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        offset = self.verticalScrollBar().value()
-        vh = self.viewport().height()
-        width = self.viewport().width()
-        for index in self._visible_range():
-            item = self._list.items[index]
-            top = self._top(index) - offset
-            if top > vh:
-                break
-            self._paint_item(painter, index, item, top, width)
+        viewport = self.viewport()
+        self._painter.paint(
+            painter, self._visible_range(), self.verticalScrollBar().value(), viewport.width(), viewport.height()
+        )
         painter.end()
-
-    def _paint_item(self, painter: QPainter, index: int, item: Item, top: float, width: float) -> None:
-        if item.kind == "user":
-            painter.fillRect(QRectF(4, top, width - 8, item.height), theme.color("user_bg"))
-        y = top + PAD_Y
-        if item.kind != "notice":
-            painter.setFont(self._metrics.bold)
-            painter.setPen(theme.color("user" if item.kind == "user" else "assistant"))
-            painter.drawText(QPointF(PAD_X, y + QFontMetricsF(self._metrics.bold).ascent()), item.label)
-            y += self._metrics.header_height(item)
-        if item.think is not None:
-            painter.setFont(self._metrics.small)
-            painter.setPen(self._muted_text())
-            painter.drawText(QPointF(PAD_X, y + QFontMetricsF(self._metrics.small).ascent()), self._think_label(item))
-            y += self._metrics.think_header_height(item)
-        vh = self.viewport().height()
-        for n, doc, height, unit, uy in self._layout.rows(item, y):
-            if uy > vh:
-                break
-            if uy + height >= 0 and doc is not None:
-                painter.save()
-                painter.translate(PAD_X, uy)
-                ctx = self._paint_ctx()
-                if item.kind == "notice":
-                    ctx.palette.setColor(QPalette.ColorRole.Text, _note_color(item.note_kind))
-                elif n < 0:  # the thoughts: muted, with a rule at their left
-                    muted = self._muted_text()
-                    ctx.palette.setColor(QPalette.ColorRole.Text, muted)
-                    painter.fillRect(QRectF(-8, 0, 2, height), muted)
-                ctx.clip = QRectF(0, -uy, width, vh)
-                # Plain text (the tail, thoughts, notices) gets its find matches
-                # as rectangles behind the text: as many selections would
-                # cost the layout tens of ms in a long paragraph.
-                plain = unit is None or unit.unit.kind == "plain"
-                ctx.selections = self._selections_for(index, n, doc, -uy, vh - uy, find=not plain)
-                if plain and self._find.active:
-                    self._paint_find_rects(painter, index, n, doc, -uy, vh - uy)
-                doc.documentLayout().draw(painter, ctx)
-                painter.restore()
-                if unit is not None and unit.unit.kind == "code" and unit.unit.copy:
-                    self._paint_copy_button(painter, self._layout.copy_button_rect(uy, width))
-        if item.kind != "notice":
-            self._paint_footer(painter, item, top + item.height - PAD_Y - self._metrics.line_height(self._metrics.small))
-
-    def _muted_text(self) -> QColor:
-        """The thoughts' colour: the palette's placeholder text colour."""
-        return self.palette().color(QPalette.ColorRole.PlaceholderText)
-
-    def _paint_copy_button(self, painter: QPainter, rect: QRectF) -> None:
-        painter.save()
-        painter.setPen(theme.color("copy_border"))
-        painter.setBrush(theme.color("copy_bg"))
-        painter.drawRoundedRect(rect, 4, 4)
-        painter.setFont(self._metrics.small)
-        painter.setPen(theme.color("muted"))
-        painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, self.tr("Copy"))
-        painter.restore()
-
-    def _paint_footer(self, painter: QPainter, item: Item, y: float) -> None:
-        painter.setFont(self._metrics.small)
-        fm = QFontMetricsF(self._metrics.small)
-        for kind, text, rect in self._layout.footer_layout(item, y):
-            if kind == "note":
-                color = _note_color(item.note_kind)
-            elif kind in ("facts", "action:branch"):
-                color = theme.color("muted")
-            else:
-                color = theme.color("action")
-            painter.setPen(color)
-            painter.drawText(QPointF(rect.x(), rect.y() + fm.ascent()), text)
 
     # ------------------------------------------------------------------ hit testing
 
@@ -1545,9 +1458,8 @@ class ChatView(QAbstractScrollArea):
         assert a is not None and b is not None
         return (a, b) if a <= b else (b, a)
 
-    def _selections_for(
-        self, index: int, n: int, doc: QTextDocument, y0: float = 0.0, y1: float = 1e9, find: bool = True
-    ) -> list[QAbstractTextDocumentLayout.Selection]:
+    def _selections_for(self, index: int, n: int, doc: QTextDocument) -> list[QAbstractTextDocumentLayout.Selection]:
+        """The text selection's part in row ``n`` of item ``index``."""
         out: list[QAbstractTextDocumentLayout.Selection] = []
         sel = self._ordered_selection()
         if sel is not None:
@@ -1569,11 +1481,6 @@ class ChatView(QAbstractScrollArea):
                     fmt.setForeground(self.palette().color(QPalette.ColorRole.HighlightedText))
                     s.format = fmt
                     out.append(s)
-        if find and self._find.active:
-            out.extend(
-                self._find_selection(doc, start, size, current)
-                for start, size, current in self._visible_matches(index, n, doc, y0, y1)
-            )
         return out
 
     def selected_text(self) -> str:
@@ -1683,72 +1590,6 @@ class ChatView(QAbstractScrollArea):
                 return True
             k += len(starts)
         return True
-
-    def _visible_matches(
-        self, index: int, n: int, doc: QTextDocument, y0: float, y1: float
-    ) -> Iterator[tuple[int, int, bool]]:
-        """(start, length, current?) of the cached matches of ``doc`` between
-        its y0 and y1 (the part on screen); none while still being found."""
-        starts = self._find.ranges(doc)
-        if not starts:
-            return
-        item = self._list.items[index]
-        current_nth = -1
-        current = self._find.current
-        if current is not None and current[0] == item.id:
-            before = self._hidden_thought_matches(item)
-            for m, other, _h, _u, _y in self._layout.rows(item, 0.0):
-                if m == n:
-                    break
-                if other is not None:
-                    before += len(self._find.ranges(other) or ())
-            current_nth = current[1] - before
-        layout = doc.documentLayout()
-        first = max(0, bisect.bisect_left(starts, layout.hitTest(QPointF(0, y0), Qt.HitTestAccuracy.FuzzyHit)) - 1)
-        last = bisect.bisect_right(starts, max(0, layout.hitTest(QPointF(1e6, y1), Qt.HitTestAccuracy.FuzzyHit)))
-        size = len(self._find.text)
-        end = doc.characterCount() - 1
-        for k in range(first, min(last + 1, len(starts))):
-            yield starts[k], min(size, end - starts[k]), k == current_nth
-
-    def _find_selection(self, doc: QTextDocument, start: int, size: int, current: bool) -> QAbstractTextDocumentLayout.Selection:
-        cursor = QTextCursor(doc)
-        cursor.setPosition(start)
-        cursor.setPosition(start + size, QTextCursor.MoveMode.KeepAnchor)
-        s = QAbstractTextDocumentLayout.Selection()
-        s.cursor = cursor
-        fmt = QTextCharFormat()
-        fmt.setBackground(theme.color("find_current" if current else "find"))
-        s.format = fmt
-        return s
-
-    def _paint_find_rects(self, painter: QPainter, index: int, n: int, doc: QTextDocument, y0: float, y1: float) -> None:
-        """The find matches on screen of a plain document, as rectangles behind its text."""
-        layout = doc.documentLayout()
-        found, current_color = theme.color("find"), theme.color("find_current")
-        block_rects: dict[int, QRectF] = {}
-        shapes = self._find.shapes(doc)  # match geometry within its block, kept while the block is unchanged
-        width = doc.textWidth()
-        for start, size, current in self._visible_matches(index, n, doc, y0, y1):
-            block = doc.findBlock(start)
-            key = block.position()
-            rect = block_rects.get(key)
-            if rect is None:
-                rect = block_rects[key] = layout.blockBoundingRect(block)
-            a = start - key
-            shape_key = (key, block.length(), width, a, size)
-            shape = shapes.get(shape_key)
-            if shape is None:
-                text_layout = block.layout()
-                line = text_layout.lineForTextPosition(a)
-                if not line.isValid():
-                    continue
-                end_line = text_layout.lineForTextPosition(a + size)
-                x1 = line.cursorToX(a)[0]
-                same = end_line.isValid() and end_line.lineNumber() == line.lineNumber()
-                x2 = line.cursorToX(a + size)[0] if same else line.naturalTextWidth()
-                shape = shapes[shape_key] = QRectF(x1, line.y(), max(1.0, x2 - x1), line.height())
-            painter.fillRect(shape.translated(rect.x(), rect.y()), current_color if current else found)
 
     def _hidden_thought_matches(self, item: Item) -> int:
         """Find matches in a message's thoughts while they are not shown (the
