@@ -42,7 +42,7 @@ class ChatViewProbe:
         """A message's thinking header as shown ("▸ Thinking… · 3 words"),
         or "" when it has no thinking."""
         item = self._view._item(message_id)
-        return "" if item is None or item.think is None else self._view._think_label(item)
+        return "" if item is None or item.think is None else self._view._thoughts.label(item)
 
     def thoughts_text(self, message_id: str) -> str | None:
         """The thoughts shown (unfolded, their document built), else None."""
@@ -108,7 +108,7 @@ class ChatViewProbe:
             else:
                 out.append(item.label)
                 if item.think is not None:
-                    out.append(self._view._think_label(item))
+                    out.append(self._view._thoughts.label(item))
                     thoughts = self.thoughts_text(item.id)
                     if thoughts is not None:
                         out.append(thoughts)

@@ -33,7 +33,7 @@ Thinking: an assistant message whose content starts with ``<think>…</think>``
 (or the context menu's Show/Hide Thoughts, or ``toggle_thoughts``) unfolds
 the thoughts as escaped PLAIN text in a muted colour, in one more document
 of the item (row index -1, before the units; never Markdown or HTML).
-Folded by default; the state is kept per message id (``_open_thoughts``), so
+Folded by default; the state is kept per message id (``ThoughtsFold.open``), so
 it survives the item leaving the virtualized window and coming back, or the
 conversation being shown again. While a reply streams, each piece goes
 through a per-message ``ThinkingSplitter``: thoughts only bump the word count
@@ -93,7 +93,6 @@ from app.core.text.textbreak import DisplayBreaker
 from app.core.text.thinking import (
     ThinkingSpans,
     ThinkingSplitter,
-    count_words,
     thinking_spans,
 )
 from app.ui.misc import shortcuts, theme
@@ -133,7 +132,6 @@ from app.ui.conversation.items import (
     SLICE_BUDGET_S,
     SYNC_HISTORY,
     THOUGHTS_PIECE,
-    WORDS_EXACT_LIMIT,
     Item,
     ItemIndex,
     ItemList,
@@ -149,6 +147,7 @@ from app.ui.conversation.menu import MenuTarget, build_context_menu
 from app.ui.conversation.painter import ItemPainter
 from app.ui.conversation.probe import ChatViewProbe
 from app.ui.conversation.selection import LazyTextMime
+from app.ui.conversation.thoughts import ThoughtsFold
 
 
 class ChatView(QAbstractScrollArea):
@@ -206,16 +205,16 @@ class ChatView(QAbstractScrollArea):
         self._hover_href = ""
         self._probe: ChatViewProbe | None = None
         self._find = FindHighlighter(self._slicer, self.viewport().update)
+        self._thoughts = ThoughtsFold(self._find)
         self._reveal: tuple[str, int] | None = None        # a find match to scroll to
         self._metrics = Metrics(self.font(), lambda: self.viewport().width())
-        self._layout = ItemLayout(self._list, self._metrics, self._think_label, self._actions)
+        self._layout = ItemLayout(self._list, self._metrics, self._thoughts.label, self._actions)
         self._hits = HitTester(self._list, self._layout)
         self._painter = ItemPainter(
-            self._list, self._layout, self._metrics, self._find, self._think_label,
+            self._list, self._layout, self._metrics, self._find, self._thoughts.label,
             self._hidden_thought_matches, self._selections_for, self.palette,
         )
         self._code_css = theme.current().code_css()
-        self._open_thoughts: set[str] = set()  # ids of messages whose thoughts are unfolded
         self._connect_signals()
 
     def _connect_signals(self) -> None:
@@ -352,9 +351,9 @@ class ChatView(QAbstractScrollArea):
 
     def _mark_open_thoughts(self, items: list[Item]) -> None:
         """Items made off the GUI thread learn which thoughts are unfolded."""
-        if self._open_thoughts:
+        if self._thoughts.open:
             for item in items:
-                if item.think is not None and item.id in self._open_thoughts:
+                if item.think is not None and item.id in self._thoughts.open:
                     item.think.expanded = True
 
     def _append_history(self, new: list[Item]) -> None:
@@ -429,7 +428,7 @@ class ChatView(QAbstractScrollArea):
                 item.tail.deleteLater()
             item.tail = item.tail_cursor = None
             self._finalizing.discard(item.id)
-            self._open_thoughts.discard(item.id)
+            self._thoughts.open.discard(item.id)
         ids_gone = {self._list.items[i].id for i in gone}
         if self._reveal is not None and self._reveal[0] in ids_gone:
             self._reveal = None
@@ -583,7 +582,7 @@ class ChatView(QAbstractScrollArea):
             assert splitter.thoughts_start is not None
             start = splitter.thoughts_start
             think = item.think = ThoughtsState(start, start, -1, False, words=0)
-            think.expanded = item.id in self._open_thoughts
+            think.expanded = item.id in self._thoughts.open
         if thought:
             think.end += len(thought)
             think.words = splitter.words
@@ -591,11 +590,11 @@ class ChatView(QAbstractScrollArea):
                 if think.filling:
                     think.pending.append(thought)
                 else:
-                    self._thoughts_insert(think, thought)
+                    self._thoughts.insert(think, thought)
         if splitter.closed and not think.closed:
             think.closed = True
             if think.doc is not None and not think.filling:
-                self._trim_thoughts(think)
+                self._thoughts.trim(think)
 
     def _tail_insert(self, item: Item, text: str) -> None:
         """Append source text to the tail document, with the display-only
@@ -664,7 +663,7 @@ class ChatView(QAbstractScrollArea):
         text = self._answer_source(item, content)
         think = item.think
         if think is not None and think.ready:
-            self._trim_thoughts(think)
+            self._thoughts.trim(think)
         # Only the answer goes through Markdown; the thoughts stay plain text.
         self._render.request(RenderJob(item.id, "final", text, token=len(content)), PRIORITY_NOW)
         self.viewport().update()
@@ -683,12 +682,12 @@ class ChatView(QAbstractScrollArea):
         think = item.think
         if spans is None:
             if think is not None:
-                self._drop_thoughts(think)
+                self._thoughts.drop(think)
                 item.think = None
             return
         if think is None:
             item.think = think = ThoughtsState.of(spans)
-            think.expanded = item.id in self._open_thoughts
+            think.expanded = item.id in self._thoughts.open
             return
         changed = (think.start, think.end) != (spans.thoughts_start, spans.thoughts_end)
         think.start, think.end, think.answer, think.closed = (
@@ -698,7 +697,7 @@ class ChatView(QAbstractScrollArea):
             # (a stream that ended inside "</th": the held text is thoughts after all)
             think.words = -1
             if think.doc is not None:
-                self._drop_thoughts(think)
+                self._thoughts.drop(think)
                 if think.expanded and self._list.index.get(item.id) is not None:
                     self._start_fill(item)
 
@@ -843,7 +842,7 @@ class ChatView(QAbstractScrollArea):
                 u.doc.deleteLater()
                 u.doc = None
         if item.think is not None:
-            self._drop_thoughts(item.think)
+            self._thoughts.drop(item.think)
         item.live = False
         self._live.discard(item.id)
 
@@ -866,17 +865,17 @@ class ChatView(QAbstractScrollArea):
         for start in range(0, len(text), THOUGHTS_PIECE):
             if item.think is not think or think.doc is not doc:
                 return  # folded, dropped or cleared meanwhile
-            self._thoughts_insert(think, text[start : start + THOUGHTS_PIECE])
+            self._thoughts.insert(think, text[start : start + THOUGHTS_PIECE])
             doc.size()  # lay this piece out now, in this slice
             yield
         if item.think is not think or think.doc is not doc:
             return
         for piece in think.pending:
-            self._thoughts_insert(think, piece)
+            self._thoughts.insert(think, piece)
         think.pending = []
         think.filling = False
         if think.closed or not item.streaming:
-            self._trim_thoughts(think)
+            self._thoughts.trim(think)
         width = self._metrics.content_width()
         if doc.textWidth() != width:
             doc.setTextWidth(width)
@@ -886,94 +885,13 @@ class ChatView(QAbstractScrollArea):
             self._set_height(index, self._metrics.item_height(item))
             self.viewport().update()
 
-    def _thoughts_insert(self, think: ThoughtsState, text: str) -> None:
-        """Append thoughts to their document as PLAIN text (never parsed),
-        with display-only breaks (no paragraph outgrows ``BREAK_LIMIT``);
-        leading whitespace is not shown."""
-        assert think.cursor is not None and think.breaker is not None
-        if not think.shown:
-            text = text.lstrip()
-            if not text:
-                return
-            think.shown = True
-        cursor = think.cursor
-        cursor.movePosition(QTextCursor.MoveOperation.End)
-        start = 0
-        for b in think.breaker.feed(text):
-            if b > start:
-                cursor.insertText(text[start:b])
-            if not cursor.atBlockStart():
-                cursor.insertBlock()
-            start = b
-        cursor.insertText(text[start:])
-        self._find.changed(cursor.document())
-
-    def _trim_thoughts(self, think: ThoughtsState) -> None:
-        """Drop the trailing whitespace shown (the thoughts are complete)."""
-        doc = think.doc
-        if doc is None:
-            return
-        end = doc.characterCount() - 1
-        pos = end
-        while pos > 0 and doc.characterAt(pos - 1).isspace():
-            pos -= 1
-        if pos < end:
-            cursor = QTextCursor(doc)
-            cursor.setPosition(pos)
-            cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
-            cursor.removeSelectedText()
-            self._find.invalidate(doc)
-
-    def _drop_thoughts(self, think: ThoughtsState) -> None:
-        if think.doc is not None:
-            think.doc.deleteLater()
-        think.doc = think.cursor = think.breaker = None
-        think.filling, think.pending, think.shown = False, [], False
-
-    def _think_words(self, item: Item) -> tuple[int, bool]:
-        """(words in the thoughts, estimated?): counted once, when first shown."""
-        think = item.think
-        assert think is not None
-        if think.words < 0:
-            n = think.end - think.start
-            if n > WORDS_EXACT_LIMIT or item.message is None:
-                return n // 6, True
-            think.words = count_words(item.message.content[think.start : think.end])
-        return think.words, False
-
-    def _think_label(self, item: Item) -> str:
-        think = item.think
-        assert think is not None
-        arrow = "▾" if think.expanded else "▸"
-        words, estimated = self._think_words(item)
-        # The English plural is chosen here ("1 word" / "2 words"); %n lets
-        # other languages choose their own forms.
-        if item.streaming and not think.closed:
-            if not words:
-                text = self.tr("Thinking…")
-            elif estimated:
-                text = self.tr("Thinking… · ~%n words", None, words)
-            elif words == 1:
-                text = self.tr("Thinking… · 1 word")
-            else:
-                text = self.tr("Thinking… · %n words", None, words)
-        elif not words:
-            text = self.tr("Thoughts")
-        elif estimated:
-            text = self.tr("Thought for ~%n words", None, words)
-        elif words == 1:
-            text = self.tr("Thought for 1 word")
-        else:
-            text = self.tr("Thought for %n words", None, words)
-        return f"{arrow} {text}"
-
     def _set_expanded(self, item: Item, expanded: bool) -> None:
         think = item.think
         assert think is not None
         if expanded:
-            self._open_thoughts.add(item.id)
+            self._thoughts.open.add(item.id)
         else:
-            self._open_thoughts.discard(item.id)
+            self._thoughts.open.discard(item.id)
         if think.expanded == expanded:
             return
         think.expanded = expanded
@@ -982,7 +900,7 @@ class ChatView(QAbstractScrollArea):
             if think.doc is None and (item.live or item.tail is not None):
                 self._start_fill(item)
         else:
-            self._drop_thoughts(think)
+            self._thoughts.drop(think)
             for pos in (self._anchor, self._cursor_pos):
                 if pos is not None and pos.item == index and pos.unit < 0:
                     self._anchor = self._cursor_pos = None  # its text is gone
@@ -997,9 +915,9 @@ class ChatView(QAbstractScrollArea):
         item = self._item(message_id)
         if item is None or item.think is None:
             if expanded:
-                self._open_thoughts.add(message_id)
+                self._thoughts.open.add(message_id)
             else:
-                self._open_thoughts.discard(message_id)
+                self._thoughts.open.discard(message_id)
             return
         self._set_expanded(item, expanded)
 
@@ -1010,7 +928,7 @@ class ChatView(QAbstractScrollArea):
             self._set_expanded(item, not item.think.expanded)
 
     def thoughts_expanded(self, message_id: str) -> bool:
-        return message_id in self._open_thoughts
+        return message_id in self._thoughts.open
 
     # ------------------------------------------------------------------ time-sliced work
 
