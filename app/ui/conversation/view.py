@@ -95,7 +95,7 @@ from app.core.text.thinking import (
     ThinkingSplitter,
     thinking_spans,
 )
-from app.ui.misc import shortcuts, theme
+from app.ui.misc import shortcuts
 from app.ui.services.render import (
     PRIORITY_BACKGROUND,
     PRIORITY_NOW,
@@ -108,6 +108,7 @@ from app.ui.services.slicer import TimeSlicer
 
 log = logging.getLogger(__name__)
 
+from app.ui.conversation.documents import DocumentFactory
 from app.ui.conversation.find import FindHighlighter
 from app.ui.conversation.footer import (
     Decorator,
@@ -137,9 +138,7 @@ from app.ui.conversation.items import (
     ItemList,
     Pos,
     ThoughtsState,
-    UnitDocument,
     UnitSlot,
-    collapse_leading_block,
     copy_source,
     utf16_prefix,
 )
@@ -208,13 +207,13 @@ class ChatView(QAbstractScrollArea):
         self._thoughts = ThoughtsFold(self._find)
         self._reveal: tuple[str, int] | None = None        # a find match to scroll to
         self._metrics = Metrics(self.font(), lambda: self.viewport().width())
+        self._docs = DocumentFactory(self, self._metrics)
         self._layout = ItemLayout(self._list, self._metrics, self._thoughts.label, self._actions)
         self._hits = HitTester(self._list, self._layout)
         self._painter = ItemPainter(
             self._list, self._layout, self._metrics, self._find, self._thoughts.label,
             self._hidden_thought_matches, self._selections_for, self.palette,
         )
-        self._code_css = theme.current().code_css()
         self._connect_signals()
 
     def _connect_signals(self) -> None:
@@ -527,7 +526,7 @@ class ChatView(QAbstractScrollArea):
     # ------------------------------------------------------------------ streaming
 
     def _new_tail(self, item: Item) -> None:
-        doc = self._new_document()
+        doc = self._docs.new_document()
         doc.setTextWidth(self._metrics.content_width())
         item.tail = doc
         item.tail_cursor = QTextCursor(doc)
@@ -733,7 +732,7 @@ class ChatView(QAbstractScrollArea):
         for unit in units:
             if not item.streaming or self._item(item.id) is not item:
                 return
-            built.append(self._build_unit(unit))
+            built.append(self._docs.build_unit(unit))
             yield
         if not item.streaming or self._item(item.id) is not item or job.token != item.committed:
             return
@@ -777,7 +776,7 @@ class ChatView(QAbstractScrollArea):
                 new.append(UnitSlot(unit, old.doc, old.height, old.measured_width))
                 continue
             if live:
-                new.append(self._build_unit(unit))
+                new.append(self._docs.build_unit(unit))
                 yield
             else:
                 new.append(UnitSlot(unit))
@@ -796,26 +795,6 @@ class ChatView(QAbstractScrollArea):
         self.message_settled.emit(item.id)
 
     # ------------------------------------------------------------------ documents
-
-    def _new_document(self) -> QTextDocument:
-        doc = UnitDocument(self)
-        doc.setUndoRedoEnabled(False)
-        doc.setDocumentMargin(0)
-        doc.setDefaultFont(self._metrics.font)
-        doc.setDefaultStyleSheet(self._code_css)  # colours of rendered code (the theme's)
-        return doc
-
-    def _build_unit(self, unit: Unit) -> UnitSlot:
-        doc = self._new_document()
-        if unit.kind == "plain":
-            doc.setPlainText(unit.body.removesuffix("\n"))  # a piece cut after a newline
-        else:
-            doc.setHtml(unit.body)
-            if unit.body.startswith("<table"):
-                collapse_leading_block(doc)
-        width = self._metrics.content_width()
-        doc.setTextWidth(width)
-        return UnitSlot(unit, doc, doc.size().height(), width)
 
     def _relayout_item(self, item: Item) -> None:
         width = self._metrics.content_width()
@@ -855,7 +834,7 @@ class ChatView(QAbstractScrollArea):
         think, msg = item.think, item.message
         assert think is not None and msg is not None
         text = msg.content[think.start : think.end]
-        doc = self._new_document()
+        doc = self._docs.new_document()
         doc.setTextWidth(self._metrics.content_width())
         think.doc, think.cursor, think.breaker = doc, QTextCursor(doc), DisplayBreaker(BREAK_LIMIT)
         think.filling, think.pending, think.shown = True, [], False
@@ -1033,7 +1012,7 @@ class ChatView(QAbstractScrollArea):
             if self._item(item.id) is not item or not item.live:
                 return
             if u.doc is None:
-                built = self._build_unit(u.unit)
+                built = self._docs.build_unit(u.unit)
                 u.doc, u.height, u.measured_width = built.doc, built.height, width
                 yield
             elif u.measured_width != width:
@@ -1133,9 +1112,7 @@ class ChatView(QAbstractScrollArea):
         code is painted with the theme's colours as it is drawn; code blocks
         near the viewport get new documents in work slices (same heights), the
         others when they are next built."""
-        css = theme.current().code_css()
-        if css != self._code_css:
-            self._code_css = css
+        if self._docs.restyle():
             for item_id in list(self._live):
                 item = self._item(item_id)
                 if item is not None and any(u.doc is not None and u.unit.kind != "plain" for u in item.units):
@@ -1147,7 +1124,7 @@ class ChatView(QAbstractScrollArea):
             if self._item(item.id) is not item:
                 return
             if u.doc is not None and u.unit.kind != "plain":
-                built = self._build_unit(u.unit)
+                built = self._docs.build_unit(u.unit)
                 old, u.doc, u.height, u.measured_width = u.doc, built.doc, built.height, built.measured_width
                 old.deleteLater()
                 self.viewport().update()
@@ -1550,10 +1527,4 @@ class ChatView(QAbstractScrollArea):
         """Lay out throw-away documents with the view's fonts, so the first
         reply does not pay for font loading and glyph fallback (CJK, emoji,
         monospace: tens of ms, once). Call at start-up idle."""
-        doc = self._new_document()
-        doc.setTextWidth(self._metrics.content_width())
-        cur = QTextCursor(doc)
-        cur.insertHtml(render.render_markdown(sample_markdown))
-        cur.insertText(sample_markdown)
-        doc.size()
-        doc.deleteLater()
+        self._docs.warm_up(sample_markdown)
