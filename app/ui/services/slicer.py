@@ -69,7 +69,9 @@ class TimeSlicer(QObject):
         t0 = time.perf_counter()
         deadline = t0 + self.budget_s
         work = self._work
-        while work and time.perf_counter() < deadline:
+        ran = False
+        while work and (not ran or time.perf_counter() < deadline):  # at least one step per slice
+            ran = True
             key, step = work[0]
             try:
                 if isinstance(step, Iterator):
