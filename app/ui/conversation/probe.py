@@ -14,6 +14,7 @@ from PyQt6.QtCore import QPointF
 from PyQt6.QtGui import QTextDocument
 
 from app.core.render import blocks
+from app.ui.conversation.hittest import Hit
 from app.ui.conversation.items import PAD_X, PAD_Y, Pos, doc_text
 
 if TYPE_CHECKING:
@@ -248,3 +249,8 @@ class ChatViewProbe:
         if index is not None:
             view._anchor, view._cursor_pos = Pos(index, 0, start), Pos(index, 0, end)
             view.viewport().update()
+
+    def hit_at(self, point: QPointF) -> Hit | None:
+        """What a mouse event at viewport ``point`` would find (one hit test)."""
+        view = self._view
+        return view._hit(point, details=True)

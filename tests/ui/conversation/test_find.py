@@ -7,7 +7,12 @@ from PyQt6.QtGui import QTextDocument
 
 from app.core.conversation.model import Message, MessageStatus
 from app.core.conversation.sample import history_messages
-from app.ui.conversation.find import count_chunks, find_pattern, message_texts, text_matches
+from app.ui.conversation.find import (
+    count_chunks,
+    find_pattern,
+    message_texts,
+    text_matches,
+)
 from app.ui.conversation.find_bar import FindBar
 
 

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 from app.core.conversation.model import Message, MessageStatus
-from app.ui.conversation.footer import footer_actions, footer_words, set_footer_from_status
+from app.ui.conversation.footer import (
+    footer_actions,
+    footer_words,
+    set_footer_from_status,
+)
 from app.ui.conversation.items import Item
 
 
