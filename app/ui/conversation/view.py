@@ -87,7 +87,6 @@ from PyQt6.QtWidgets import QAbstractScrollArea, QMenu, QWidget
 
 from app.core.conversation.model import Message, MessageStatus, Role
 from app.core.render import blocks
-from app.core.render import markdown as render
 from app.core.render.blocks import Unit
 from app.core.text.textbreak import DisplayBreaker
 from app.core.text.thinking import (
@@ -140,12 +139,12 @@ from app.ui.conversation.items import (
     ThoughtsState,
     UnitSlot,
     copy_source,
-    utf16_prefix,
 )
 from app.ui.conversation.menu import MenuTarget, build_context_menu
 from app.ui.conversation.painter import ItemPainter
 from app.ui.conversation.probe import ChatViewProbe
 from app.ui.conversation.selection import LazyTextMime
+from app.ui.conversation.streaming import StreamingTail
 from app.ui.conversation.thoughts import ThoughtsFold
 
 
@@ -208,6 +207,7 @@ class ChatView(QAbstractScrollArea):
         self._reveal: tuple[str, int] | None = None        # a find match to scroll to
         self._metrics = Metrics(self.font(), lambda: self.viewport().width())
         self._docs = DocumentFactory(self, self._metrics)
+        self._stream = StreamingTail(self._docs, self._metrics, self._thoughts, self._find, self._render)
         self._layout = ItemLayout(self._list, self._metrics, self._thoughts.label, self._actions)
         self._hits = HitTester(self._list, self._layout)
         self._painter = ItemPainter(
@@ -296,11 +296,11 @@ class ChatView(QAbstractScrollArea):
         if message.status == MessageStatus.STREAMING:
             item.streaming = True
             item.rendered_len = 0
-            self._new_tail(item)
+            self._stream.new_tail(item)
             if kind == "assistant":
                 item.splitter = ThinkingSplitter()
             if len(message):  # shown again after another conversation was: its text so far
-                self._stream_text(item, message.content)
+                self._stream.stream_text(item, message.content)
                 item.tail_height = item.tail.size().height() if item.tail is not None else 0.0
         else:
             if kind == "assistant":
@@ -321,7 +321,7 @@ class ChatView(QAbstractScrollArea):
             if think is not None and think.expanded and think.doc is None:
                 self._start_fill(item)
                 self._set_height(self._list.index[item.id], self._metrics.item_height(item))
-            self._maybe_commit(item)
+            self._stream.maybe_commit(item)
 
     def add_messages(self, messages: list[Message]) -> None:
         """Show many finished messages at once (history), below any already
@@ -525,16 +525,6 @@ class ChatView(QAbstractScrollArea):
 
     # ------------------------------------------------------------------ streaming
 
-    def _new_tail(self, item: Item) -> None:
-        doc = self._docs.new_document()
-        doc.setTextWidth(self._metrics.content_width())
-        item.tail = doc
-        item.tail_cursor = QTextCursor(doc)
-        item.breaker = DisplayBreaker(BREAK_LIMIT)
-        item.tail_height = 0.0
-        item.tail_start = item.tail_end = item.committed
-        item.tail_breaks = []
-
     def append_stream(self, message_id: str, text: str) -> None:
         """Append streamed text (already appended to the Message) to the tail:
         O(len(text)); asks for a render when a Markdown block completed."""
@@ -542,8 +532,8 @@ class ChatView(QAbstractScrollArea):
         if item is None or not item.streaming or not text:
             return
         if item.tail is None:
-            self._new_tail(item)
-        answer = self._stream_text(item, text)
+            self._stream.new_tail(item)
+        answer = self._stream.stream_text(item, text)
         think = item.think
         if think is not None and think.expanded and think.doc is None:
             self._start_fill(item)
@@ -551,69 +541,7 @@ class ChatView(QAbstractScrollArea):
         now = time.monotonic()
         if "\n" in answer and now - item.last_scan >= COMMIT_SCAN_S:
             item.last_scan = now
-            self._maybe_commit(item)
-
-    def _stream_text(self, item: Item, text: str) -> str:
-        """Route streamed text: thinking to the item's thoughts, the answer to
-        the tail; returns the answer part. Without a splitter (a user
-        message, or a reply whose answer has begun) all of it is answer."""
-        splitter = item.splitter
-        if splitter is not None:
-            thought, text = splitter.feed(text)
-            if splitter.thoughts_start is not None:
-                self._stream_thoughts(item, splitter, thought)
-            if splitter.state == "answer":
-                item.splitter = None  # from now on every piece is answer
-                think = item.think
-                if think is not None and splitter.answer_start is not None:
-                    # The answer begins here: the tail and the commits start at it.
-                    think.answer = splitter.answer_start
-                    item.committed = item.commit_asked = item.tail_start = item.tail_end = think.answer
-                    item.tail_breaks = []
-        if text:
-            self._tail_insert(item, text)
-        return text
-
-    def _stream_thoughts(self, item: Item, splitter: ThinkingSplitter, thought: str) -> None:
-        """Streamed thoughts: counted; appended to their document when unfolded."""
-        think = item.think
-        if think is None:
-            assert splitter.thoughts_start is not None
-            start = splitter.thoughts_start
-            think = item.think = ThoughtsState(start, start, -1, False, words=0)
-            think.expanded = item.id in self._thoughts.open
-        if thought:
-            think.end += len(thought)
-            think.words = splitter.words
-            if think.doc is not None:
-                if think.filling:
-                    think.pending.append(thought)
-                else:
-                    self._thoughts.insert(think, thought)
-        if splitter.closed and not think.closed:
-            think.closed = True
-            if think.doc is not None and not think.filling:
-                self._thoughts.trim(think)
-
-    def _tail_insert(self, item: Item, text: str) -> None:
-        """Append source text to the tail document, with the display-only
-        breaks the breaker asks for (their source offsets are kept, so a
-        committed prefix can be cut off the tail exactly)."""
-        assert item.breaker is not None and item.tail_cursor is not None
-        breaks = item.breaker.feed(text)
-        cursor = item.tail_cursor
-        cursor.movePosition(QTextCursor.MoveOperation.End)
-        start = 0
-        for b in breaks:
-            if b > start:
-                cursor.insertText(text[start:b])
-            if not (cursor.atBlockStart() and cursor.block().length() == 1 and cursor.position() == 0):
-                cursor.insertBlock()
-                item.tail_breaks.append(item.tail_end + b)
-            start = b
-        cursor.insertText(text[start:])
-        item.tail_end += len(text)
-        self._find.changed(cursor.document())
+            self._stream.maybe_commit(item)
 
     def _tail_changed(self, item: Item) -> None:
         assert item.tail is not None
@@ -631,21 +559,6 @@ class ChatView(QAbstractScrollArea):
         self._set_height(index, self._metrics.item_height(item))
         if self._is_visible(index):
             self.viewport().update()
-
-    def _maybe_commit(self, item: Item) -> None:
-        """Send newly completed blocks of the streaming message to the render thread."""
-        msg = item.message
-        if msg is None or item.commit_asked > item.committed:
-            return  # one commit in flight at a time
-        if item.splitter is not None:
-            return  # the answer has not begun (thinking, or "<thi" undecided)
-        content = msg.content
-        cut = render.find_cut(content, item.committed)
-        if cut > item.committed:
-            item.commit_asked = cut
-            self._render.request(
-                RenderJob(item.id, "stream", content[item.committed : cut], token=item.committed), PRIORITY_NOW
-            )
 
     def finish_stream(self, message_id: str) -> None:
         """The message's text is complete: render it whole (off the GUI
@@ -741,26 +654,9 @@ class ChatView(QAbstractScrollArea):
         item.committed += len(job.text)
         item.commit_asked = item.committed
         item.rendered_len = item.committed
-        self._cut_tail(item, item.committed)
+        self._stream.cut_tail(item, item.committed)
         self._tail_changed(item)
-        self._maybe_commit(item)
-
-    def _cut_tail(self, item: Item, upto: int) -> None:
-        """Remove source text [tail_start, upto) from the front of the tail
-        (it is shown as units now): O(removed), whatever the tail's length."""
-        if item.tail is None or upto <= item.tail_start:
-            return
-        n_breaks = bisect.bisect_right(item.tail_breaks, upto)
-        doc_chars = (upto - item.tail_start) + n_breaks
-        rest = item.tail.characterCount() - 1
-        cursor = QTextCursor(item.tail)
-        cursor.setPosition(0)
-        cursor.setPosition(min(utf16_prefix(item, upto, doc_chars), rest), QTextCursor.MoveMode.KeepAnchor)
-        removed = cursor.selectionEnd()
-        cursor.removeSelectedText()
-        self._find.cut_front(item.tail, removed)
-        del item.tail_breaks[:n_breaks]
-        item.tail_start = upto
+        self._stream.maybe_commit(item)
 
     def _apply_final(self, item: Item, units: tuple[Unit, ...]) -> Iterator[None]:
         reuse: dict[str, list[UnitSlot]] = {}
