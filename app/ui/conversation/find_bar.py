@@ -160,7 +160,7 @@ class FindBar(QWidget):
     def _update_label(self) -> None:
         n = len(self.matches)
         if not self._done:
-            self.count_label.setText(self.tr("%n match(es)…", None, n))
+            self.count_label.setText(self.tr("%n match(es)…", None, n))  # type: ignore[arg-type]  # PyQt6 stubs: no disambiguation is None
         elif n == 0:
             self.count_label.setText(self.tr("No matches"))
         else:

@@ -14,7 +14,7 @@ from PyQt6.QtCore import QPointF, Qt
 from PyQt6.QtGui import QTextDocument
 
 from app.ui.conversation.geometry import ItemLayout
-from app.ui.conversation.items import PAD_X, ItemList, Pos
+from app.ui.conversation.items import PAD_X, ItemList, Pos, layout_of
 
 
 @dataclass(slots=True)
@@ -41,7 +41,7 @@ class Hit:
             return None
         if self.doc is None:
             return Pos(self.index, self.unit, 0)
-        char = self.doc.documentLayout().hitTest(self.at, Qt.HitTestAccuracy.FuzzyHit)
+        char = layout_of(self.doc).hitTest(self.at, Qt.HitTestAccuracy.FuzzyHit)
         return Pos(self.index, self.unit, max(0, char))
 
 
@@ -88,5 +88,5 @@ class HitTester:
             if unit.kind == "code" and unit.copy and button.contains(QPointF(hit.at.x() + PAD_X, hit.at.y())):
                 hit.code = unit.copy
         if hit.in_body and hit.doc is not None:
-            hit.href = hit.doc.documentLayout().anchorAt(hit.at)
+            hit.href = layout_of(hit.doc).anchorAt(hit.at)
         return hit

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from PyQt6.QtCore import QUrl
-from PyQt6.QtGui import QTextCursor, QTextDocument
+from PyQt6.QtGui import QAbstractTextDocumentLayout, QTextCursor, QTextDocument
 
 from app.core.conversation.model import Message, Role
 from app.core.render.blocks import Unit
@@ -40,6 +40,13 @@ ITEM_GAP = 6.0
 TEXT_PX = 14                # body text size at zoom 1.0 (pixels)
 SMALL_PX = 12               # headers' thinking row and footers
 CHAR_W = 7.5                # average character width at zoom 1.0, for height estimates
+
+def layout_of(doc: QTextDocument) -> QAbstractTextDocumentLayout:
+    """A document's layout (Qt always gives one; the stubs say it may be None)."""
+    layout = doc.documentLayout()
+    assert layout is not None
+    return layout
+
 
 class UnitDocument(QTextDocument):
     """A unit's document: never loads a resource (images, local files...)."""

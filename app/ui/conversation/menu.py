@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from PyQt6.QtCore import QCoreApplication
+from PyQt6.QtGui import QAction
 from PyQt6.QtWidgets import QMenu, QWidget
 
 
@@ -21,6 +22,12 @@ class MenuTarget:
     message_id: str
     thoughts: bool | None               # None: no thinking; else unfolded?
     actions: list[tuple[str, str]]      # the footer's (action, label) pairs
+
+
+def _add(menu: QMenu, text: str) -> QAction:
+    action = menu.addAction(text)
+    assert action is not None
+    return action
 
 
 def build_context_menu(
@@ -35,12 +42,12 @@ def build_context_menu(
     """A menu deleted when it hides; ``act(action, message_id)`` runs a
     message action (as a footer click does)."""
     menu = QMenu(parent)
-    entry = menu.addAction(QCoreApplication.translate("ChatView", "Copy"))
+    entry = _add(menu, QCoreApplication.translate("ChatView", "Copy"))
     entry.setEnabled(can_copy)
     entry.triggered.connect(copy)
     if target is not None:
         item_id = target.message_id
-        msg_copy = menu.addAction(QCoreApplication.translate("ChatView", "Copy Message"))
+        msg_copy = _add(menu, QCoreApplication.translate("ChatView", "Copy Message"))
         msg_copy.triggered.connect(lambda: act("copy", item_id))
         if target.thoughts is not None:
             label = (
@@ -48,7 +55,7 @@ def build_context_menu(
                 if target.thoughts
                 else QCoreApplication.translate("ChatView", "Show Thoughts")
             )
-            toggle = menu.addAction(label)
+            toggle = _add(menu, label)
             toggle.triggered.connect(lambda: toggle_thoughts(item_id))
         labels = {
             "previous": QCoreApplication.translate("ChatView", "Previous Version"),
@@ -57,10 +64,10 @@ def build_context_menu(
         for action, text in target.actions:
             if action in ("copy", "branch"):
                 continue
-            item_entry = menu.addAction(labels.get(action, text))
+            item_entry = _add(menu, labels.get(action, text))
             item_entry.triggered.connect(lambda _=False, a=action: act(a, item_id))
     menu.addSeparator()
-    everything = menu.addAction(QCoreApplication.translate("ChatView", "Select All"))
+    everything = _add(menu, QCoreApplication.translate("ChatView", "Select All"))
     everything.triggered.connect(select_all)
     menu.aboutToHide.connect(menu.deleteLater)
     return menu

@@ -28,7 +28,7 @@ from PyQt6.QtGui import (
 
 from app.ui.conversation.find import FindHighlighter
 from app.ui.conversation.geometry import ItemLayout, Metrics
-from app.ui.conversation.items import PAD_X, PAD_Y, Item, ItemList
+from app.ui.conversation.items import PAD_X, PAD_Y, Item, ItemList, layout_of
 from app.ui.misc import theme
 
 _NOTE_KINDS = ("error", "warning", "info")
@@ -124,7 +124,7 @@ class ItemPainter:
                     else:
                         selections.extend(self._find_selection(doc, *match) for match in matches)
                 ctx.selections = selections
-                doc.documentLayout().draw(painter, ctx)
+                layout_of(doc).draw(painter, ctx)
                 painter.restore()
                 if unit is not None and unit.unit.kind == "code" and unit.unit.copy:
                     self._paint_copy_button(painter, self._layout.copy_button_rect(uy, width))
@@ -175,7 +175,7 @@ class ItemPainter:
                 if other is not None:
                     before += len(self._find.ranges(other) or ())
             current_nth = current[1] - before
-        layout = doc.documentLayout()
+        layout = layout_of(doc)
         first = max(0, bisect.bisect_left(starts, layout.hitTest(QPointF(0, y0), Qt.HitTestAccuracy.FuzzyHit)) - 1)
         last = bisect.bisect_right(starts, max(0, layout.hitTest(QPointF(1e6, y1), Qt.HitTestAccuracy.FuzzyHit)))
         size = len(self._find.text)
@@ -197,7 +197,7 @@ class ItemPainter:
 
     def _paint_find_rects(self, painter: QPainter, doc: QTextDocument, matches: Iterator[tuple[int, int, bool]]) -> None:
         """Find matches of a plain document as rectangles behind its text."""
-        layout = doc.documentLayout()
+        layout = layout_of(doc)
         found, current_color = theme.color("find"), theme.color("find_current")
         block_rects: dict[int, QRectF] = {}
         shapes = self._find.shapes(doc)  # match geometry within its block, kept while the block is unchanged
@@ -213,6 +213,7 @@ class ItemPainter:
             shape = shapes.get(shape_key)
             if shape is None:
                 text_layout = block.layout()
+                assert text_layout is not None
                 line = text_layout.lineForTextPosition(a)
                 if not line.isValid():
                     continue

@@ -15,7 +15,7 @@ from PyQt6.QtGui import QTextDocument
 
 from app.core.render import blocks
 from app.ui.conversation.hittest import Hit
-from app.ui.conversation.items import PAD_X, PAD_Y, Pos, doc_text
+from app.ui.conversation.items import PAD_X, PAD_Y, Pos, doc_text, layout_of
 
 if TYPE_CHECKING:
     from app.ui.conversation.view import ChatView
@@ -80,15 +80,17 @@ class ChatViewProbe:
         if index is None:
             return None
         item = self._view._list.items[index]
-        offset = self._view.verticalScrollBar().value()
+        offset = self._view._bar().value()
         for _n, doc, _height, _unit, uy in self._view._layout.rows(item, self._view._layout.body_top(index)):
             if doc is not None:
                 cursor = doc.find(needle)
                 if not cursor.isNull():
                     position = cursor.selectionEnd() if end else cursor.selectionStart()
                     block = doc.findBlock(position)
-                    line = block.layout().lineForTextPosition(position - block.position())
-                    rect = doc.documentLayout().blockBoundingRect(block)
+                    text_layout = block.layout()
+                    assert text_layout is not None
+                    line = text_layout.lineForTextPosition(position - block.position())
+                    rect = layout_of(doc).blockBoundingRect(block)
                     x = line.cursorToX(position - block.position())[0] + rect.x() + PAD_X + (-1 if end else 1)
                     return QPointF(x, uy - offset + rect.y() + line.y() + line.height() / 2)
         return None
@@ -125,7 +127,7 @@ class ChatViewProbe:
         if index is None:
             return None
         item = self._view._list.items[index]
-        offset = self._view.verticalScrollBar().value()
+        offset = self._view._bar().value()
         fy = self._view._top(index) + item.height - PAD_Y - self._view._metrics.line_height(self._view._metrics.small)
         for kind, _text, rect in self._view._layout.footer_layout(item, fy):
             if kind == f"action:{action}":
@@ -141,7 +143,7 @@ class ChatViewProbe:
         rect = self._view._layout.think_header_rect(index)
         if rect is None:
             return None
-        return QPointF(rect.center().x(), rect.center().y() - self._view.verticalScrollBar().value())
+        return QPointF(rect.center().x(), rect.center().y() - self._view._bar().value())
 
     def code_copy_point(self, message_id: str, nth: int = 0) -> QPointF | None:
         """The centre of the n-th code block's Copy button in the viewport."""
@@ -149,12 +151,12 @@ class ChatViewProbe:
         if index is None:
             return None
         item = self._view._list.items[index]
-        offset = self._view.verticalScrollBar().value()
+        offset = self._view._bar().value()
         k = 0
         for _n, _doc, _height, unit, uy in self._view._layout.rows(item, self._view._layout.body_top(index)):
             if unit is not None and unit.unit.kind == "code" and unit.unit.copy:
                 if k == nth:
-                    return self._view._layout.copy_button_rect(uy - offset, self._view.viewport().width()).center()
+                    return self._view._layout.copy_button_rect(uy - offset, self._view._vp().width()).center()
                 k += 1
         return None
 
@@ -248,7 +250,7 @@ class ChatViewProbe:
         index = view._list.index.get(message_id)
         if index is not None:
             view._anchor, view._cursor_pos = Pos(index, 0, start), Pos(index, 0, end)
-            view.viewport().update()
+            view._vp().update()
 
     def hit_at(self, point: QPointF) -> Hit | None:
         """What a mouse event at viewport ``point`` would find (one hit test)."""

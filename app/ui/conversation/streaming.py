@@ -108,7 +108,8 @@ class StreamingTail:
             start = b
         cursor.insertText(text[start:])
         item.tail_end += len(text)
-        self._find.changed(cursor.document())
+        if item.tail is not None:
+            self._find.changed(item.tail)
 
     def maybe_commit(self, item: Item) -> None:
         """Send newly completed blocks of the streaming message to the render thread."""

@@ -45,7 +45,8 @@ class ThoughtsFold:
                 cursor.insertBlock()
             start = b
         cursor.insertText(text[start:])
-        self._find.changed(cursor.document())
+        if think.doc is not None:
+            self._find.changed(think.doc)
 
     def trim(self, think: ThoughtsState) -> None:
         """Drop the trailing whitespace shown (the thoughts are complete)."""
@@ -91,17 +92,17 @@ class ThoughtsFold:
             if not words:
                 text = QCoreApplication.translate("ChatView", "Thinking…")
             elif estimated:
-                text = QCoreApplication.translate("ChatView", "Thinking… · ~%n words", None, words)
+                text = QCoreApplication.translate("ChatView", "Thinking… · ~%n words", None, words)  # type: ignore[arg-type]  # PyQt6 stubs: no disambiguation is None
             elif words == 1:
                 text = QCoreApplication.translate("ChatView", "Thinking… · 1 word")
             else:
-                text = QCoreApplication.translate("ChatView", "Thinking… · %n words", None, words)
+                text = QCoreApplication.translate("ChatView", "Thinking… · %n words", None, words)  # type: ignore[arg-type]  # PyQt6 stubs: no disambiguation is None
         elif not words:
             text = QCoreApplication.translate("ChatView", "Thoughts")
         elif estimated:
-            text = QCoreApplication.translate("ChatView", "Thought for ~%n words", None, words)
+            text = QCoreApplication.translate("ChatView", "Thought for ~%n words", None, words)  # type: ignore[arg-type]  # PyQt6 stubs: no disambiguation is None
         elif words == 1:
             text = QCoreApplication.translate("ChatView", "Thought for 1 word")
         else:
-            text = QCoreApplication.translate("ChatView", "Thought for %n words", None, words)
+            text = QCoreApplication.translate("ChatView", "Thought for %n words", None, words)  # type: ignore[arg-type]  # PyQt6 stubs: no disambiguation is None
         return f"{arrow} {text}"

@@ -83,7 +83,7 @@ from PyQt6.QtGui import (
     QTextDocument,
     QWheelEvent,
 )
-from PyQt6.QtWidgets import QAbstractScrollArea, QMenu, QWidget
+from PyQt6.QtWidgets import QAbstractScrollArea, QMenu, QScrollBar, QWidget
 
 from app.core.conversation.model import Message, MessageStatus, Role
 from app.core.render import blocks
@@ -96,9 +96,7 @@ from app.core.text.thinking import (
 )
 from app.ui.misc import shortcuts
 from app.ui.services.render import (
-    PRIORITY_BACKGROUND,
     PRIORITY_NOW,
-    PRIORITY_VISIBLE,
     RenderJob,
     RenderResult,
     RenderService,
@@ -125,10 +123,7 @@ from app.ui.conversation.items import (
     COMMIT_SCAN_S,
     HEADER_GAP,
     ITEM_GAP,
-    KEEP_MARGIN,
     LAZY_COPY_ITEMS,
-    LIVE_ABOVE,
-    LIVE_BELOW,
     SLICE_BUDGET_S,
     SYNC_HISTORY,
     THOUGHTS_PIECE,
@@ -139,6 +134,7 @@ from app.ui.conversation.items import (
     ThoughtsState,
     UnitSlot,
     copy_source,
+    layout_of,
 )
 from app.ui.conversation.menu import MenuTarget, build_context_menu
 from app.ui.conversation.painter import ItemPainter
@@ -146,6 +142,7 @@ from app.ui.conversation.probe import ChatViewProbe
 from app.ui.conversation.selection import LazyTextMime
 from app.ui.conversation.streaming import StreamingTail
 from app.ui.conversation.thoughts import ThoughtsFold
+from app.ui.conversation.virtualizer import LiveWindow
 
 
 class ChatView(QAbstractScrollArea):
@@ -179,14 +176,14 @@ class ChatView(QAbstractScrollArea):
         )
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setMouseTracking(True)
-        self.viewport().setMouseTracking(True)
+        self._vp().setMouseTracking(True)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.viewport().setAutoFillBackground(True)
-        self.verticalScrollBar().setSingleStep(24)
+        self._vp().setAutoFillBackground(True)
+        self._bar().setSingleStep(24)
         self._render = render_service if render_service is not None else RenderService(self)
         self._list = ItemList()
-        self._live: set[str] = set()  # ids of items holding documents
+        self._window = LiveWindow(self._list, lambda: (self._bar().value(), self._vp().height()))
         self._history = HistoryLoader(self)
         self._decorator: Decorator | None = None
         self._generation = 0          # bumped by clear(): late results of before are dropped
@@ -202,10 +199,10 @@ class ChatView(QAbstractScrollArea):
         self._dragging = False
         self._hover_href = ""
         self._probe: ChatViewProbe | None = None
-        self._find = FindHighlighter(self._slicer, self.viewport().update)
+        self._find = FindHighlighter(self._slicer, self._vp().update)
         self._thoughts = ThoughtsFold(self._find)
         self._reveal: tuple[str, int] | None = None        # a find match to scroll to
-        self._metrics = Metrics(self.font(), lambda: self.viewport().width())
+        self._metrics = Metrics(self.font(), lambda: self._vp().width())
         self._docs = DocumentFactory(self, self._metrics)
         self._stream = StreamingTail(self._docs, self._metrics, self._thoughts, self._find, self._render)
         self._layout = ItemLayout(self._list, self._metrics, self._thoughts.label, self._actions)
@@ -216,11 +213,21 @@ class ChatView(QAbstractScrollArea):
         )
         self._connect_signals()
 
+    def _bar(self) -> QScrollBar:
+        bar = self.verticalScrollBar()
+        assert bar is not None
+        return bar
+
+    def _vp(self) -> QWidget:
+        viewport = self.viewport()
+        assert viewport is not None
+        return viewport
+
     def _connect_signals(self) -> None:
         self._render.rendered.connect(self._on_rendered)
         self._history.loaded.connect(self._on_history_ready)
         self._slicer.drained.connect(self._on_work_drained)
-        self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
+        self._bar().valueChanged.connect(self._on_scrolled)
 
     # ------------------------------------------------------------------ geometry
 
@@ -241,7 +248,7 @@ class ChatView(QAbstractScrollArea):
         delta = height - item.height
         if abs(delta) < 0.01:
             return
-        sb = self.verticalScrollBar()
+        sb = self._bar()
         stick = self.at_bottom()
         above = self._top(index) + item.height <= sb.value() + 0.5
         item.height = height
@@ -253,24 +260,24 @@ class ChatView(QAbstractScrollArea):
             sb.setValue(int(round(sb.value() + delta)))
 
     def _update_scrollbar(self) -> None:
-        sb = self.verticalScrollBar()
-        page = self.viewport().height()
+        sb = self._bar()
+        page = self._vp().height()
         sb.setPageStep(max(1, page))
         sb.setRange(0, max(0, int(self.total_height()) - page))
 
     def at_bottom(self) -> bool:
-        sb = self.verticalScrollBar()
+        sb = self._bar()
         return sb.value() >= sb.maximum() - 4
 
     def scroll_to_bottom(self) -> None:
-        sb = self.verticalScrollBar()
+        sb = self._bar()
         sb.setValue(sb.maximum())
 
     def scroll_to_message(self, message_id: str) -> None:
         index = self._list.index.get(message_id)
         if index is None:
             return
-        self.verticalScrollBar().setValue(int(self._top(index)))
+        self._bar().setValue(int(self._top(index)))
         self._schedule_visibility()
 
     # ------------------------------------------------------------------ items
@@ -286,7 +293,7 @@ class ChatView(QAbstractScrollArea):
         if stick:
             self.scroll_to_bottom()
         self._schedule_visibility()
-        self.viewport().update()
+        self._vp().update()
         return index
 
     def add_message(self, message: Message, label: str = "") -> None:
@@ -367,7 +374,7 @@ class ChatView(QAbstractScrollArea):
         if stick:
             self.scroll_to_bottom()
         self._schedule_visibility()
-        self.viewport().update()
+        self._vp().update()
 
     def _on_history_ready(self, older: list[Item], owner: int) -> None:
         """Earlier messages prepared off the GUI thread: put them in front,
@@ -377,7 +384,7 @@ class ChatView(QAbstractScrollArea):
         self._mark_open_thoughts(older)
         k = len(older)
         added = sum(i.height for i in older) + k * ITEM_GAP
-        sb = self.verticalScrollBar()
+        sb = self._bar()
         value = sb.value()
         self._list.items[0:0] = older
         self._list.index.prepend([item.id for item in older])
@@ -389,7 +396,7 @@ class ChatView(QAbstractScrollArea):
         self._update_scrollbar()
         sb.setValue(int(round(value + added)))
         self._schedule_visibility()
-        self.viewport().update()
+        self._vp().update()
         self.history_completed.emit()
 
     def add_notice(self, text: str, kind: str = "info", notice_id: str = "") -> str:
@@ -413,7 +420,7 @@ class ChatView(QAbstractScrollArea):
         gone = sorted({i for i in (self._list.index.get(k) for k in ids) if i is not None})
         if not gone:
             return
-        sb = self.verticalScrollBar()
+        sb = self._bar()
         value = sb.value()
         old_tops = (
             [0.0, *itertools.accumulate(self._list.heights.values())][:-1] if gone[0] <= self._item_at_y(value) else None
@@ -463,7 +470,7 @@ class ChatView(QAbstractScrollArea):
         else:
             sb.setValue(value)
         self._schedule_visibility()
-        self.viewport().update()
+        self._vp().update()
 
     def clear(self) -> None:
         """Forget every item (New Chat): O(1) now; the old items are freed
@@ -472,7 +479,7 @@ class ChatView(QAbstractScrollArea):
         self._generation += 1
         self._render.cancel_all()
         self._list.reset()
-        self._live = set()
+        self._window.live = set()
         self._finalizing = set()
         self._history.cancel()
         self._slicer.clear()
@@ -480,7 +487,7 @@ class ChatView(QAbstractScrollArea):
         self._find.clear()
         self._reveal = None
         self._update_scrollbar()
-        self.viewport().update()
+        self._vp().update()
         if old:
             self._queue(f"free:{id(old)}", lambda: self._free_items(old))
 
@@ -521,7 +528,7 @@ class ChatView(QAbstractScrollArea):
         """``decorator(message_id) -> ((k, n) or None, actions)``: asked only
         for the footers laid out (on screen), so it costs O(visible)."""
         self._decorator = decorator
-        self.viewport().update()
+        self._vp().update()
 
     # ------------------------------------------------------------------ streaming
 
@@ -558,7 +565,7 @@ class ChatView(QAbstractScrollArea):
         index = self._list.index[item.id]
         self._set_height(index, self._metrics.item_height(item))
         if self._is_visible(index):
-            self.viewport().update()
+            self._vp().update()
 
     def finish_stream(self, message_id: str) -> None:
         """The message's text is complete: render it whole (off the GUI
@@ -578,7 +585,7 @@ class ChatView(QAbstractScrollArea):
             self._thoughts.trim(think)
         # Only the answer goes through Markdown; the thoughts stay plain text.
         self._render.request(RenderJob(item.id, "final", text, token=len(content)), PRIORITY_NOW)
-        self.viewport().update()
+        self._vp().update()
 
     def _answer_source(self, item: Item, content: str) -> str:
         """The part of ``content`` rendered as Markdown (the answer), with
@@ -687,7 +694,7 @@ class ChatView(QAbstractScrollArea):
         assert item.message is not None
         item.rendered_len = item.committed = len(item.message)
         self._relayout_item(item)
-        self.viewport().update()
+        self._vp().update()
         self.message_settled.emit(item.id)
 
     # ------------------------------------------------------------------ documents
@@ -719,7 +726,7 @@ class ChatView(QAbstractScrollArea):
         if item.think is not None:
             self._thoughts.drop(item.think)
         item.live = False
-        self._live.discard(item.id)
+        self._window.live.discard(item.id)
 
     # ------------------------------------------------------------------ thoughts
 
@@ -758,7 +765,7 @@ class ChatView(QAbstractScrollArea):
         index = self._list.index.get(item.id)
         if index is not None and self._list.items[index] is item:
             self._set_height(index, self._metrics.item_height(item))
-            self.viewport().update()
+            self._vp().update()
 
     def _set_expanded(self, item: Item, expanded: bool) -> None:
         think = item.think
@@ -781,7 +788,7 @@ class ChatView(QAbstractScrollArea):
                     self._anchor = self._cursor_pos = None  # its text is gone
         self._set_height(index, self._metrics.item_height(item))
         self._schedule_visibility()
-        self.viewport().update()
+        self._vp().update()
         self.thoughts_toggled.emit(item.id, expanded)
 
     def set_thoughts_expanded(self, message_id: str, expanded: bool) -> None:
@@ -811,7 +818,7 @@ class ChatView(QAbstractScrollArea):
         self._slicer.queue(key, job)
 
     def _on_work_drained(self) -> None:
-        self.viewport().update()
+        self._vp().update()
         self._check_viewport_ready()
 
     @property
@@ -844,49 +851,23 @@ class ChatView(QAbstractScrollArea):
 
     def _on_scrolled(self, value: int) -> None:
         self._schedule_visibility()
-        self.viewport().update()
+        self._vp().update()
 
     def _visible_range(self, above: float = 0.0, below: float = 0.0) -> range:
-        if not self._list.items:
-            return range(0)
-        h = self.viewport().height()
-        y0 = self.verticalScrollBar().value() - above * h
-        y1 = self.verticalScrollBar().value() + h + below * h
-        first = self._item_at_y(max(0.0, y0))
-        last = self._item_at_y(y1)
-        return range(first, last + 1)
+        return self._window.visible_range(above, below)
 
     def _is_visible(self, index: int) -> bool:
-        r = self._visible_range()
-        return index in r
+        return self._window.is_visible(index)
 
     def _update_live_items(self) -> None:
-        """Build documents for items near the viewport, drop far ones."""
-        if not self._list.items:
-            return
-        live = self._visible_range(LIVE_ABOVE, LIVE_BELOW)
-        keep = self._visible_range(KEEP_MARGIN + LIVE_ABOVE, KEEP_MARGIN + LIVE_BELOW)
-        visible = self._visible_range()
-        # Drop documents of items far away (cheap: a few per scroll step).
-        for item_id in list(self._live):
-            index = self._list.index.get(item_id)
-            if index is None:
-                self._live.discard(item_id)
-                continue
-            if index not in keep:
-                item = self._list.items[index]
-                if not item.streaming and not item.final_pending and not self._pinned(index):
-                    self._drop_documents(item)
-        order = list(visible) + [i for i in live if i not in visible]
-        for index in order:
-            item = self._list.items[index]
-            if item.message is not None and item.rendered_len != len(item.message) and not item.streaming and not item.final_pending:
-                self._request_render(item, PRIORITY_VISIBLE if index in visible else PRIORITY_BACKGROUND)
-                continue
-            if not item.live or not item.docs_ready:
-                item.live = True
-                self._live.add(item.id)
-                self._queue(f"build:{item.id}", lambda it=item: self._build_item(it))
+        """Build documents for items near the viewport, drop far ones (``LiveWindow``)."""
+        drop, render, build = self._window.plan(self._pinned)
+        for item in drop:
+            self._drop_documents(item)
+        for item, priority in render:
+            self._request_render(item, priority)
+        for item in build:
+            self._queue(f"build:{item.id}", lambda it=item: self._build_item(it))  # type: ignore[misc]  # mypy: a lambda with a default argument
         self._check_viewport_ready()
 
     def _request_render(self, item: Item, priority: int) -> None:
@@ -919,7 +900,7 @@ class ChatView(QAbstractScrollArea):
         if index is not None:
             self._set_height(index, self._metrics.item_height(item))
             item.measured_width = width
-            self.viewport().update()
+            self._vp().update()
 
     def _pinned(self, index: int) -> bool:
         """Items holding a selection end keep their documents."""
@@ -962,7 +943,7 @@ class ChatView(QAbstractScrollArea):
         heights: list[float] = []
         for item in self._list.items:
             if item.live or item.tail is not None:
-                self._queue(f"zoom:{item.id}", lambda it=item: self._refont_item(it))
+                self._queue(f"zoom:{item.id}", lambda it=item: self._refont_item(it))  # type: ignore[misc]  # mypy: a lambda with a default argument
             else:
                 item.height *= scale
             heights.append(item.height + ITEM_GAP)
@@ -973,7 +954,7 @@ class ChatView(QAbstractScrollArea):
         if stick:
             self.scroll_to_bottom()
         self._schedule_visibility()
-        self.viewport().update()
+        self._vp().update()
 
     def _refont_item(self, item: Item) -> Iterator[None]:
         """Give an item's documents the current font and measure them (a work
@@ -1001,7 +982,7 @@ class ChatView(QAbstractScrollArea):
         if index is not None and self._item(item.id) is item:
             self._set_height(index, self._metrics.item_height(item))
             item.measured_width = width
-        self.viewport().update()
+        self._vp().update()
 
     def restyle(self) -> None:
         """Take the current theme (``app.ui.misc.theme``). Everything but rendered
@@ -1009,11 +990,11 @@ class ChatView(QAbstractScrollArea):
         near the viewport get new documents in work slices (same heights), the
         others when they are next built."""
         if self._docs.restyle():
-            for item_id in list(self._live):
+            for item_id in list(self._window.live):
                 item = self._item(item_id)
                 if item is not None and any(u.doc is not None and u.unit.kind != "plain" for u in item.units):
-                    self._queue(f"restyle:{item.id}", lambda it=item: self._restyle_item(it))
-        self.viewport().update()
+                    self._queue(f"restyle:{item.id}", lambda it=item: self._restyle_item(it))  # type: ignore[misc]  # mypy: a lambda with a default argument
+        self._vp().update()
 
     def _restyle_item(self, item: Item) -> Iterator[None]:
         for u in item.units:
@@ -1023,7 +1004,7 @@ class ChatView(QAbstractScrollArea):
                 built = self._docs.build_unit(u.unit)
                 old, u.doc, u.height, u.measured_width = u.doc, built.doc, built.height, built.measured_width
                 old.deleteLater()
-                self.viewport().update()
+                self._vp().update()
                 yield
 
     def resizeEvent(self, event: QResizeEvent | None) -> None:
@@ -1058,11 +1039,11 @@ class ChatView(QAbstractScrollArea):
         self._schedule_visibility()
 
     def paintEvent(self, event: QPaintEvent | None) -> None:
-        painter = QPainter(self.viewport())
+        painter = QPainter(self._vp())
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        viewport = self.viewport()
+        viewport = self._vp()
         self._painter.paint(
-            painter, self._visible_range(), self.verticalScrollBar().value(), viewport.width(), viewport.height()
+            painter, self._visible_range(), self._bar().value(), viewport.width(), viewport.height()
         )
         painter.end()
 
@@ -1070,7 +1051,7 @@ class ChatView(QAbstractScrollArea):
 
     def _hit(self, point: QPointF, details: bool = False) -> Hit | None:
         """What is under viewport ``point`` (one pass: see ``HitTester``)."""
-        return self._hits.at(point, self.verticalScrollBar().value(), self.viewport().width(), details)
+        return self._hits.at(point, self._bar().value(), self._vp().width(), details)
 
     def _pos_at(self, point: QPointF) -> Pos | None:
         hit = self._hit(point)
@@ -1099,7 +1080,7 @@ class ChatView(QAbstractScrollArea):
             self._cursor_pos = pos
         else:
             self._anchor = self._cursor_pos = pos
-        self.viewport().update()
+        self._vp().update()
 
     def mouseMoveEvent(self, event: QMouseEvent | None) -> None:
         if event is None:
@@ -1110,12 +1091,12 @@ class ChatView(QAbstractScrollArea):
             pos = self._pos_at(point)
             if pos is not None:
                 self._cursor_pos = pos
-                self.viewport().update()
+                self._vp().update()
             return
         hit = self._hit(point, details=True)
         href = "" if hit is None else hit.href
         clickable = hit is not None and hit.clickable
-        self.viewport().setCursor(
+        self._vp().setCursor(
             QCursor(Qt.CursorShape.PointingHandCursor if clickable else Qt.CursorShape.IBeamCursor)
         )
         if href != self._hover_href:
@@ -1158,7 +1139,7 @@ class ChatView(QAbstractScrollArea):
         cursor.select(QTextCursor.SelectionType.WordUnderCursor)
         self._anchor = Pos(pos.item, pos.unit, cursor.selectionStart())
         self._cursor_pos = Pos(pos.item, pos.unit, cursor.selectionEnd())
-        self.viewport().update()
+        self._vp().update()
 
     def wheelEvent(self, event: QWheelEvent | None) -> None:
         super().wheelEvent(event)
@@ -1171,7 +1152,7 @@ class ChatView(QAbstractScrollArea):
         elif event.matches(QKeySequence.StandardKey.SelectAll):
             self.select_all()
         elif shortcuts.matches(event, "top"):
-            self.verticalScrollBar().setValue(0)
+            self._bar().setValue(0)
         elif shortcuts.matches(event, "bottom"):
             self.scroll_to_bottom()
         else:
@@ -1240,7 +1221,7 @@ class ChatView(QAbstractScrollArea):
         n_units = len(item.units) + (1 if item.tail is not None else 0)
         self._anchor = Pos(0, -1, 0)
         self._cursor_pos = Pos(last, max(0, n_units - 1), 1 << 30)
-        self.viewport().update()
+        self._vp().update()
 
     def _ordered_selection(self) -> tuple[Pos, Pos] | None:
         if not self.has_selection():
@@ -1349,7 +1330,7 @@ class ChatView(QAbstractScrollArea):
             self._reveal = current
             self.scroll_to_message(current[0])
             self._try_reveal()
-        self.viewport().update()
+        self._vp().update()
 
     def _try_reveal(self) -> bool:
         """Scroll the current find match to the middle of the viewport when
@@ -1375,9 +1356,9 @@ class ChatView(QAbstractScrollArea):
             starts = self._find.ranges(doc, now=True) or []
             if nth - k < len(starts):
                 block = doc.findBlock(starts[nth - k])
-                rect = doc.documentLayout().blockBoundingRect(block)
-                target = uy + rect.y() - self.viewport().height() / 2
-                self.verticalScrollBar().setValue(int(max(0.0, target)))
+                rect = layout_of(doc).blockBoundingRect(block)
+                target = uy + rect.y() - self._vp().height() / 2
+                self._bar().setValue(int(max(0.0, target)))
                 return True
             k += len(starts)
         return True
