@@ -249,7 +249,7 @@ class ChatViewProbe:
         view = self._view
         index = view._list.index.get(message_id)
         if index is not None:
-            view._anchor, view._cursor_pos = Pos(index, 0, start), Pos(index, 0, end)
+            view._sel.anchor, view._sel.cursor = Pos(index, 0, start), Pos(index, 0, end)
             view._vp().update()
 
     def hit_at(self, point: QPointF) -> Hit | None:

@@ -67,7 +67,6 @@ from collections.abc import Callable, Iterator
 
 from PyQt6.QtCore import QPointF, QSize, Qt, QTimer, QUrl, pyqtSignal
 from PyQt6.QtGui import (
-    QAbstractTextDocumentLayout,
     QCursor,
     QDesktopServices,
     QGuiApplication,
@@ -76,9 +75,7 @@ from PyQt6.QtGui import (
     QMouseEvent,
     QPainter,
     QPaintEvent,
-    QPalette,
     QResizeEvent,
-    QTextCharFormat,
     QTextCursor,
     QTextDocument,
     QWheelEvent,
@@ -139,7 +136,7 @@ from app.ui.conversation.items import (
 from app.ui.conversation.menu import MenuTarget, build_context_menu
 from app.ui.conversation.painter import ItemPainter
 from app.ui.conversation.probe import ChatViewProbe
-from app.ui.conversation.selection import LazyTextMime
+from app.ui.conversation.selection import LazyTextMime, Selection
 from app.ui.conversation.streaming import StreamingTail
 from app.ui.conversation.thoughts import ThoughtsFold
 from app.ui.conversation.virtualizer import LiveWindow
@@ -193,8 +190,7 @@ class ChatView(QAbstractScrollArea):
         self._visibility_timer = QTimer(self)
         self._visibility_timer.setSingleShot(True)
         self._visibility_timer.timeout.connect(self._update_live_items)
-        self._anchor: Pos | None = None
-        self._cursor_pos: Pos | None = None
+        self._sel = Selection(self._list, self.palette)
         self._press_at: QPointF | None = None
         self._dragging = False
         self._hover_href = ""
@@ -209,7 +205,7 @@ class ChatView(QAbstractScrollArea):
         self._hits = HitTester(self._list, self._layout)
         self._painter = ItemPainter(
             self._list, self._layout, self._metrics, self._find, self._thoughts.label,
-            self._hidden_thought_matches, self._selections_for, self.palette,
+            self._hidden_thought_matches, self._sel.selections_for, self.palette,
         )
         self._connect_signals()
 
@@ -389,9 +385,9 @@ class ChatView(QAbstractScrollArea):
         self._list.items[0:0] = older
         self._list.index.prepend([item.id for item in older])
         self._list.heights.rebuild([i.height + ITEM_GAP for i in older] + self._list.heights.values())
-        self._anchor = None if self._anchor is None else Pos(self._anchor.item + k, self._anchor.unit, self._anchor.char)
-        self._cursor_pos = (
-            None if self._cursor_pos is None else Pos(self._cursor_pos.item + k, self._cursor_pos.unit, self._cursor_pos.char)
+        self._sel.anchor = None if self._sel.anchor is None else Pos(self._sel.anchor.item + k, self._sel.anchor.unit, self._sel.anchor.char)
+        self._sel.cursor = (
+            None if self._sel.cursor is None else Pos(self._sel.cursor.item + k, self._sel.cursor.unit, self._sel.cursor.char)
         )
         self._update_scrollbar()
         sb.setValue(int(round(value + added)))
@@ -440,11 +436,11 @@ class ChatView(QAbstractScrollArea):
             self._reveal = None
         self._find.forget(ids_gone)
         # the selection: cleared when an end is in a removed item, else renumbered
-        ends = (self._anchor, self._cursor_pos)
+        ends = (self._sel.anchor, self._sel.cursor)
         if any(p is not None and p.item in removed for p in ends):
-            self._anchor = self._cursor_pos = None
+            self._sel.anchor = self._sel.cursor = None
         else:
-            self._anchor, self._cursor_pos = (
+            self._sel.anchor, self._sel.cursor = (
                 None if p is None else Pos(p.item - bisect.bisect_left(gone, p.item), p.unit, p.char) for p in ends
             )
         kept = [(n, it) for n, it in enumerate(self._list.items) if n not in removed]
@@ -483,7 +479,7 @@ class ChatView(QAbstractScrollArea):
         self._finalizing = set()
         self._history.cancel()
         self._slicer.clear()
-        self._anchor = self._cursor_pos = None
+        self._sel.anchor = self._sel.cursor = None
         self._find.clear()
         self._reveal = None
         self._update_scrollbar()
@@ -783,9 +779,9 @@ class ChatView(QAbstractScrollArea):
                 self._start_fill(item)
         else:
             self._thoughts.drop(think)
-            for pos in (self._anchor, self._cursor_pos):
+            for pos in (self._sel.anchor, self._sel.cursor):
                 if pos is not None and pos.item == index and pos.unit < 0:
-                    self._anchor = self._cursor_pos = None  # its text is gone
+                    self._sel.anchor = self._sel.cursor = None  # its text is gone
         self._set_height(index, self._metrics.item_height(item))
         self._schedule_visibility()
         self._vp().update()
@@ -904,7 +900,7 @@ class ChatView(QAbstractScrollArea):
 
     def _pinned(self, index: int) -> bool:
         """Items holding a selection end keep their documents."""
-        return any(p is not None and p.item == index for p in (self._anchor, self._cursor_pos))
+        return any(p is not None and p.item == index for p in (self._sel.anchor, self._sel.cursor))
 
     def _check_viewport_ready(self) -> None:
         if not self._list.items:
@@ -1057,15 +1053,6 @@ class ChatView(QAbstractScrollArea):
         hit = self._hit(point)
         return None if hit is None else hit.pos()
 
-    def _doc_of(self, pos: Pos) -> QTextDocument | None:
-        item = self._list.items[pos.item]
-        if pos.unit < 0:
-            think = item.think
-            return think.doc if think is not None and think.ready else None
-        if pos.unit < len(item.units):
-            return item.units[pos.unit].doc
-        return item.tail
-
     # ------------------------------------------------------------------ mouse and keys
 
     def mousePressEvent(self, event: QMouseEvent | None) -> None:
@@ -1076,10 +1063,10 @@ class ChatView(QAbstractScrollArea):
         self._press_at = point
         self._dragging = False
         pos = self._pos_at(point)
-        if event.modifiers() & Qt.KeyboardModifier.ShiftModifier and self._anchor is not None:
-            self._cursor_pos = pos
+        if event.modifiers() & Qt.KeyboardModifier.ShiftModifier and self._sel.anchor is not None:
+            self._sel.cursor = pos
         else:
-            self._anchor = self._cursor_pos = pos
+            self._sel.anchor = self._sel.cursor = pos
         self._vp().update()
 
     def mouseMoveEvent(self, event: QMouseEvent | None) -> None:
@@ -1090,7 +1077,7 @@ class ChatView(QAbstractScrollArea):
             self._dragging = True
             pos = self._pos_at(point)
             if pos is not None:
-                self._cursor_pos = pos
+                self._sel.cursor = pos
                 self._vp().update()
             return
         hit = self._hit(point, details=True)
@@ -1131,14 +1118,14 @@ class ChatView(QAbstractScrollArea):
         pos = self._pos_at(event.position())
         if pos is None:
             return
-        doc = self._doc_of(pos)
+        doc = self._sel.doc_of(pos)
         if doc is None:
             return
         cursor = QTextCursor(doc)
         cursor.setPosition(min(pos.char, doc.characterCount() - 1))
         cursor.select(QTextCursor.SelectionType.WordUnderCursor)
-        self._anchor = Pos(pos.item, pos.unit, cursor.selectionStart())
-        self._cursor_pos = Pos(pos.item, pos.unit, cursor.selectionEnd())
+        self._sel.anchor = Pos(pos.item, pos.unit, cursor.selectionStart())
+        self._sel.cursor = Pos(pos.item, pos.unit, cursor.selectionEnd())
         self._vp().update()
 
     def wheelEvent(self, event: QWheelEvent | None) -> None:
@@ -1173,8 +1160,8 @@ class ChatView(QAbstractScrollArea):
         index = None if hit is None or not hit.in_body else hit.index
         items = self._list.items
         if keyboard:
-            if self._cursor_pos is not None:
-                index = self._cursor_pos.item  # the message last clicked
+            if self._sel.cursor is not None:
+                index = self._sel.cursor.item  # the message last clicked
             else:
                 index = next((i for i in range(len(items) - 1, -1, -1) if items[i].kind != "notice"), None)
         target = None
@@ -1210,7 +1197,11 @@ class ChatView(QAbstractScrollArea):
     # ------------------------------------------------------------------ selection
 
     def has_selection(self) -> bool:
-        return self._anchor is not None and self._cursor_pos is not None and self._anchor != self._cursor_pos
+        return self._sel.active
+
+    def selected_text(self) -> str:
+        """The selected text (see ``Selection.selected_text``)."""
+        return self._sel.selected_text()
 
     def select_all(self) -> None:
         """Select everything: O(1) (the text is gathered only on Copy)."""
@@ -1219,100 +1210,24 @@ class ChatView(QAbstractScrollArea):
         last = len(self._list.items) - 1
         item = self._list.items[last]
         n_units = len(item.units) + (1 if item.tail is not None else 0)
-        self._anchor = Pos(0, -1, 0)
-        self._cursor_pos = Pos(last, max(0, n_units - 1), 1 << 30)
+        self._sel.anchor = Pos(0, -1, 0)
+        self._sel.cursor = Pos(last, max(0, n_units - 1), 1 << 30)
         self._vp().update()
-
-    def _ordered_selection(self) -> tuple[Pos, Pos] | None:
-        if not self.has_selection():
-            return None
-        a, b = self._anchor, self._cursor_pos
-        assert a is not None and b is not None
-        return (a, b) if a <= b else (b, a)
-
-    def _selections_for(self, index: int, n: int, doc: QTextDocument) -> list[QAbstractTextDocumentLayout.Selection]:
-        """The text selection's part in row ``n`` of item ``index``."""
-        out: list[QAbstractTextDocumentLayout.Selection] = []
-        sel = self._ordered_selection()
-        if sel is not None:
-            a, b = sel
-            here = (index, n)
-            if (a.item, a.unit) <= here <= (b.item, b.unit):
-                end = doc.characterCount() - 1
-                start = a.char if (a.item, a.unit) == here else 0
-                stop = b.char if (b.item, b.unit) == here else end
-                start, stop = max(0, min(start, end)), max(0, min(stop, end))
-                if stop > start:
-                    cursor = QTextCursor(doc)
-                    cursor.setPosition(start)
-                    cursor.setPosition(stop, QTextCursor.MoveMode.KeepAnchor)
-                    s = QAbstractTextDocumentLayout.Selection()
-                    s.cursor = cursor
-                    fmt = QTextCharFormat()
-                    fmt.setBackground(self.palette().color(QPalette.ColorRole.Highlight))
-                    fmt.setForeground(self.palette().color(QPalette.ColorRole.HighlightedText))
-                    s.format = fmt
-                    out.append(s)
-        return out
-
-    def selected_text(self) -> str:
-        """The selected text. Whole messages come as their Markdown source
-        (cheap, and what a user pasting a reply wants), the answer only,
-        without the thinking; partly selected ones as the text shown
-        (unfolded thoughts included when the selection starts in them)."""
-        sel = self._ordered_selection()
-        if sel is None:
-            return ""
-        a, b = sel
-        parts: list[str] = []
-        for index in range(a.item, min(b.item, len(self._list.items) - 1) + 1):
-            item = self._list.items[index]
-            n_units = len(item.units) + (1 if item.tail is not None and not item.tail.isEmpty() else 0)
-            first = a.unit if index == a.item else 0
-            last = b.unit if index == b.item else n_units - 1
-            whole = (
-                item.message is not None
-                and (index != a.item or (a.unit <= 0 and a.char == 0))
-                and (index != b.item or (b.unit >= n_units - 1 and b.char >= (1 << 29)))
-            )
-            if whole and item.message is not None:
-                parts.append(copy_source(item.message))
-                continue
-            chunks: list[str] = []
-            for n in range(first, min(last, n_units - 1) + 1):
-                if n < 0:
-                    doc = self._doc_of(Pos(index, n, 0))
-                    if doc is None:
-                        continue  # folded thoughts are not shown: not copied
-                else:
-                    doc = item.units[n].doc if n < len(item.units) else item.tail
-                start = a.char if (index, n) == (a.item, a.unit) else 0
-                if doc is None:
-                    chunks.append(blocks.units_plain_text([item.units[n].unit]))
-                    continue
-                end = doc.characterCount() - 1
-                stop = b.char if (index, n) == (b.item, b.unit) else end
-                cursor = QTextCursor(doc)
-                cursor.setPosition(max(0, min(start, end)))
-                cursor.setPosition(max(0, min(stop, end)), QTextCursor.MoveMode.KeepAnchor)
-                chunks.append(cursor.selection().toPlainText())
-            parts.append("\n".join(chunks))
-        return "\n\n".join(p for p in parts if p)
 
     def copy_selection(self) -> None:
         """Copy the selection. A large one (many messages) goes to the
         clipboard as data made when it is pasted, so Copy itself costs
         nothing whatever the selection's size."""
-        sel = self._ordered_selection()
+        sel = self._sel.ordered()
         if sel is None:
             return
         if sel[1].item - sel[0].item > LAZY_COPY_ITEMS:
             clipboard = QGuiApplication.clipboard()
             if clipboard is not None:
-                clipboard.setMimeData(LazyTextMime(self.selected_text))
+                clipboard.setMimeData(LazyTextMime(self._sel.selected_text))
             self.copied.emit("selection", "")
             return
-        text = self.selected_text()
+        text = self._sel.selected_text()
         if text:
             self._set_clipboard(text, "selection")
 
