@@ -45,11 +45,22 @@ to the render thread.
 
 Copying: "Copy message" and whole-message selections copy the ANSWER's
 Markdown source, without the thinking; a selection starting inside unfolded
-thoughts copies the text shown. Find: the view highlights matches in what is
-shown (unfolded thoughts included); the find bar counts matches in the whole
-source, so for a message whose thoughts are folded the matches in them are
-skipped when numbering, and selecting a match that lies inside folded
-thoughts unfolds them.
+thoughts copies the text shown. Find: the bar and the view use one rule over
+the text shown (``find.py``); matches are cached per document and found in
+time slices, never while painting; a match inside folded thoughts is counted
+from their text, and selecting it unfolds them.
+
+Collaborators (each owns its state; none holds the view): ``items.ItemList``
+(items, id index, Fenwick heights), ``geometry`` (``Metrics``, ``ItemLayout``),
+``documents.DocumentFactory``, ``streaming.StreamingTail``,
+``thoughts.ThoughtsFold``, ``virtualizer.LiveWindow``, ``history.HistoryLoader``,
+``footer``, ``painter.ItemPainter``, ``hittest.HitTester`` (one hit test per
+mouse event), ``selection.Selection``, ``find.FindHighlighter``, ``menu``,
+``app.ui.services.slicer.TimeSlicer`` (the work queue); ``probe.ChatViewProbe``
+reads back what is shown (tests, the doctor).
+
+Removing messages (``remove_messages``) and adding them (``add_messages``)
+never move what the reader looks at (following the bottom keeps following).
 
 Safety: unit documents never load a resource; links open only through
 ``_on_link_clicked`` with an http(s) allow-list.
