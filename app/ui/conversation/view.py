@@ -89,11 +89,10 @@ from PyQt6.QtGui import (
     QResizeEvent,
     QTextCursor,
     QTextDocument,
-    QWheelEvent,
 )
 from PyQt6.QtWidgets import QAbstractScrollArea, QMenu, QScrollBar, QWidget
 
-from app.core.conversation.model import Message, MessageStatus, Role
+from app.core.conversation.model import Message, MessageStatus, Role, new_id
 from app.core.render import blocks
 from app.core.render.blocks import Unit
 from app.core.text.textbreak import DisplayBreaker
@@ -264,7 +263,7 @@ class ChatView(QAbstractScrollArea):
         if stick:
             sb.setValue(sb.maximum())
         elif above:
-            sb.setValue(int(round(sb.value() + delta)))
+            sb.setValue(round(sb.value() + delta))
 
     def _update_scrollbar(self) -> None:
         sb = self._bar()
@@ -401,15 +400,13 @@ class ChatView(QAbstractScrollArea):
             None if self._sel.cursor is None else Pos(self._sel.cursor.item + k, self._sel.cursor.unit, self._sel.cursor.char)
         )
         self._update_scrollbar()
-        sb.setValue(int(round(value + added)))
+        sb.setValue(round(value + added))
         self._schedule_visibility()
         self._vp().update()
         self.history_completed.emit()
 
     def add_notice(self, text: str, kind: str = "info", notice_id: str = "") -> str:
         """A line outside the conversation (errors, warnings): its own item."""
-        from app.core.conversation.model import new_id
-
         nid = notice_id or new_id()
         item = Item(nid, "notice", None, note_kind=kind)
         item.units = [UnitSlot(Unit("plain", text))]
@@ -473,7 +470,7 @@ class ChatView(QAbstractScrollArea):
                 offset = value - old_tops[old]
                 if old < top_index:  # the reader looked at removed items: show what follows the anchor
                     offset = min(offset, kept[anchor][1].height + ITEM_GAP)
-                sb.setValue(int(round(self._top(anchor) + offset)))
+                sb.setValue(round(self._top(anchor) + offset))
         else:
             sb.setValue(value)
         self._schedule_visibility()
@@ -1138,9 +1135,6 @@ class ChatView(QAbstractScrollArea):
         self._sel.anchor = Pos(pos.item, pos.unit, cursor.selectionStart())
         self._sel.cursor = Pos(pos.item, pos.unit, cursor.selectionEnd())
         self._vp().update()
-
-    def wheelEvent(self, event: QWheelEvent | None) -> None:
-        super().wheelEvent(event)
 
     def keyPressEvent(self, event: QKeyEvent | None) -> None:
         if event is None:

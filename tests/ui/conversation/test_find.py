@@ -27,7 +27,7 @@ def test_the_rule_is_literal_case_insensitive_and_keeps_offsets() -> None:
 
 def test_a_message_is_searched_as_shown_thoughts_first() -> None:
     msg = Message("assistant", "<think> pondering </think>The [link](http://the.example) answer")
-    assert list(message_texts(msg))[0] == "pondering"
+    assert next(iter(message_texts(msg))) == "pondering"
     assert "the.example" in list(message_texts(msg))[1]  # not rendered yet: the source
     assert list(message_texts(Message("user", "plain"))) == ["plain"]
 
