@@ -49,6 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the prompt is this file's contents (pasted, as a user would)")
     doctor.add_argument("--turns", type=int, default=1, metavar="N",
                         help="send N prompts, each the moment the previous reply ends")
+    doctor.add_argument("--find", metavar="TEXT", default=None,
+                        help="open the find bar with TEXT before sending (find stays active while the reply streams)")
     doctor.add_argument("--timeout-s", type=float, default=600.0)
     doctor.add_argument("--seed", type=int, default=None)
     doctor.add_argument("--max-tokens", type=int, default=None)

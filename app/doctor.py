@@ -113,6 +113,7 @@ class DoctorRun(QObject):
         self._turn_stats: list[ReplyStats] = []
         self._send_ms: list[float] = []
         self._history_count = 0
+        self._find_matches = 0
         self._history_open_ms: float | None = None
         self._rss_start = 0.0
         self._rss_history: float | None = None
@@ -169,6 +170,10 @@ class DoctorRun(QObject):
         """Type (or paste, for a prompt file) and press Enter, as a user does."""
         self._turns_sent += 1
         text = self._prompt_text()
+        if self._turns_sent == 1 and self.args.find:
+            bar = self.window.find_bar
+            bar.open_bar()
+            bar.edit.setText(self.args.find)  # highlighted in the reply while it streams
         if self._turns_sent > 1:
             text = f"{text} (turn {self._turns_sent})"
         t0 = time.perf_counter()
@@ -205,13 +210,25 @@ class DoctorRun(QObject):
             QTimer.singleShot(HEARTBEAT_MS, self._on_settled)  # earlier turns still rendering
             return
         self.heartbeat.stop()
+        if self.args.find:
+            # Count the matches in the whole conversation now (the bar
+            # searches again in slices), then report.
+            bar = self.window.find_bar
+            bar.search_finished.connect(self._on_find_counted)
+            bar.open_bar()
+            return
+        self._report()
+
+    def _on_find_counted(self, matches: int) -> None:
+        self.window.find_bar.search_finished.disconnect(self._on_find_counted)
+        self._find_matches = matches
         self._report()
 
     def _report(self) -> None:
         s = self._stats
         assert s is not None
-        reply_text = self.window.view.message_text(s.message_id)
-        links = self.window.view.message_links(s.message_id)
+        reply_text = self.window.view.probe.message_text(s.message_id)
+        links = self.window.view.probe.message_links(s.message_id)
         gen_s = (s.last_token_at - s.first_token_at) if (s.last_token_at and s.first_token_at) else 0.0
         tps = (s.tokens_shown - 1) / gen_s if gen_s > 0 and s.tokens_shown > 1 else 0.0
         reason = s.finish_reason.value if s.finish_reason else "error"
@@ -252,6 +269,7 @@ class DoctorRun(QObject):
             "backend": self.args.backend or "local",
             "model": self._info.name if self._info else "",
             "n_threads": self._info.n_threads if self._info else 0,
+            "find": {"text": self.args.find, "matches": self._find_matches} if self.args.find else None,
         }
         if s.stop_pressed_at is not None:
             out["stop_to_idle_ms"] = round(((s.idle_at or s.stop_pressed_at) - s.stop_pressed_at) * 1000, 3)

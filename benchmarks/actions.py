@@ -321,9 +321,6 @@ class Harness:
 
     def view_idle(self) -> bool:
         view = self.view
-        work = getattr(view, "_work", None)
-        if work:
-            return False
         return not view.busy and view.render_service.pending() == 0
 
     def chat_idle(self) -> bool:
@@ -463,7 +460,7 @@ def act_enter_after_reply(h: Harness) -> Generator[Any, None, None]:
     yield Until("the long reply's text arrived", lambda: "m" in state, 120)
     first_id = state["first"].message_id
     m = state["m"]
-    yield Until("the long reply's final render", lambda: h.view.is_settled(first_id), 120)
+    yield Until("the long reply's final render", lambda: h.view.probe.is_settled(first_id), 120)
     m.end(final_render_ms=m.ms_since_start(), reply_chars=len(h.chat.conversation.get(first_id) or ""))
     yield Until("the follow-up reply", h.chat_idle, 120)
 
@@ -604,7 +601,7 @@ def _open(h: Harness, name: str, messages: list[Any]) -> Generator[Any, None, No
     yield Until(f"all {len(messages)} messages in the view", lambda: h.view.item_count() >= len(messages), 120)
     m.extra["all_items_ms"] = m.ms_since_start()
     yield Until("view idle", h.view_idle, 60, hold_ms=30)
-    m.end(idle_ms=m.ms_since_start(), live_documents=h.view.live_document_count())
+    m.end(idle_ms=m.ms_since_start(), live_documents=h.view.probe.live_document_count())
 
 
 def act_resize(h: Harness) -> Generator[Any, None, None]:
@@ -735,13 +732,17 @@ ACTION_FUNCS: dict[str, Callable[[Harness], Generator[Any, None, None]]] = {
 TRACED = (
     ("app.ui.conversation.controller", "ChatController", ("send", "new_chat", "stop", "conversation_markdown")),
     ("app.ui.conversation.consumer", "StreamConsumer", ("_on_tick", "_on_generation_finished")),
-    ("app.ui.conversation.view", "ChatView", ("_on_work_due", "_on_rendered", "paintEvent", "_update_live_items",
+    ("app.ui.conversation.view", "ChatView", ("_on_rendered", "paintEvent", "_update_live_items",
                                       "add_messages", "add_message", "clear", "resizeEvent", "select_all",
                                       "copy_selection", "selected_text", "append_stream", "finish_stream",
                                       "_tail_insert", "_tail_changed", "_maybe_commit", "_rebuild_tail",
                                       "_on_history_ready", "_append_history", "set_zoom", "restyle")),
     ("app.ui.misc.theme", "ThemeManager", ("_apply", "_on_sheet_due")),
-    ("app.ui.conversation.view", "LazyTextMime", ("retrieveData",)),
+    ("app.ui.conversation.selection", "LazyTextMime", ("retrieveData",)),
+    ("app.ui.services.slicer", "TimeSlicer", ("_on_due",)),
+    ("app.ui.conversation.streaming", "StreamingTail", ("tail_insert", "maybe_commit", "cut_tail")),
+    ("app.ui.conversation.painter", "ItemPainter", ("paint",)),
+    ("app.ui.conversation.find", "FindHighlighter", ("_scan",)),
     ("app.ui.window.main_window", "MainWindow", ("closeEvent", "_on_send_requested", "_on_new_chat_triggered",
                                           "_on_copy_conversation_triggered")),
     ("app.ui.conversation.prompt", "PromptEdit", ("insertFromMimeData",)),

@@ -5,7 +5,7 @@ scripted backend, with the GUI thread's units of work wrapped in timers:
 
 * the consumer tick (``StreamConsumer._on_tick``: drain + ``Reply.add_text``
   + ``ChatView.append_stream``),
-* the view's time-boxed work slices (``ChatView._on_work_due``: building
+* the view's time-boxed work slices (``TimeSlicer._on_due``: building
   unit documents, swapping in stream commits and the final render),
 * render-result handling (``ChatView._on_rendered``: results of the render
   thread arriving on the GUI thread),
@@ -36,7 +36,7 @@ LATE_S = 0.002
 SOURCES = {
     # (class, method): label
     ("StreamConsumer", "_on_tick"): "tick (drain + append_stream)",
-    ("ChatView", "_on_work_due"): "view work slices",
+    ("TimeSlicer", "_on_due"): "view work slices",
     ("ChatView", "_on_rendered"): "render results (_on_rendered)",
     ("ChatView", "paintEvent"): "view paint",
     ("ChatView", "_update_live_items"): "visibility update",
@@ -50,8 +50,10 @@ def _patch(rec: Any) -> None:
     from app.ui.conversation.consumer import StreamConsumer
     from app.ui.conversation.controller import ChatController
     from app.ui.conversation.view import ChatView
+    from app.ui.services.slicer import TimeSlicer
 
-    classes = {"ChatController": ChatController, "StreamConsumer": StreamConsumer, "ChatView": ChatView}
+    classes = {"ChatController": ChatController, "StreamConsumer": StreamConsumer, "ChatView": ChatView,
+               "TimeSlicer": TimeSlicer}
     for (cls_name, meth), label in SOURCES.items():
         cls = classes[cls_name]
         fn = getattr(cls, meth, None)

@@ -274,8 +274,9 @@ class _Child:
         traced = (
             ("app.ui.conversation.controller", "ChatController", ("new_chat", "send")),
             ("app.ui.conversation.consumer", "StreamConsumer", ("_on_tick",)),
-            ("app.ui.conversation.view", "ChatView", ("add_messages", "_on_work_due", "_update_live_items", "_on_rendered",
+            ("app.ui.conversation.view", "ChatView", ("add_messages", "_update_live_items", "_on_rendered",
                                               "resizeEvent", "clear", "_append_history", "_on_history_ready")),
+            ("app.ui.services.slicer", "TimeSlicer", ("_on_due",)),
             ("app.ui.services.store", "StoreService", ("_on_done", "_on_opened")),
             ("app.ui.sidebar.sidebar", "ConversationListModel", ("_on_page", "fetchMore", "upsert")),
             ("app.ui.sidebar.sidebar", "_Delegate", ("sizeHint",)),
@@ -455,7 +456,7 @@ class _Child:
 
     def view_idle(self) -> bool:
         view = self.view
-        return not getattr(view, "_work", None) and not view.busy and view.render_service.pending() == 0
+        return not view.busy and view.render_service.pending() == 0
 
     def chat_idle(self) -> bool:
         return self.chat.current_reply is None and self.chat.replies_pending() == 0

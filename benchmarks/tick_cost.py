@@ -99,7 +99,7 @@ def run(levels: list[int], ticks: int) -> list[dict[str, Any]]:
             msg = Message(Role.ASSISTANT.value, "", MessageStatus.STREAMING)
             view.add_message(msg)
             app.processEvents()
-            view.max_slice_s = 0.0
+            view.reset_slice_stats()
             slices0 = view.slices
             append_s: list[float] = []
             between_s: list[float] = []
@@ -120,7 +120,7 @@ def run(levels: list[int], ticks: int) -> list[dict[str, Any]]:
             msg.status = MessageStatus.COMPLETE
             t0 = time.perf_counter()
             view.finish_stream(msg.id)
-            settled = _spin(app, lambda: view.is_settled(msg.id) and idle(), 30.0)
+            settled = _spin(app, lambda: view.probe.is_settled(msg.id) and idle(), 30.0)
             settle_s = time.perf_counter() - t0
             row = {
                 "history_chars": level,
@@ -140,7 +140,7 @@ def run(levels: list[int], ticks: int) -> list[dict[str, Any]]:
                 "view_slices": view.slices - slices0,
                 "view_slice_max_ms": round(view.max_slice_s * 1000, 3),
                 "final_settle_ms": round(settle_s * 1000, 1) if settled else None,
-                "live_documents": view.live_document_count(),
+                "live_documents": view.probe.live_document_count(),
             }
             rows.append(row)
             print(f"tick_cost {level}: {row}", file=sys.stderr, flush=True)

@@ -148,3 +148,17 @@ def test_doctor_on_a_dead_server_says_so(tmp_path: Path) -> None:
     out = json.loads(proc.stdout)
     assert out["ok"] is False and "refused the connection" in out["error"]
     assert "Traceback" not in proc.stderr
+
+
+def test_doctor_find_keeps_find_active_while_the_reply_streams() -> None:
+    import re
+
+    proc = run_rill("doctor", "--backend", "scripted", "--rate", "2000", "--find", "the")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert KEYS <= out.keys()
+    assert out["ok"] is True
+    assert out["find"]["text"] == "the"
+    assert out["find"]["matches"] == len(re.findall("(?i)the", out["reply_text"])) > 0
+    plain = json.loads(run_rill("doctor", "--backend", "scripted", "--rate", "5000").stdout)
+    assert plain["find"] is None

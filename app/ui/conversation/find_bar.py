@@ -1,9 +1,11 @@
 """Find in conversation (Ctrl+F): a bar under the view.
 
-Matching runs over the messages' text (their Markdown sources), so it covers
-messages that hold no layout; it runs in time-boxed slices on the GUI thread
-(``SLICE_BUDGET_S``), so a 10-million-character conversation never blocks the
-window. Next / previous scroll to the message of the match, and the view
+Matching follows the view's rule (``app.ui.conversation.find``) over the
+text each message shows, so it covers messages that hold no layout and the
+n-th match counted is the n-th the view highlights; it runs in time-boxed
+slices on the GUI thread (``SLICE_BUDGET_S``, a ``TimeSlicer``; a long
+message is matched a chunk at a time), so a 10-million-character
+conversation never blocks the window. Next / previous scroll to the message of the match, and the view
 highlights every match on screen.
 
 Threading rule: GUI thread only.
@@ -11,14 +13,17 @@ Threading rule: GUI thread only.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Iterator
 
-from PyQt6.QtCore import Qt, QTimer, pyqtSignal
+from PyQt6.QtCore import Qt, pyqtSignal
 from PyQt6.QtGui import QKeyEvent
 from PyQt6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QToolButton, QWidget
 
 from app.core.conversation.model import Message
+from app.ui.conversation.find import CHUNK, count_chunks, find_pattern, message_texts
+from app.ui.services.slicer import TimeSlicer
 
 SLICE_BUDGET_S = 0.003
 
@@ -29,7 +34,7 @@ class _FindEdit(QLineEdit):
     #: Esc in the field.
     close_requested = pyqtSignal()
 
-    def keyPressEvent(self, event: QKeyEvent | None) -> None:  # noqa: N802 (Qt API)
+    def keyPressEvent(self, event: QKeyEvent | None) -> None:
         if event is not None and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
             if event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
                 self.previous_requested.emit()
@@ -85,11 +90,9 @@ class FindBar(QWidget):
         layout.addWidget(self.close_button)
         self.matches: list[tuple[str, int]] = []   # (message id, n-th in message)
         self.current = -1
-        self._search: Iterator[None] | None = None
         self._done = True
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.timeout.connect(self._on_search_step)
+        self._pass = 0
+        self._slicer = TimeSlicer(SLICE_BUDGET_S, self)
         self._connect_signals()
 
     def _connect_signals(self) -> None:
@@ -109,8 +112,7 @@ class FindBar(QWidget):
             self._on_text_changed(self.edit.text())
 
     def close_bar(self) -> None:
-        self._timer.stop()
-        self._search = None
+        self._slicer.stop()
         self.hide()
         self.highlight_requested.emit("")
         self.closed.emit()
@@ -119,50 +121,46 @@ class FindBar(QWidget):
         self.matches = []
         self.current = -1
         self.highlight_requested.emit(text)
-        if not text:
-            self._search = None
-            self._timer.stop()
-            self.count_label.setText("")
+        self._slicer.stop()
+        pattern = find_pattern(text)
+        if pattern is None:
+            self._done = True
+            self.count_label.setText(self.tr("No matches") if text else "")
             return
         self._done = False
-        self._search = self._scan(text.casefold(), list(self._messages()))
+        self._pass += 1
         self.count_label.setText(self.tr("Searching…"))
-        self._timer.start(0)
+        messages = list(self._messages())
+        self._slicer.queue(f"scan:{self._pass}", lambda: self._scan(pattern, messages))
 
-    def _scan(self, needle: str, messages: list[Message]) -> Iterator[None]:
-        deadline = time.perf_counter() + SLICE_BUDGET_S
+    def _scan(self, pattern: re.Pattern[str], messages: list[Message]) -> Iterator[None]:
+        """Count the matches message by message, each long text a chunk at a
+        time; ends the slice whenever the budget is spent, inside a long
+        message too."""
+        budget = self._slicer.budget_s
+        deadline = time.perf_counter() + budget
+        matches = self.matches
         for msg in messages:
-            haystack = msg.content.casefold()
-            k, at = 0, haystack.find(needle)
-            while at >= 0:
-                self.matches.append((msg.id, k))
-                k += 1
-                at = haystack.find(needle, at + len(needle))
-            if time.perf_counter() >= deadline:
-                yield
-                deadline = time.perf_counter() + SLICE_BUDGET_S
-
-    def _on_search_step(self) -> None:
-        if self._search is None:
-            return
-        try:
-            next(self._search)
-        except StopIteration:
-            self._search = None
-            self._done = True
-            self._update_label()
-            self.search_finished.emit(len(self.matches))
-            if self.matches and self.current < 0:
-                self.current = 0
-                self._select()
-            return
+            k = 0
+            for text in message_texts(msg):
+                for found in count_chunks(pattern, text, CHUNK):
+                    matches.extend((msg.id, k + j) for j in range(found))
+                    k += found
+                    if time.perf_counter() >= deadline:
+                        self._update_label()
+                        yield
+                        deadline = time.perf_counter() + budget
+        self._done = True
         self._update_label()
-        self._timer.start(0)
+        self.search_finished.emit(len(matches))
+        if matches and self.current < 0:
+            self.current = 0
+            self._select()
 
     def _update_label(self) -> None:
         n = len(self.matches)
         if not self._done:
-            self.count_label.setText(self.tr("%n match(es)…", None, n))
+            self.count_label.setText(self.tr("%n match(es)…", None, n))  # type: ignore[arg-type]  # PyQt6 stubs: no disambiguation is None
         elif n == 0:
             self.count_label.setText(self.tr("No matches"))
         else:
@@ -184,5 +182,6 @@ class FindBar(QWidget):
         self.match_selected.emit(message_id, nth)
 
     @property
-    def searching(self) -> bool:
-        return self._search is not None
+    def slices(self) -> int:
+        """Search slices run (tests)."""
+        return self._slicer.slices

@@ -3,7 +3,7 @@ per-unit documents, virtualized.
 
 Structure
 ---------
-The view is a list of items keyed by message id (``_Item``): a header, the
+The view is a list of items keyed by message id (``Item``): a header, the
 message body and a footer (status, facts, actions). A body is a list of
 *units* (``app.core.render.blocks.Unit``: one top-level Markdown block each, already
 rendered to HTML by the render thread) plus, while a reply streams, a plain
@@ -33,7 +33,7 @@ Thinking: an assistant message whose content starts with ``<think>…</think>``
 (or the context menu's Show/Hide Thoughts, or ``toggle_thoughts``) unfolds
 the thoughts as escaped PLAIN text in a muted colour, in one more document
 of the item (row index -1, before the units; never Markdown or HTML).
-Folded by default; the state is kept per message id (``_open_thoughts``), so
+Folded by default; the state is kept per message id (``ThoughtsFold.open``), so
 it survives the item leaving the virtualized window and coming back, or the
 conversation being shown again. While a reply streams, each piece goes
 through a per-message ``ThinkingSplitter``: thoughts only bump the word count
@@ -45,11 +45,22 @@ to the render thread.
 
 Copying: "Copy message" and whole-message selections copy the ANSWER's
 Markdown source, without the thinking; a selection starting inside unfolded
-thoughts copies the text shown. Find: the view highlights matches in what is
-shown (unfolded thoughts included); the find bar counts matches in the whole
-source, so for a message whose thoughts are folded the matches in them are
-skipped when numbering, and selecting a match that lies inside folded
-thoughts unfolds them.
+thoughts copies the text shown. Find: the bar and the view use one rule over
+the text shown (``find.py``); matches are cached per document and found in
+time slices, never while painting; a match inside folded thoughts is counted
+from their text, and selecting it unfolds them.
+
+Collaborators (each owns its state; none holds the view): ``items.ItemList``
+(items, id index, Fenwick heights), ``geometry`` (``Metrics``, ``ItemLayout``),
+``documents.DocumentFactory``, ``streaming.StreamingTail``,
+``thoughts.ThoughtsFold``, ``virtualizer.LiveWindow``, ``history.HistoryLoader``,
+``footer``, ``painter.ItemPainter``, ``hittest.HitTester`` (one hit test per
+mouse event), ``selection.Selection``, ``find.FindHighlighter``, ``menu``,
+``app.ui.services.slicer.TimeSlicer`` (the work queue); ``probe.ChatViewProbe``
+reads back what is shown (tests, the doctor).
+
+Removing messages (``remove_messages``) and adding them (``add_messages``)
+never move what the reader looks at (following the bottom keeps following).
 
 Safety: unit documents never load a resource; links open only through
 ``_on_link_clicked`` with an http(s) allow-list.
@@ -60,287 +71,85 @@ Threading rule: GUI thread only.
 from __future__ import annotations
 
 import bisect
-import gc
 import itertools
 import logging
-import threading
 import time
-from collections import deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 
-from PyQt6.QtCore import QMimeData, QPointF, QRectF, QSize, Qt, QTimer, QUrl, pyqtSignal
+from PyQt6.QtCore import QPointF, QSize, Qt, QTimer, QUrl, pyqtSignal
 from PyQt6.QtGui import (
-    QAbstractTextDocumentLayout,
-    QColor,
     QCursor,
     QDesktopServices,
-    QFont,
-    QFontMetricsF,
     QGuiApplication,
     QKeyEvent,
     QKeySequence,
     QMouseEvent,
     QPainter,
     QPaintEvent,
-    QPalette,
     QResizeEvent,
-    QTextCharFormat,
     QTextCursor,
     QTextDocument,
-    QWheelEvent,
 )
-from PyQt6.QtWidgets import QAbstractScrollArea, QMenu, QWidget
+from PyQt6.QtWidgets import QAbstractScrollArea, QMenu, QScrollBar, QWidget
 
+from app.core.conversation.model import Message, MessageStatus, Role, new_id
 from app.core.render import blocks
-
-from app.core.render import markdown as render
 from app.core.render.blocks import Unit
-from app.core.conversation.model import Message, MessageStatus, Role
-from app.core.util.fenwick import Fenwick
 from app.core.text.textbreak import DisplayBreaker
-from app.core.text.thinking import ThinkingSpans, ThinkingSplitter, count_words, strip_thinking, thinking_spans
+from app.core.text.thinking import (
+    ThinkingSpans,
+    ThinkingSplitter,
+    thinking_spans,
+)
 from app.ui.misc import shortcuts
-from app.ui.misc import theme
 from app.ui.services.render import (
-    PRIORITY_BACKGROUND,
     PRIORITY_NOW,
-    PRIORITY_VISIBLE,
     RenderJob,
     RenderResult,
     RenderService,
 )
+from app.ui.services.slicer import TimeSlicer
 
 log = logging.getLogger(__name__)
 
-ALLOWED_LINK_SCHEMES = ("http", "https")
-BREAK_LIMIT = 1000          # longest displayed paragraph of the streaming tail
-COMMIT_SCAN_S = 0.05        # completed Markdown blocks are looked for at most this often
-SLICE_BUDGET_S = 0.003      # one slice of document building
-LIVE_ABOVE = 1.0            # screens above the viewport that hold documents
-LIVE_BELOW = 2.0            # screens below
-KEEP_MARGIN = 2.0           # documents further than this (screens) are dropped
-LAZY_COPY_ITEMS = 200       # a selection over more messages is copied lazily
-SYNC_HISTORY = 2000         # history messages shown at once; earlier ones come from a helper thread
-THOUGHTS_PIECE = 1000       # characters of thoughts put into their document per work step
-WORDS_EXACT_LIMIT = 100_000  # longer thoughts get an estimated word count (counting would stall)
-
-PAD_X = 16.0
-PAD_Y = 10.0
-HEADER_GAP = 4.0
-UNIT_GAP = 6.0
-FOOTER_GAP = 4.0
-ITEM_GAP = 6.0
-TEXT_PX = 14                # body text size at zoom 1.0 (pixels)
-SMALL_PX = 12               # headers' thinking row and footers
-CHAR_W = 7.5                # average character width at zoom 1.0, for height estimates
-
-_NOTE_KINDS = ("error", "warning", "info")
-
-
-def _note_color(kind: str) -> QColor:
-    """A notice's or footer note's colour in the current theme."""
-    return theme.color(kind if kind in _NOTE_KINDS else "info")
-
-
-class _UnitDocument(QTextDocument):
-    """A unit's document: never loads a resource (images, local files...)."""
-
-    def loadResource(self, type_: int, name: QUrl) -> object:  # noqa: N802 (Qt API)
-        return None
-
-
-class LazyTextMime(QMimeData):
-    """Plain text for the clipboard, made only when someone asks for it
-    (a paste), at most once."""
-
-    def __init__(self, make: Callable[[], str]) -> None:
-        super().__init__()
-        self._make: Callable[[], str] | None = make
-        self._text = ""
-
-    def formats(self) -> list[str]:
-        return ["text/plain", "text/plain;charset=utf-8"]
-
-    def hasFormat(self, mime_type: str | None) -> bool:  # noqa: N802 (Qt API)
-        return mime_type in self.formats()
-
-    def retrieveData(self, mime_type: str | None, type_: object) -> object:  # noqa: N802 (Qt API)
-        if mime_type not in self.formats():
-            return None
-        if self._make is not None:
-            self._text, self._make = self._make(), None
-        return self._text
-
-
-def _collapse_leading_block(doc: QTextDocument) -> None:
-    """A table alone in a document gets an empty paragraph in front of its
-    frame (removing it would take the table along): give it no height. The
-    shown text drops it too (``_doc_text``)."""
-    first = doc.begin()
-    if first.isValid() and first.length() == 1:
-        fmt = first.blockFormat()
-        fmt.setLineHeight(0, 2)  # QTextBlockFormat.LineHeightTypes.FixedHeight
-        fmt.setTopMargin(0)
-        fmt.setBottomMargin(0)
-        cursor = QTextCursor(first)
-        cursor.setBlockFormat(fmt)
-        char = cursor.blockCharFormat()
-        char.setFontPointSize(1)
-        cursor.setBlockCharFormat(char)
-
-
-def _utf16_prefix(item: _Item, upto: int, doc_chars: int) -> int:
-    """Document positions count UTF-16 units: the tail's first ``doc_chars``
-    characters (source [tail_start, upto) plus break separators) in them."""
-    assert item.message is not None
-    text = item.message.content[item.tail_start : upto]
-    astral = sum(1 for ch in text if ord(ch) > 0xFFFF) if not text.isascii() else 0
-    return doc_chars + astral
-
-
-def _copy_source(message: Message) -> str:
-    """What copying a whole message gives: its Markdown source, the answer
-    only (a reply's thinking is left out, as it is from prompts)."""
-    content = message.content
-    return strip_thinking(content) if message.role == Role.ASSISTANT.value else content
-
-
-def _gap_after(units: list[_Unit], n: int) -> float:
-    """Space after unit n: none before a continuation piece of the same code block."""
-    return 0.0 if n + 1 < len(units) and units[n + 1].unit.cont else UNIT_GAP
-
-
-def _doc_text(unit: Unit, doc: QTextDocument) -> str:
-    text = doc.toPlainText()
-    if unit.body.startswith("<table") and text.startswith("\n"):
-        text = text[1:]
-    return text
-
-
-class _Positions:
-    """Item id → index in the view's list. Ids map to sequence numbers with
-    a movable base, so putting k items in front costs O(k), not O(n)."""
-
-    __slots__ = ("_seq", "_base")
-
-    def __init__(self) -> None:
-        self._seq: dict[str, int] = {}
-        self._base = 0
-
-    def get(self, key: str, default: int | None = None) -> int | None:
-        seq = self._seq.get(key)
-        return default if seq is None else seq - self._base
-
-    def __getitem__(self, key: str) -> int:
-        return self._seq[key] - self._base
-
-    def __setitem__(self, key: str, index: int) -> None:
-        self._seq[key] = index + self._base
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._seq
-
-    def prepend(self, keys: list[str]) -> None:
-        """``keys`` now come first (indices 0..k-1); every other index grows by k."""
-        self._base -= len(keys)
-        base = self._base
-        seq = self._seq
-        for n, key in enumerate(keys):
-            seq[key] = n + base
-
-
-@dataclass(slots=True)
-class _Unit:
-    unit: Unit
-    doc: QTextDocument | None = None
-    height: float = 0.0
-    measured_width: float = -1.0
-
-
-@dataclass(eq=False, slots=True)
-class _Think:
-    """An assistant message's thinking: offsets into its content, and the
-    document showing it when unfolded (built only then, dropped with the
-    item's other documents)."""
-
-    start: int                    # content offset of the thoughts' first character
-    end: int                      # just past the thoughts known so far
-    answer: int                   # content offset of the answer (-1: not known yet)
-    closed: bool
-    words: int = -1               # -1: not counted yet (counted when first shown)
-    expanded: bool = False
-    doc: QTextDocument | None = None
-    cursor: QTextCursor | None = None
-    breaker: DisplayBreaker | None = None
-    filling: bool = False         # the document is being filled in work slices
-    pending: list[str] = field(default_factory=list)  # streamed meanwhile
-    shown: bool = False           # the document holds a non-space character
-    height: float = 0.0
-    measured_width: float = -1.0
-    find_key: str = ""            # cached count of find matches in the source
-    find_count: int = 0
-
-    @classmethod
-    def of(cls, spans: ThinkingSpans) -> _Think:
-        return cls(spans.thoughts_start, spans.thoughts_end, spans.answer_start, spans.closed)
-
-    @property
-    def ready(self) -> bool:
-        """Shown as a document (unfolded, built, filled)."""
-        return self.expanded and self.doc is not None and not self.filling
-
-
-@dataclass(eq=False, slots=True)
-class _Item:
-    id: str
-    kind: str                     # "user" | "assistant" | "notice"
-    message: Message | None       # None for notices
-    label: str = ""
-    units: list[_Unit] = field(default_factory=list)
-    rendered_len: int = -1        # content length the units were made from (-1: none yet)
-    render_asked: int = -1        # content length of the last render request
-    # streaming
-    streaming: bool = False
-    committed: int = 0            # source chars covered by units
-    commit_asked: int = 0         # source chars sent to the render thread so far
-    tail: QTextDocument | None = None
-    tail_cursor: QTextCursor | None = None
-    breaker: DisplayBreaker | None = None
-    tail_height: float = 0.0
-    tail_start: int = 0           # source offset of the tail's first character
-    tail_end: int = 0             # source offset just past the tail's last character
-    tail_breaks: list[int] = field(default_factory=list)  # source offsets of display breaks in the tail
-    last_scan: float = 0.0        # when completed blocks were last looked for
-    final_pending: bool = False
-    splitter: ThinkingSplitter | None = None  # streaming, until the answer starts (or no thinking)
-    think: _Think | None = None   # thinking shown folded above the answer
-    # footer
-    note: str = ""
-    note_kind: str = "info"
-    facts: str = ""
-    branch: tuple[int, int] | None = None   # (k, n): this is version k of n
-    actions: tuple[str, ...] = ()
-    # geometry
-    height: float = 0.0
-    measured_width: float = -1.0
-    live: bool = False
-
-    @property
-    def docs_ready(self) -> bool:
-        think = self.think
-        return all(u.doc is not None for u in self.units) and (think is None or not think.expanded or think.ready)
-
-
-@dataclass(frozen=True, order=True)
-class Pos:
-    """A place in the view's text: item index, unit index (len(units) = the
-    streaming tail, -1 = the unfolded thoughts), character position in that
-    unit's document."""
-
-    item: int
-    unit: int
-    char: int
+from app.ui.conversation.documents import DocumentFactory
+from app.ui.conversation.find import FindHighlighter
+from app.ui.conversation.footer import (
+    Decorator,
+    footer_actions,
+    footer_words,
+    set_footer_from_status,
+)
+from app.ui.conversation.geometry import ItemLayout, Metrics
+from app.ui.conversation.history import HistoryLoader, HistoryParams, make_history_items
+from app.ui.conversation.hittest import Hit, HitTester
+from app.ui.conversation.items import (
+    ALLOWED_LINK_SCHEMES,
+    BREAK_LIMIT,
+    CHAR_W,
+    COMMIT_SCAN_S,
+    HEADER_GAP,
+    ITEM_GAP,
+    LAZY_COPY_ITEMS,
+    SLICE_BUDGET_S,
+    SYNC_HISTORY,
+    THOUGHTS_PIECE,
+    Item,
+    ItemIndex,
+    ItemList,
+    Pos,
+    ThoughtsState,
+    UnitSlot,
+    copy_source,
+    layout_of,
+)
+from app.ui.conversation.menu import MenuTarget, build_context_menu
+from app.ui.conversation.painter import ItemPainter
+from app.ui.conversation.probe import ChatViewProbe
+from app.ui.conversation.selection import LazyTextMime, Selection
+from app.ui.conversation.streaming import StreamingTail
+from app.ui.conversation.thoughts import ThoughtsFold
+from app.ui.conversation.virtualizer import LiveWindow
 
 
 class ChatView(QAbstractScrollArea):
@@ -363,8 +172,6 @@ class ChatView(QAbstractScrollArea):
     #: Every message given to add_messages is in the view (long histories
     #: complete in the background).
     history_completed = pyqtSignal()
-    # Private: earlier history items prepared on a helper thread.
-    _history_ready = pyqtSignal(object)
 
     def __init__(self, render_service: RenderService | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -376,211 +183,149 @@ class ChatView(QAbstractScrollArea):
         )
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setMouseTracking(True)
-        self.viewport().setMouseTracking(True)
+        self._vp().setMouseTracking(True)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.viewport().setAutoFillBackground(True)
-        self.verticalScrollBar().setSingleStep(24)
+        self._vp().setAutoFillBackground(True)
+        self._bar().setSingleStep(24)
         self._render = render_service if render_service is not None else RenderService(self)
-        self._items: list[_Item] = []
-        self._index = _Positions()
-        self._heights = Fenwick()   # item height + ITEM_GAP, per item
-        self._live: set[str] = set()  # ids of items holding documents
-        self._history_pending = 0
-        self._decorator: Callable[[str], tuple[tuple[int, int] | None, tuple[str, ...]]] | None = None
+        self._list = ItemList()
+        self._window = LiveWindow(self._list, lambda: (self._bar().value(), self._vp().height()))
+        self._history = HistoryLoader(self)
+        self._decorator: Decorator | None = None
         self._generation = 0          # bumped by clear(): late results of before are dropped
         self._finalizing: set[str] = set()  # ids of messages whose final render is awaited
         self._width = -1.0
-        self._work: deque[tuple[str, Callable[[], None]]] = deque()
-        self._work_keys: set[str] = set()
-        self._work_timer = QTimer(self)
-        self._work_timer.setSingleShot(True)
-        self._work_timer.timeout.connect(self._on_work_due)
+        self._slicer = TimeSlicer(SLICE_BUDGET_S, self)
         self._visibility_timer = QTimer(self)
         self._visibility_timer.setSingleShot(True)
         self._visibility_timer.timeout.connect(self._update_live_items)
-        self._anchor: Pos | None = None
-        self._cursor_pos: Pos | None = None
+        self._sel = Selection(self._list, self.palette)
         self._press_at: QPointF | None = None
         self._dragging = False
         self._hover_href = ""
-        self._find_text = ""
-        self._find_current: tuple[str, int] | None = None  # message id, n-th match in it
+        self._probe: ChatViewProbe | None = None
+        self._find = FindHighlighter(self._slicer, self._vp().update)
+        self._thoughts = ThoughtsFold(self._find)
         self._reveal: tuple[str, int] | None = None        # a find match to scroll to
-        self._zoom = 1.0
-        self._font = self._small = self._bold = QFont()
-        self._set_fonts()
-        self._code_css = theme.current().code_css()
-        self._line_heights: dict[str, float] = {}
-        self._open_thoughts: set[str] = set()  # ids of messages whose thoughts are unfolded
-        self.slices = 0              # work slices run (for benchmarks)
-        self.max_slice_s = 0.0
-        self.last_slice_s = 0.0
+        self._metrics = Metrics(self.font(), lambda: self._vp().width())
+        self._docs = DocumentFactory(self, self._metrics)
+        self._stream = StreamingTail(self._docs, self._metrics, self._thoughts, self._find, self._render)
+        self._layout = ItemLayout(self._list, self._metrics, self._thoughts.label, self._actions)
+        self._hits = HitTester(self._list, self._layout)
+        self._painter = ItemPainter(
+            self._list, self._layout, self._metrics, self._find, self._thoughts.label,
+            self._hidden_thought_matches, self._sel.selections_for, self.palette,
+        )
         self._connect_signals()
+
+    def _bar(self) -> QScrollBar:
+        bar = self.verticalScrollBar()
+        assert bar is not None
+        return bar
+
+    def _vp(self) -> QWidget:
+        viewport = self.viewport()
+        assert viewport is not None
+        return viewport
 
     def _connect_signals(self) -> None:
         self._render.rendered.connect(self._on_rendered)
-        self._history_ready.connect(self._on_history_ready)
-        self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
+        self._history.loaded.connect(self._on_history_ready)
+        self._slicer.drained.connect(self._on_work_drained)
+        self._bar().valueChanged.connect(self._on_scrolled)
 
     # ------------------------------------------------------------------ geometry
 
-    def _content_width(self) -> float:
-        return max(120.0, self.viewport().width() - 2 * PAD_X)
-
-    def _line_height(self, font: QFont | None = None) -> float:
-        font = font or self._font
-        key = font.key()
-        height = self._line_heights.get(key)
-        if height is None:
-            height = self._line_heights[key] = QFontMetricsF(font).height()
-        return height
-
-    def _header_height(self, item: _Item) -> float:
-        return 0.0 if item.kind == "notice" else self._line_height(self._bold) + HEADER_GAP
-
-    def _think_header_height(self, item: _Item) -> float:
-        """The "▸ Thinking…" row (none without thinking)."""
-        return 0.0 if item.think is None else self._line_height(self._small) + HEADER_GAP
-
-    def _thoughts_height(self, think: _Think, width: float) -> float:
-        """Height of the unfolded thoughts' row: measured, or estimated while
-        their document is not built (or being filled)."""
-        if think.ready or think.measured_width == width:
-            return think.height
-        return self._estimate_text(think.end - think.start, 0, width)
-
-    def _footer_height(self, item: _Item) -> float:
-        if item.kind == "notice":
-            return 0.0
-        return self._line_height(self._small) + FOOTER_GAP
-
-    def _estimate_unit(self, unit: Unit, width: float) -> float:
-        text_len = len(unit.copy) if unit.kind == "code" else len(unit.body)
-        if unit.kind == "html":
-            text_len = int(text_len * 0.7)
-        char_w = CHAR_W * self._zoom
-        per_line = max(10, int(width / char_w))
-        lines = unit.body.count("\n") if unit.kind != "html" else 0
-        lines += text_len // per_line + 1
-        extra = 8.0 if unit.kind == "code" else 12.0
-        return lines * self._line_height() + extra
-
-    def _estimate_text(self, text_len: int, newlines: int, width: float) -> float:
-        per_line = max(10, int(width / (CHAR_W * self._zoom)))
-        return (text_len // per_line + newlines + 1) * self._line_height() + 12.0
-
-    def _item_height(self, item: _Item) -> float:
-        width = self._content_width()
-        body = 0.0
-        for n, u in enumerate(item.units):
-            if u.doc is None and u.measured_width != width:
-                u.height = self._estimate_unit(u.unit, width)
-            body += u.height + _gap_after(item.units, n)
-        if item.units:
-            body -= _gap_after(item.units, len(item.units) - 1)
-        think = item.think
-        if item.rendered_len < 0 and not item.units and item.message is not None:
-            content = item.message.content
-            start = think.answer if think is not None and think.answer >= 0 else 0
-            body = self._estimate_text(len(content) - start, content.count("\n", start, start + 20000), width)
-        if item.tail is not None and not item.tail.isEmpty():
-            body += (UNIT_GAP if item.units else 0.0) + item.tail_height
-        if think is not None:
-            body += self._think_header_height(item)
-            if think.expanded:
-                body += self._thoughts_height(think, width) + UNIT_GAP
-        return PAD_Y + self._header_height(item) + body + self._footer_height(item) + PAD_Y
-
     def _top(self, index: int) -> float:
         """Content y of item ``index``: O(log n)."""
-        return self._heights.prefix(index)
+        return self._list.heights.prefix(index)
 
     def total_height(self) -> float:
-        return self._heights.total()
+        return self._list.heights.total()
 
     def _item_at_y(self, y: float) -> int:
         """Index of the item covering content y (clamped): O(log n)."""
-        return self._heights.find(y)
+        return self._list.heights.find(y)
 
     def _set_height(self, index: int, height: float) -> None:
         """Change an item's height, keeping the content under the viewport still."""
-        item = self._items[index]
+        item = self._list.items[index]
         delta = height - item.height
         if abs(delta) < 0.01:
             return
-        sb = self.verticalScrollBar()
+        sb = self._bar()
         stick = self.at_bottom()
         above = self._top(index) + item.height <= sb.value() + 0.5
         item.height = height
-        self._heights.set(index, height + ITEM_GAP)
+        self._list.heights.set(index, height + ITEM_GAP)
         self._update_scrollbar()
         if stick:
             sb.setValue(sb.maximum())
         elif above:
-            sb.setValue(int(round(sb.value() + delta)))
+            sb.setValue(round(sb.value() + delta))
 
     def _update_scrollbar(self) -> None:
-        sb = self.verticalScrollBar()
-        page = self.viewport().height()
+        sb = self._bar()
+        page = self._vp().height()
         sb.setPageStep(max(1, page))
         sb.setRange(0, max(0, int(self.total_height()) - page))
 
     def at_bottom(self) -> bool:
-        sb = self.verticalScrollBar()
+        sb = self._bar()
         return sb.value() >= sb.maximum() - 4
 
     def scroll_to_bottom(self) -> None:
-        sb = self.verticalScrollBar()
+        sb = self._bar()
         sb.setValue(sb.maximum())
 
     def scroll_to_message(self, message_id: str) -> None:
-        index = self._index.get(message_id)
+        index = self._list.index.get(message_id)
         if index is None:
             return
-        self.verticalScrollBar().setValue(int(self._top(index)))
+        self._bar().setValue(int(self._top(index)))
         self._schedule_visibility()
 
     # ------------------------------------------------------------------ items
 
-    def _append_item(self, item: _Item) -> int:
+    def _append_item(self, item: Item) -> int:
         stick = self.at_bottom()
-        index = len(self._items)
-        self._items.append(item)
-        self._index[item.id] = index
-        item.height = self._item_height(item)
-        self._heights.append(item.height + ITEM_GAP)
+        index = len(self._list.items)
+        self._list.items.append(item)
+        self._list.index[item.id] = index
+        item.height = self._metrics.item_height(item)
+        self._list.heights.append(item.height + ITEM_GAP)
         self._update_scrollbar()
         if stick:
             self.scroll_to_bottom()
         self._schedule_visibility()
-        self.viewport().update()
+        self._vp().update()
         return index
 
     def add_message(self, message: Message, label: str = "") -> None:
         """Show a message (finished, or streaming: then use append_stream)."""
         kind = "user" if message.role == Role.USER.value else "assistant"
-        item = _Item(message.id, kind, message, label or (self.tr("You") if kind == "user" else self.tr("Rill")))
+        item = Item(message.id, kind, message, label or (self.tr("You") if kind == "user" else self.tr("Rill")))
         if message.status == MessageStatus.STREAMING:
             item.streaming = True
             item.rendered_len = 0
-            self._new_tail(item)
+            self._stream.new_tail(item)
             if kind == "assistant":
                 item.splitter = ThinkingSplitter()
             if len(message):  # shown again after another conversation was: its text so far
-                self._stream_text(item, message.content)
+                self._stream.stream_text(item, message.content)
                 item.tail_height = item.tail.size().height() if item.tail is not None else 0.0
         else:
             if kind == "assistant":
                 self._set_think(item, thinking_spans(message.content))
             cached = message.rendered
             if cached is not None:
-                item.units = [_Unit(u) for u in cached]
+                item.units = [UnitSlot(u) for u in cached]
                 item.rendered_len = len(message)
             elif kind == "user" and len(message) <= blocks.RENDER_LIMIT:
                 units = blocks.user_units(message.content)  # cheap: escaped text, no Markdown
                 message.rendered = units
-                item.units = [_Unit(u) for u in units]
+                item.units = [UnitSlot(u) for u in units]
                 item.rendered_len = len(message)
             self._set_footer_from_status(item)
         self._append_item(item)
@@ -588,8 +333,8 @@ class ChatView(QAbstractScrollArea):
             think = item.think
             if think is not None and think.expanded and think.doc is None:
                 self._start_fill(item)
-                self._set_height(self._index[item.id], self._item_height(item))
-            self._maybe_commit(item)
+                self._set_height(self._list.index[item.id], self._metrics.item_height(item))
+            self._stream.maybe_commit(item)
 
     def add_messages(self, messages: list[Message]) -> None:
         """Show many finished messages at once (history), below any already
@@ -598,166 +343,159 @@ class ChatView(QAbstractScrollArea):
         later. Beyond SYNC_HISTORY messages, the last SYNC_HISTORY are shown
         at once and the earlier ones are prepared on a helper thread (pure
         Python), then put in front in one step (``history_completed``)."""
-        if len(messages) > SYNC_HISTORY and not self._items:
+        if len(messages) > SYNC_HISTORY and not self._list.items:
             head, tail = messages[:-SYNC_HISTORY], messages[-SYNC_HISTORY:]
-            self._append_history(self._make_history_items(tail, self._history_params()))
-            gc.freeze()
             params = self._history_params()
-            generation = self._generation
-
-            def prepare() -> None:
-                items: list[_Item] = []
-                try:
-                    items = self._make_history_items(head, params)
-                finally:
-                    self._history_ready.emit((items, generation))
-
-            # Creating tens of thousands of objects would set off full GC
-            # passes (tens of ms holding the GIL, stalling the GUI thread):
-            # automatic GC pauses until the items are in, then they are frozen.
-            gc.disable()
-            self._history_pending += 1
-            threading.Thread(target=prepare, name="rill-history", daemon=True).start()
+            self._append_history(make_history_items(tail, params))
+            self._history.load(head, params, self._generation)
             return
-        self._append_history(self._make_history_items(messages, self._history_params()))
-        if len(messages) > SYNC_HISTORY // 4:
-            gc.freeze()
+        self._append_history(make_history_items(messages, self._history_params()))
         self.history_completed.emit()
 
-    def _history_params(self) -> tuple[int, float, float, float]:
-        width = self._content_width()
-        frame = 2 * PAD_Y + self._line_height(self._bold) + HEADER_GAP + self._line_height(self._small) + FOOTER_GAP
-        return max(10, int(width / (CHAR_W * self._zoom))), self._line_height(), frame, self._line_height(self._small) + HEADER_GAP
+    def _history_params(self) -> HistoryParams:
+        width = self._metrics.content_width()
+        small = self._metrics.line_height(self._metrics.small)
+        frame = self._metrics.frame_height()
+        return HistoryParams(
+            max(10, int(width / (CHAR_W * self._metrics.zoom))), self._metrics.line_height(), frame, small + HEADER_GAP,
+            self.tr("You"), self.tr("Rill"), footer_words(),
+        )
 
-    def _make_history_items(self, messages: list[Message], params: tuple[int, float, float, float]) -> list[_Item]:
-        """Items with estimated heights. Pure Python: safe on any thread
-        (thinking found by ``thinking_spans``: O(leading whitespace) for a
-        message without it)."""
-        per_line, line_h, frame, think_h = params
-        user = Role.USER.value
-        complete = MessageStatus.COMPLETE
-        you, rill = self.tr("You"), self.tr("Rill")  # translated once, not per message
-        words = self._footer_words()
-        out: list[_Item] = []
-        for message in messages:
-            kind = "user" if message.role == user else "assistant"
-            item = _Item(message.id, kind, message, you if kind == "user" else rill)
-            cached = message.rendered
-            if cached is not None:
-                item.units = [_Unit(u) for u in cached]
-                item.rendered_len = len(message)
-            content = message.content
-            start = 0
-            if kind == "assistant":
-                spans = thinking_spans(content)
-                if spans is not None:
-                    item.think = _Think.of(spans)
-                    start = spans.answer_start
-            lines = (len(content) - start) // per_line + content.count("\n", start, start + 20000) + 1
-            item.height = frame + lines * line_h + 12.0 + (think_h if item.think is not None else 0.0)
-            if message.status != complete or message.meta.tokens:
-                self._set_footer_from_status(item, words)
-            out.append(item)
-        return out
-
-    def _mark_open_thoughts(self, items: list[_Item]) -> None:
+    def _mark_open_thoughts(self, items: list[Item]) -> None:
         """Items made off the GUI thread learn which thoughts are unfolded."""
-        if self._open_thoughts:
+        if self._thoughts.open:
             for item in items:
-                if item.think is not None and item.id in self._open_thoughts:
+                if item.think is not None and item.id in self._thoughts.open:
                     item.think.expanded = True
 
-    def _append_history(self, new: list[_Item]) -> None:
+    def _append_history(self, new: list[Item]) -> None:
         self._mark_open_thoughts(new)
         stick = self.at_bottom()
-        items, index = self._items, self._index
+        items, index = self._list.items, self._list.index
         for item in new:
             index[item.id] = len(items)
             items.append(item)
-        self._heights.rebuild(itertools.chain(self._heights.values(), (i.height + ITEM_GAP for i in new)))
+        self._list.heights.rebuild(itertools.chain(self._list.heights.values(), (i.height + ITEM_GAP for i in new)))
         self._update_scrollbar()
         if stick:
             self.scroll_to_bottom()
         self._schedule_visibility()
-        self.viewport().update()
+        self._vp().update()
 
-    def _on_history_ready(self, payload: tuple[list[_Item], int]) -> None:
+    def _on_history_ready(self, older: list[Item], owner: int) -> None:
         """Earlier messages prepared off the GUI thread: put them in front,
         keeping what is on screen where it is."""
-        older, owner = payload
-        self._history_pending -= 1
-        if self._history_pending == 0:
-            gc.freeze()
-            gc.enable()
         if owner != self._generation or not older:
             return  # the view was cleared meanwhile
         self._mark_open_thoughts(older)
         k = len(older)
         added = sum(i.height for i in older) + k * ITEM_GAP
-        sb = self.verticalScrollBar()
+        sb = self._bar()
         value = sb.value()
-        self._items[0:0] = older
-        self._index.prepend([item.id for item in older])
-        self._heights.rebuild([i.height + ITEM_GAP for i in older] + self._heights.values())
-        gc.freeze()  # a long history is long-lived: keep it out of every later GC pass
-        self._anchor = None if self._anchor is None else Pos(self._anchor.item + k, self._anchor.unit, self._anchor.char)
-        self._cursor_pos = (
-            None if self._cursor_pos is None else Pos(self._cursor_pos.item + k, self._cursor_pos.unit, self._cursor_pos.char)
+        self._list.items[0:0] = older
+        self._list.index.prepend([item.id for item in older])
+        self._list.heights.rebuild([i.height + ITEM_GAP for i in older] + self._list.heights.values())
+        self._sel.anchor = None if self._sel.anchor is None else Pos(self._sel.anchor.item + k, self._sel.anchor.unit, self._sel.anchor.char)
+        self._sel.cursor = (
+            None if self._sel.cursor is None else Pos(self._sel.cursor.item + k, self._sel.cursor.unit, self._sel.cursor.char)
         )
         self._update_scrollbar()
-        sb.setValue(int(round(value + added)))
+        sb.setValue(round(value + added))
         self._schedule_visibility()
-        self.viewport().update()
+        self._vp().update()
         self.history_completed.emit()
 
     def add_notice(self, text: str, kind: str = "info", notice_id: str = "") -> str:
         """A line outside the conversation (errors, warnings): its own item."""
-        from app.core.conversation.model import new_id
-
         nid = notice_id or new_id()
-        item = _Item(nid, "notice", None, note_kind=kind)
-        item.units = [_Unit(Unit("plain", text))]
+        item = Item(nid, "notice", None, note_kind=kind)
+        item.units = [UnitSlot(Unit("plain", text))]
         item.rendered_len = len(text)
         self._append_item(item)
         return nid
 
-    def remove_item(self, item_id: str) -> None:
-        index = self._index.get(item_id)
-        if index is None:
+    def remove_messages(self, ids: list[str]) -> None:
+        """Remove these items (messages or notices), their documents, folds
+        and find state, without moving what the reader sees: the scroll
+        value stays when the removed items start below the viewport's top,
+        else the view stays anchored to the first remaining item at or above
+        it. A selection touching a removed item is cleared, another one is
+        kept. O(n) arithmetic."""
+        gone = sorted({i for i in (self._list.index.get(k) for k in ids) if i is not None})
+        if not gone:
             return
-        self._render.cancel(item_id)
-        del self._items[index]
-        self._index = _Positions()
-        for i, it in enumerate(self._items):
-            self._index[it.id] = i
-        self._heights.rebuild(i.height + ITEM_GAP for i in self._items)
-        self._anchor = self._cursor_pos = None
+        sb = self._bar()
+        value = sb.value()
+        old_tops = (
+            [0.0, *itertools.accumulate(self._list.heights.values())][:-1] if gone[0] <= self._item_at_y(value) else None
+        )
+        removed = set(gone)
+        for index in gone:
+            item = self._list.items[index]
+            self._render.cancel(item.id)
+            self._drop_documents(item)
+            if item.tail is not None:
+                item.tail.deleteLater()
+            item.tail = item.tail_cursor = None
+            self._finalizing.discard(item.id)
+            self._thoughts.open.discard(item.id)
+        ids_gone = {self._list.items[i].id for i in gone}
+        if self._reveal is not None and self._reveal[0] in ids_gone:
+            self._reveal = None
+        self._find.forget(ids_gone)
+        # the selection: cleared when an end is in a removed item, else renumbered
+        ends = (self._sel.anchor, self._sel.cursor)
+        if any(p is not None and p.item in removed for p in ends):
+            self._sel.anchor = self._sel.cursor = None
+        else:
+            self._sel.anchor, self._sel.cursor = (
+                None if p is None else Pos(p.item - bisect.bisect_left(gone, p.item), p.unit, p.char) for p in ends
+            )
+        kept = [(n, it) for n, it in enumerate(self._list.items) if n not in removed]
+        self._list.items = [it for _n, it in kept]
+        self._list.index = ItemIndex()
+        for n, it in enumerate(self._list.items):
+            self._list.index[it.id] = n
+        self._list.heights.rebuild(it.height + ITEM_GAP for it in self._list.items)
         self._update_scrollbar()
+        if old_tops is not None:
+            # The removed items reach the viewport's top: keep the first
+            # remaining item at or above it where it was.
+            top_index = bisect.bisect_right(old_tops, value) - 1  # old index of the item at the top
+            anchor = next((k for k in range(len(kept) - 1, -1, -1) if kept[k][0] <= top_index), None)
+            if anchor is None:
+                sb.setValue(0)
+            else:
+                old = kept[anchor][0]
+                offset = value - old_tops[old]
+                if old < top_index:  # the reader looked at removed items: show what follows the anchor
+                    offset = min(offset, kept[anchor][1].height + ITEM_GAP)
+                sb.setValue(round(self._top(anchor) + offset))
+        else:
+            sb.setValue(value)
         self._schedule_visibility()
-        self.viewport().update()
+        self._vp().update()
 
     def clear(self) -> None:
         """Forget every item (New Chat): O(1) now; the old items are freed
         in later slices, a few thousand at a time."""
-        old = self._items
+        old = self._list.items
         self._generation += 1
         self._render.cancel_all()
-        self._items = []
-        self._index = _Positions()
-        self._heights = Fenwick()
-        self._live = set()
+        self._list.reset()
+        self._window.live = set()
         self._finalizing = set()
-        self._work.clear()
-        self._work_keys.clear()
-        self._anchor = self._cursor_pos = None
-        self._find_current = None
+        self._history.cancel()
+        self._slicer.clear()
+        self._sel.anchor = self._sel.cursor = None
+        self._find.clear()
         self._reveal = None
         self._update_scrollbar()
-        self.viewport().update()
+        self._vp().update()
         if old:
             self._queue(f"free:{id(old)}", lambda: self._free_items(old))
 
-    def _free_items(self, items: list[_Item]) -> Iterator[None]:
+    def _free_items(self, items: list[Item]) -> Iterator[None]:
         while items:
             chunk = items[-2000:]
             del items[-2000:]
@@ -768,138 +506,35 @@ class ChatView(QAbstractScrollArea):
             yield
 
     def message_ids(self) -> list[str]:
-        return [i.id for i in self._items if i.kind != "notice"]
+        return [i.id for i in self._list.items if i.kind != "notice"]
 
     def item_count(self) -> int:
-        return len(self._items)
+        return len(self._list.items)
 
     def has_item(self, item_id: str) -> bool:
-        return item_id in self._index
+        return item_id in self._list.index
 
-    def _item(self, item_id: str) -> _Item | None:
-        index = self._index.get(item_id)
-        return None if index is None else self._items[index]
-
-    def live_document_count(self) -> int:
-        return sum(
-            sum(1 for u in i.units if u.doc is not None)
-            + (1 if i.tail is not None else 0)
-            + (1 if i.think is not None and i.think.doc is not None else 0)
-            for i in self._items
-        )
+    def _item(self, item_id: str) -> Item | None:
+        index = self._list.index.get(item_id)
+        return None if index is None else self._list.items[index]
 
     # ------------------------------------------------------------------ footer
 
-    def _footer_words(self) -> dict[str, str]:
-        """The footer's translated texts and templates (looked up once per
-        batch of history items, not once per message; safe on any thread)."""
-        return {
-            "stopped": self.tr("⏹ Stopped"),
-            "truncated": self.tr("✂ Cut at the token limit"),
-            "interrupted": self.tr("⚠ Interrupted"),
-            "error": self.tr("⚠ Error"),
-            "error_reason": self.tr("⚠ Error: {reason}"),
-            "tokens": self.tr("{tokens} tokens"),
-            "rate": self.tr("{rate:.1f} tok/s"),
-            "ttft": self.tr("first token {ms:.0f} ms"),
-        }
+    def _set_footer_from_status(self, item: Item) -> None:
+        set_footer_from_status(item, footer_words())
 
-    def _set_footer_from_status(self, item: _Item, words: dict[str, str] | None = None) -> None:
-        msg = item.message
-        if msg is None:
-            return
-        if words is None:
-            words = self._footer_words()
-        status = msg.status
-        if status == MessageStatus.STOPPED:
-            item.note, item.note_kind = words["stopped"], "info"
-        elif status == MessageStatus.TRUNCATED:
-            item.note, item.note_kind = words["truncated"], "info"
-        elif status == MessageStatus.INTERRUPTED:
-            item.note, item.note_kind = words["interrupted"], "warning"
-        elif status == MessageStatus.ERROR:
-            note = words["error_reason"].format(reason=msg.error) if msg.error else words["error"]
-            item.note, item.note_kind = note, "error"
-        else:
-            item.note, item.note_kind = "", "info"
-        facts = []
-        meta = msg.meta
-        if msg.role == Role.ASSISTANT.value and status != MessageStatus.STREAMING:
-            if meta.tokens:
-                facts.append(words["tokens"].format(tokens=meta.tokens))
-            if meta.tokens_per_s:
-                facts.append(words["rate"].format(rate=meta.tokens_per_s))
-            if meta.ttft_ms is not None:
-                facts.append(words["ttft"].format(ms=meta.ttft_ms))
-        item.facts = " · ".join(facts)
-
-    def update_footer(self, message_id: str) -> None:
-        """Re-read a message's status and facts into its footer."""
-        item = self._item(message_id)
-        if item is not None:
-            self._set_footer_from_status(item)
-            self.viewport().update()
-
-    def _actions(self, item: _Item) -> list[tuple[str, str]]:
-        """(action, label) pairs shown in a message's footer: the branch
-        switcher ("‹ 2/3 ›") when the message has siblings, then Copy and
-        what the conversation allows (``set_actions``)."""
-        if item.kind == "notice" or item.streaming or item.final_pending:
-            return []
-        out: list[tuple[str, str]] = []
-        branch, actions = item.branch, item.actions
-        if self._decorator is not None:
-            branch, actions = self._decorator(item.id)
-        if branch is not None and branch[1] > 1:
-            k, n = branch
-            if k > 1:
-                out.append(("previous", "‹"))
-            out.append(("branch", f"{k}/{n}"))
-            if k < n:
-                out.append(("next", "›"))
-        out.append(("copy", self.tr("Copy")))
-        labels = {
-            "edit": self.tr("Edit"),
-            "regenerate": self.tr("Regenerate"),
-            "continue": self.tr("Continue"),
-            "delete": self.tr("Delete"),
-        }
-        out.extend((a, labels[a]) for a in actions if a in labels)
-        return out
+    def _actions(self, item: Item) -> list[tuple[str, str]]:
+        return footer_actions(item, self._decorator)
 
     def set_decorator(
-        self, decorator: Callable[[str], tuple[tuple[int, int] | None, tuple[str, ...]]] | None
+        self, decorator: Decorator | None
     ) -> None:
         """``decorator(message_id) -> ((k, n) or None, actions)``: asked only
         for the footers laid out (on screen), so it costs O(visible)."""
         self._decorator = decorator
-        self.viewport().update()
-
-    def set_branch(self, message_id: str, k: int, n: int) -> None:
-        """Show "k/n" with previous/next in the message's footer (n > 1)."""
-        item = self._item(message_id)
-        if item is not None:
-            item.branch = (k, n) if n > 1 else None
-            self.viewport().update()
-
-    def set_actions(self, message_id: str, actions: tuple[str, ...]) -> None:
-        """The footer actions beyond Copy: "edit", "regenerate", "continue", "delete"."""
-        item = self._item(message_id)
-        if item is not None:
-            item.actions = actions
-            self.viewport().update()
+        self._vp().update()
 
     # ------------------------------------------------------------------ streaming
-
-    def _new_tail(self, item: _Item) -> None:
-        doc = self._new_document()
-        doc.setTextWidth(self._content_width())
-        item.tail = doc
-        item.tail_cursor = QTextCursor(doc)
-        item.breaker = DisplayBreaker(BREAK_LIMIT)
-        item.tail_height = 0.0
-        item.tail_start = item.tail_end = item.committed
-        item.tail_breaks = []
 
     def append_stream(self, message_id: str, text: str) -> None:
         """Append streamed text (already appended to the Message) to the tail:
@@ -908,8 +543,8 @@ class ChatView(QAbstractScrollArea):
         if item is None or not item.streaming or not text:
             return
         if item.tail is None:
-            self._new_tail(item)
-        answer = self._stream_text(item, text)
+            self._stream.new_tail(item)
+        answer = self._stream.stream_text(item, text)
         think = item.think
         if think is not None and think.expanded and think.doc is None:
             self._start_fill(item)
@@ -917,72 +552,11 @@ class ChatView(QAbstractScrollArea):
         now = time.monotonic()
         if "\n" in answer and now - item.last_scan >= COMMIT_SCAN_S:
             item.last_scan = now
-            self._maybe_commit(item)
+            self._stream.maybe_commit(item)
 
-    def _stream_text(self, item: _Item, text: str) -> str:
-        """Route streamed text: thinking to the item's thoughts, the answer to
-        the tail; returns the answer part. Without a splitter (a user
-        message, or a reply whose answer has begun) all of it is answer."""
-        splitter = item.splitter
-        if splitter is not None:
-            thought, text = splitter.feed(text)
-            if splitter.thoughts_start is not None:
-                self._stream_thoughts(item, splitter, thought)
-            if splitter.state == "answer":
-                item.splitter = None  # from now on every piece is answer
-                think = item.think
-                if think is not None and splitter.answer_start is not None:
-                    # The answer begins here: the tail and the commits start at it.
-                    think.answer = splitter.answer_start
-                    item.committed = item.commit_asked = item.tail_start = item.tail_end = think.answer
-                    item.tail_breaks = []
-        if text:
-            self._tail_insert(item, text)
-        return text
-
-    def _stream_thoughts(self, item: _Item, splitter: ThinkingSplitter, thought: str) -> None:
-        """Streamed thoughts: counted; appended to their document when unfolded."""
-        think = item.think
-        if think is None:
-            assert splitter.thoughts_start is not None
-            start = splitter.thoughts_start
-            think = item.think = _Think(start, start, -1, False, words=0)
-            think.expanded = item.id in self._open_thoughts
-        if thought:
-            think.end += len(thought)
-            think.words = splitter.words
-            if think.doc is not None:
-                if think.filling:
-                    think.pending.append(thought)
-                else:
-                    self._thoughts_insert(think, thought)
-        if splitter.closed and not think.closed:
-            think.closed = True
-            if think.doc is not None and not think.filling:
-                self._trim_thoughts(think)
-
-    def _tail_insert(self, item: _Item, text: str) -> None:
-        """Append source text to the tail document, with the display-only
-        breaks the breaker asks for (their source offsets are kept, so a
-        committed prefix can be cut off the tail exactly)."""
-        assert item.breaker is not None and item.tail_cursor is not None
-        breaks = item.breaker.feed(text)
-        cursor = item.tail_cursor
-        cursor.movePosition(QTextCursor.MoveOperation.End)
-        start = 0
-        for b in breaks:
-            if b > start:
-                cursor.insertText(text[start:b])
-            if not (cursor.atBlockStart() and cursor.block().length() == 1 and cursor.position() == 0):
-                cursor.insertBlock()
-                item.tail_breaks.append(item.tail_end + b)
-            start = b
-        cursor.insertText(text[start:])
-        item.tail_end += len(text)
-
-    def _tail_changed(self, item: _Item) -> None:
+    def _tail_changed(self, item: Item) -> None:
         assert item.tail is not None
-        width = self._content_width()
+        width = self._metrics.content_width()
         if item.tail.textWidth() != width:
             item.tail.setTextWidth(width)
         item.tail_height = item.tail.size().height()
@@ -992,25 +566,10 @@ class ChatView(QAbstractScrollArea):
             if think.doc.textWidth() != width:
                 think.doc.setTextWidth(width)
             think.height, think.measured_width = think.doc.size().height(), width
-        index = self._index[item.id]
-        self._set_height(index, self._item_height(item))
+        index = self._list.index[item.id]
+        self._set_height(index, self._metrics.item_height(item))
         if self._is_visible(index):
-            self.viewport().update()
-
-    def _maybe_commit(self, item: _Item) -> None:
-        """Send newly completed blocks of the streaming message to the render thread."""
-        msg = item.message
-        if msg is None or item.commit_asked > item.committed:
-            return  # one commit in flight at a time
-        if item.splitter is not None:
-            return  # the answer has not begun (thinking, or "<thi" undecided)
-        content = msg.content
-        cut = render.find_cut(content, item.committed)
-        if cut > item.committed:
-            item.commit_asked = cut
-            self._render.request(
-                RenderJob(item.id, "stream", content[item.committed : cut], token=item.committed), PRIORITY_NOW
-            )
+            self._vp().update()
 
     def finish_stream(self, message_id: str) -> None:
         """The message's text is complete: render it whole (off the GUI
@@ -1027,12 +586,12 @@ class ChatView(QAbstractScrollArea):
         text = self._answer_source(item, content)
         think = item.think
         if think is not None and think.ready:
-            self._trim_thoughts(think)
+            self._thoughts.trim(think)
         # Only the answer goes through Markdown; the thoughts stay plain text.
         self._render.request(RenderJob(item.id, "final", text, token=len(content)), PRIORITY_NOW)
-        self.viewport().update()
+        self._vp().update()
 
-    def _answer_source(self, item: _Item, content: str) -> str:
+    def _answer_source(self, item: Item, content: str) -> str:
         """The part of ``content`` rendered as Markdown (the answer), with
         the item's thinking brought up to date from the whole text."""
         if item.kind != "assistant":
@@ -1041,17 +600,17 @@ class ChatView(QAbstractScrollArea):
         self._set_think(item, spans)
         return content if spans is None else content[spans.answer_start :]
 
-    def _set_think(self, item: _Item, spans: ThinkingSpans | None) -> None:
+    def _set_think(self, item: Item, spans: ThinkingSpans | None) -> None:
         """Make the item's thinking match ``spans`` (the whole content's)."""
         think = item.think
         if spans is None:
             if think is not None:
-                self._drop_thoughts(think)
+                self._thoughts.drop(think)
                 item.think = None
             return
         if think is None:
-            item.think = think = _Think.of(spans)
-            think.expanded = item.id in self._open_thoughts
+            item.think = think = ThoughtsState.of(spans)
+            think.expanded = item.id in self._thoughts.open
             return
         changed = (think.start, think.end) != (spans.thoughts_start, spans.thoughts_end)
         think.start, think.end, think.answer, think.closed = (
@@ -1061,8 +620,8 @@ class ChatView(QAbstractScrollArea):
             # (a stream that ended inside "</th": the held text is thoughts after all)
             think.words = -1
             if think.doc is not None:
-                self._drop_thoughts(think)
-                if think.expanded and self._index.get(item.id) is not None:
+                self._thoughts.drop(think)
+                if think.expanded and self._list.index.get(item.id) is not None:
                     self._start_fill(item)
 
     def _on_rendered(self, result: RenderResult) -> None:
@@ -1085,19 +644,19 @@ class ChatView(QAbstractScrollArea):
             if msg is None or job.token != len(msg):
                 return
             msg.rendered = result.units
-            item.units = [_Unit(u) for u in result.units]
+            item.units = [UnitSlot(u) for u in result.units]
             item.rendered_len = len(msg)
             self._relayout_item(item)
             self._schedule_visibility()
 
-    def _apply_stream(self, item: _Item, job: RenderJob, units: tuple[Unit, ...]) -> Iterator[None]:
+    def _apply_stream(self, item: Item, job: RenderJob, units: tuple[Unit, ...]) -> Iterator[None]:
         """Build the new units' documents (a slice each), then swap them in for
         the same text at the start of the tail in one step."""
-        built: list[_Unit] = []
+        built: list[UnitSlot] = []
         for unit in units:
             if not item.streaming or self._item(item.id) is not item:
                 return
-            built.append(self._build_unit(unit))
+            built.append(self._docs.build_unit(unit))
             yield
         if not item.streaming or self._item(item.id) is not item or job.token != item.committed:
             return
@@ -1106,43 +665,28 @@ class ChatView(QAbstractScrollArea):
         item.committed += len(job.text)
         item.commit_asked = item.committed
         item.rendered_len = item.committed
-        self._cut_tail(item, item.committed)
+        self._stream.cut_tail(item, item.committed)
         self._tail_changed(item)
-        self._maybe_commit(item)
+        self._stream.maybe_commit(item)
 
-    def _cut_tail(self, item: _Item, upto: int) -> None:
-        """Remove source text [tail_start, upto) from the front of the tail
-        (it is shown as units now): O(removed), whatever the tail's length."""
-        if item.tail is None or upto <= item.tail_start:
-            return
-        n_breaks = bisect.bisect_right(item.tail_breaks, upto)
-        doc_chars = (upto - item.tail_start) + n_breaks
-        rest = item.tail.characterCount() - 1
-        cursor = QTextCursor(item.tail)
-        cursor.setPosition(0)
-        cursor.setPosition(min(_utf16_prefix(item, upto, doc_chars), rest), QTextCursor.MoveMode.KeepAnchor)
-        cursor.removeSelectedText()
-        del item.tail_breaks[:n_breaks]
-        item.tail_start = upto
-
-    def _apply_final(self, item: _Item, units: tuple[Unit, ...]) -> Iterator[None]:
-        reuse: dict[str, list[_Unit]] = {}
+    def _apply_final(self, item: Item, units: tuple[Unit, ...]) -> Iterator[None]:
+        reuse: dict[str, list[UnitSlot]] = {}
         for u in item.units:
             if u.doc is not None:
                 reuse.setdefault(u.unit.body, []).append(u)
-        new: list[_Unit] = []
+        new: list[UnitSlot] = []
         live = item.live or item.tail is not None
         for unit in units:
             same = reuse.get(unit.body)
             if same:
                 old = same.pop(0)
-                new.append(_Unit(unit, old.doc, old.height, old.measured_width))
+                new.append(UnitSlot(unit, old.doc, old.height, old.measured_width))
                 continue
             if live:
-                new.append(self._build_unit(unit))
+                new.append(self._docs.build_unit(unit))
                 yield
             else:
-                new.append(_Unit(unit))
+                new.append(UnitSlot(unit))
         if self._item(item.id) is not item:
             return
         item.units = new
@@ -1154,33 +698,13 @@ class ChatView(QAbstractScrollArea):
         assert item.message is not None
         item.rendered_len = item.committed = len(item.message)
         self._relayout_item(item)
-        self.viewport().update()
+        self._vp().update()
         self.message_settled.emit(item.id)
 
     # ------------------------------------------------------------------ documents
 
-    def _new_document(self) -> QTextDocument:
-        doc = _UnitDocument(self)
-        doc.setUndoRedoEnabled(False)
-        doc.setDocumentMargin(0)
-        doc.setDefaultFont(self._font)
-        doc.setDefaultStyleSheet(self._code_css)  # colours of rendered code (the theme's)
-        return doc
-
-    def _build_unit(self, unit: Unit) -> _Unit:
-        doc = self._new_document()
-        if unit.kind == "plain":
-            doc.setPlainText(unit.body.removesuffix("\n"))  # a piece cut after a newline
-        else:
-            doc.setHtml(unit.body)
-            if unit.body.startswith("<table"):
-                _collapse_leading_block(doc)
-        width = self._content_width()
-        doc.setTextWidth(width)
-        return _Unit(unit, doc, doc.size().height(), width)
-
-    def _relayout_item(self, item: _Item) -> None:
-        width = self._content_width()
+    def _relayout_item(self, item: Item) -> None:
+        width = self._metrics.content_width()
         for u in item.units:
             if u.doc is not None and u.measured_width != width:
                 u.doc.setTextWidth(width)
@@ -1194,180 +718,81 @@ class ChatView(QAbstractScrollArea):
             think.doc.setTextWidth(width)
             if not think.filling:
                 think.height, think.measured_width = think.doc.size().height(), width
-        index = self._index.get(item.id)
+        index = self._list.index.get(item.id)
         if index is not None:
-            self._set_height(index, self._item_height(item))
+            self._set_height(index, self._metrics.item_height(item))
 
-    def _drop_documents(self, item: _Item) -> None:
+    def _drop_documents(self, item: Item) -> None:
         for u in item.units:
             if u.doc is not None:
                 u.doc.deleteLater()
                 u.doc = None
         if item.think is not None:
-            self._drop_thoughts(item.think)
+            self._thoughts.drop(item.think)
         item.live = False
-        self._live.discard(item.id)
+        self._window.live.discard(item.id)
 
     # ------------------------------------------------------------------ thoughts
 
-    def _start_fill(self, item: _Item) -> None:
+    def _start_fill(self, item: Item) -> None:
         """Give unfolded thoughts their document, filled from the message's
         text in work slices (``THOUGHTS_PIECE`` characters each, laid out as
         they go); thoughts streamed meanwhile wait in ``pending``."""
         think, msg = item.think, item.message
         assert think is not None and msg is not None
         text = msg.content[think.start : think.end]
-        doc = self._new_document()
-        doc.setTextWidth(self._content_width())
+        doc = self._docs.new_document()
+        doc.setTextWidth(self._metrics.content_width())
         think.doc, think.cursor, think.breaker = doc, QTextCursor(doc), DisplayBreaker(BREAK_LIMIT)
         think.filling, think.pending, think.shown = True, [], False
         self._queue(f"thoughts:{item.id}:{id(doc)}", lambda: self._fill_thoughts(item, think, doc, text))
 
-    def _fill_thoughts(self, item: _Item, think: _Think, doc: QTextDocument, text: str) -> Iterator[None]:
+    def _fill_thoughts(self, item: Item, think: ThoughtsState, doc: QTextDocument, text: str) -> Iterator[None]:
         for start in range(0, len(text), THOUGHTS_PIECE):
             if item.think is not think or think.doc is not doc:
                 return  # folded, dropped or cleared meanwhile
-            self._thoughts_insert(think, text[start : start + THOUGHTS_PIECE])
+            self._thoughts.insert(think, text[start : start + THOUGHTS_PIECE])
             doc.size()  # lay this piece out now, in this slice
             yield
         if item.think is not think or think.doc is not doc:
             return
         for piece in think.pending:
-            self._thoughts_insert(think, piece)
+            self._thoughts.insert(think, piece)
         think.pending = []
         think.filling = False
         if think.closed or not item.streaming:
-            self._trim_thoughts(think)
-        width = self._content_width()
+            self._thoughts.trim(think)
+        width = self._metrics.content_width()
         if doc.textWidth() != width:
             doc.setTextWidth(width)
         think.height, think.measured_width = doc.size().height(), width
-        index = self._index.get(item.id)
-        if index is not None and self._items[index] is item:
-            self._set_height(index, self._item_height(item))
-            self.viewport().update()
+        index = self._list.index.get(item.id)
+        if index is not None and self._list.items[index] is item:
+            self._set_height(index, self._metrics.item_height(item))
+            self._vp().update()
 
-    def _thoughts_insert(self, think: _Think, text: str) -> None:
-        """Append thoughts to their document as PLAIN text (never parsed),
-        with display-only breaks (no paragraph outgrows ``BREAK_LIMIT``);
-        leading whitespace is not shown."""
-        assert think.cursor is not None and think.breaker is not None
-        if not think.shown:
-            text = text.lstrip()
-            if not text:
-                return
-            think.shown = True
-        cursor = think.cursor
-        cursor.movePosition(QTextCursor.MoveOperation.End)
-        start = 0
-        for b in think.breaker.feed(text):
-            if b > start:
-                cursor.insertText(text[start:b])
-            if not cursor.atBlockStart():
-                cursor.insertBlock()
-            start = b
-        cursor.insertText(text[start:])
-
-    def _trim_thoughts(self, think: _Think) -> None:
-        """Drop the trailing whitespace shown (the thoughts are complete)."""
-        doc = think.doc
-        if doc is None:
-            return
-        end = doc.characterCount() - 1
-        pos = end
-        while pos > 0 and doc.characterAt(pos - 1).isspace():
-            pos -= 1
-        if pos < end:
-            cursor = QTextCursor(doc)
-            cursor.setPosition(pos)
-            cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
-            cursor.removeSelectedText()
-
-    def _drop_thoughts(self, think: _Think) -> None:
-        if think.doc is not None:
-            think.doc.deleteLater()
-        think.doc = think.cursor = think.breaker = None
-        think.filling, think.pending, think.shown = False, [], False
-
-    def _think_words(self, item: _Item) -> tuple[int, bool]:
-        """(words in the thoughts, estimated?): counted once, when first shown."""
-        think = item.think
-        assert think is not None
-        if think.words < 0:
-            n = think.end - think.start
-            if n > WORDS_EXACT_LIMIT or item.message is None:
-                return n // 6, True
-            think.words = count_words(item.message.content[think.start : think.end])
-        return think.words, False
-
-    def _think_label(self, item: _Item) -> str:
-        think = item.think
-        assert think is not None
-        arrow = "▾" if think.expanded else "▸"
-        words, estimated = self._think_words(item)
-        # The English plural is chosen here ("1 word" / "2 words"); %n lets
-        # other languages choose their own forms.
-        if item.streaming and not think.closed:
-            if not words:
-                text = self.tr("Thinking…")
-            elif estimated:
-                text = self.tr("Thinking… · ~%n words", None, words)
-            elif words == 1:
-                text = self.tr("Thinking… · 1 word")
-            else:
-                text = self.tr("Thinking… · %n words", None, words)
-        elif not words:
-            text = self.tr("Thoughts")
-        elif estimated:
-            text = self.tr("Thought for ~%n words", None, words)
-        elif words == 1:
-            text = self.tr("Thought for 1 word")
-        else:
-            text = self.tr("Thought for %n words", None, words)
-        return f"{arrow} {text}"
-
-    def _think_header_rect(self, index: int) -> QRectF | None:
-        """The thinking header's clickable rect, in content coordinates."""
-        item = self._items[index]
-        if item.think is None:
-            return None
-        fm = QFontMetricsF(self._small)
-        y = self._top(index) + PAD_Y + self._header_height(item)
-        return QRectF(PAD_X, y, fm.horizontalAdvance(self._think_label(item)) + 8, fm.height())
-
-    def _think_header_at(self, point: QPointF) -> str | None:
-        """The id of the message whose thinking header is under ``point``."""
-        if not self._items:
-            return None
-        y = point.y() + self.verticalScrollBar().value()
-        index = self._item_at_y(y)
-        rect = self._think_header_rect(index)
-        if rect is not None and rect.adjusted(-3, -3, 3, 3).contains(QPointF(point.x(), y)):
-            return self._items[index].id
-        return None
-
-    def _set_expanded(self, item: _Item, expanded: bool) -> None:
+    def _set_expanded(self, item: Item, expanded: bool) -> None:
         think = item.think
         assert think is not None
         if expanded:
-            self._open_thoughts.add(item.id)
+            self._thoughts.open.add(item.id)
         else:
-            self._open_thoughts.discard(item.id)
+            self._thoughts.open.discard(item.id)
         if think.expanded == expanded:
             return
         think.expanded = expanded
-        index = self._index[item.id]
+        index = self._list.index[item.id]
         if expanded:
             if think.doc is None and (item.live or item.tail is not None):
                 self._start_fill(item)
         else:
-            self._drop_thoughts(think)
-            for pos in (self._anchor, self._cursor_pos):
+            self._thoughts.drop(think)
+            for pos in (self._sel.anchor, self._sel.cursor):
                 if pos is not None and pos.item == index and pos.unit < 0:
-                    self._anchor = self._cursor_pos = None  # its text is gone
-        self._set_height(index, self._item_height(item))
+                    self._sel.anchor = self._sel.cursor = None  # its text is gone
+        self._set_height(index, self._metrics.item_height(item))
         self._schedule_visibility()
-        self.viewport().update()
+        self._vp().update()
         self.thoughts_toggled.emit(item.id, expanded)
 
     def set_thoughts_expanded(self, message_id: str, expanded: bool) -> None:
@@ -1376,9 +801,9 @@ class ChatView(QAbstractScrollArea):
         item = self._item(message_id)
         if item is None or item.think is None:
             if expanded:
-                self._open_thoughts.add(message_id)
+                self._thoughts.open.add(message_id)
             else:
-                self._open_thoughts.discard(message_id)
+                self._thoughts.open.discard(message_id)
             return
         self._set_expanded(item, expanded)
 
@@ -1389,55 +814,38 @@ class ChatView(QAbstractScrollArea):
             self._set_expanded(item, not item.think.expanded)
 
     def thoughts_expanded(self, message_id: str) -> bool:
-        return message_id in self._open_thoughts
+        return message_id in self._thoughts.open
 
     # ------------------------------------------------------------------ time-sliced work
 
     def _queue(self, key: str, job: Callable[[], Iterator[None] | None]) -> None:
-        """Run ``job`` in time-boxed slices. A job that returns a generator
-        goes on, one ``next`` at a time, in later slices: it yields after each
-        costly step (one document built). Jobs run in order; a key already
-        queued is not queued twice."""
-        if key in self._work_keys:
-            return
-        self._work_keys.add(key)
-        self._work.append((key, job))
-        if not self._work_timer.isActive():
-            self._work_timer.start(0)
+        self._slicer.queue(key, job)
 
-    def _on_work_due(self) -> None:
-        t0 = time.perf_counter()
-        deadline = t0 + SLICE_BUDGET_S
-        while self._work and time.perf_counter() < deadline:
-            key, step = self._work[0]
-            try:
-                if isinstance(step, Iterator):
-                    next(step)
-                    continue
-                result = step()
-                if isinstance(result, Iterator):
-                    self._work[0] = (key, result)  # type: ignore[assignment]
-                    continue
-            except StopIteration:
-                pass
-            except Exception:  # noqa: BLE001 - a failed step must not stop the view
-                log.exception("view work step failed")
-            self._work.popleft()
-            self._work_keys.discard(key)
-        spent = time.perf_counter() - t0
-        self.slices += 1
-        self.last_slice_s = spent
-        self.max_slice_s = max(self.max_slice_s, spent)
-        if self._work:
-            self._work_timer.start(0)
-        else:
-            self.viewport().update()
-            self._check_viewport_ready()
+    def _on_work_drained(self) -> None:
+        self._vp().update()
+        self._check_viewport_ready()
+
+    @property
+    def slices(self) -> int:
+        """Work slices run (benchmarks, stream health)."""
+        return self._slicer.slices
+
+    @property
+    def max_slice_s(self) -> float:
+        return self._slicer.max_slice_s
+
+    @property
+    def last_slice_s(self) -> float:
+        return self._slicer.last_slice_s
+
+    def reset_slice_stats(self) -> None:
+        """Start measuring the longest slice afresh (benchmarks)."""
+        self._slicer.max_slice_s = 0.0
 
     @property
     def busy(self) -> bool:
         """True while documents are being built or renders are awaited."""
-        return bool(self._work) or bool(self._finalizing) or self._history_pending > 0
+        return self._slicer.busy or bool(self._finalizing) or self._history.pending > 0
 
     # ------------------------------------------------------------------ virtualization
 
@@ -1447,52 +855,26 @@ class ChatView(QAbstractScrollArea):
 
     def _on_scrolled(self, value: int) -> None:
         self._schedule_visibility()
-        self.viewport().update()
+        self._vp().update()
 
     def _visible_range(self, above: float = 0.0, below: float = 0.0) -> range:
-        if not self._items:
-            return range(0)
-        h = self.viewport().height()
-        y0 = self.verticalScrollBar().value() - above * h
-        y1 = self.verticalScrollBar().value() + h + below * h
-        first = self._item_at_y(max(0.0, y0))
-        last = self._item_at_y(y1)
-        return range(first, last + 1)
+        return self._window.visible_range(above, below)
 
     def _is_visible(self, index: int) -> bool:
-        r = self._visible_range()
-        return index in r
+        return self._window.is_visible(index)
 
     def _update_live_items(self) -> None:
-        """Build documents for items near the viewport, drop far ones."""
-        if not self._items:
-            return
-        live = self._visible_range(LIVE_ABOVE, LIVE_BELOW)
-        keep = self._visible_range(KEEP_MARGIN + LIVE_ABOVE, KEEP_MARGIN + LIVE_BELOW)
-        visible = self._visible_range()
-        # Drop documents of items far away (cheap: a few per scroll step).
-        for item_id in list(self._live):
-            index = self._index.get(item_id)
-            if index is None:
-                self._live.discard(item_id)
-                continue
-            if index not in keep:
-                item = self._items[index]
-                if not item.streaming and not item.final_pending and not self._pinned(index):
-                    self._drop_documents(item)
-        order = list(visible) + [i for i in live if i not in visible]
-        for index in order:
-            item = self._items[index]
-            if item.message is not None and item.rendered_len != len(item.message) and not item.streaming and not item.final_pending:
-                self._request_render(item, PRIORITY_VISIBLE if index in visible else PRIORITY_BACKGROUND)
-                continue
-            if not item.live or not item.docs_ready:
-                item.live = True
-                self._live.add(item.id)
-                self._queue(f"build:{item.id}", lambda it=item: self._build_item(it))
+        """Build documents for items near the viewport, drop far ones (``LiveWindow``)."""
+        drop, render, build = self._window.plan(self._pinned)
+        for item in drop:
+            self._drop_documents(item)
+        for item, priority in render:
+            self._request_render(item, priority)
+        for item in build:
+            self._queue(f"build:{item.id}", lambda it=item: self._build_item(it))  # type: ignore[misc]  # mypy: a lambda with a default argument
         self._check_viewport_ready()
 
-    def _request_render(self, item: _Item, priority: int) -> None:
+    def _request_render(self, item: Item, priority: int) -> None:
         msg = item.message
         assert msg is not None
         if item.render_asked == len(msg):
@@ -1502,8 +884,8 @@ class ChatView(QAbstractScrollArea):
         text = self._answer_source(item, msg.content)  # the thoughts never go through Markdown
         self._render.request(RenderJob(item.id, kind, text, token=len(msg)), priority)
 
-    def _build_item(self, item: _Item) -> Iterator[None]:
-        width = self._content_width()
+    def _build_item(self, item: Item) -> Iterator[None]:
+        width = self._metrics.content_width()
         think = item.think
         if think is not None and think.expanded and think.doc is None and item.live:
             self._start_fill(item)
@@ -1511,30 +893,30 @@ class ChatView(QAbstractScrollArea):
             if self._item(item.id) is not item or not item.live:
                 return
             if u.doc is None:
-                built = self._build_unit(u.unit)
+                built = self._docs.build_unit(u.unit)
                 u.doc, u.height, u.measured_width = built.doc, built.height, width
                 yield
             elif u.measured_width != width:
                 u.doc.setTextWidth(width)
                 u.height = u.doc.size().height()
                 u.measured_width = width
-        index = self._index.get(item.id)
+        index = self._list.index.get(item.id)
         if index is not None:
-            self._set_height(index, self._item_height(item))
+            self._set_height(index, self._metrics.item_height(item))
             item.measured_width = width
-            self.viewport().update()
+            self._vp().update()
 
     def _pinned(self, index: int) -> bool:
         """Items holding a selection end keep their documents."""
-        return any(p is not None and p.item == index for p in (self._anchor, self._cursor_pos))
+        return any(p is not None and p.item == index for p in (self._sel.anchor, self._sel.cursor))
 
     def _check_viewport_ready(self) -> None:
-        if not self._items:
+        if not self._list.items:
             return
         if self._reveal is not None and not self._try_reveal():
             return
         for index in self._visible_range():
-            item = self._items[index]
+            item = self._list.items[index]
             if item.message is not None and item.rendered_len < 0:
                 return
             if not item.docs_ready:
@@ -1545,103 +927,93 @@ class ChatView(QAbstractScrollArea):
 
     # ------------------------------------------------------------------ theme and zoom
 
-    def _set_fonts(self) -> None:
-        self._font = QFont(self.font())
-        self._font.setPixelSize(round(TEXT_PX * self._zoom))
-        self._small = QFont(self.font())
-        self._small.setPixelSize(round(SMALL_PX * self._zoom))
-        self._bold = QFont(self._font)
-        self._bold.setWeight(QFont.Weight.Bold)
-
     @property
     def zoom(self) -> float:
-        return self._zoom
+        return self._metrics.zoom
 
     def set_zoom(self, factor: float) -> None:
         """Show the text at ``factor`` times its base size. Every item's
         height is scaled at once (O(n) arithmetic, no Qt call per message);
         documents near the viewport take the new font in work slices and are
         measured then, the others when they come into view, as on a resize."""
-        if factor == self._zoom or factor <= 0:
+        if factor == self._metrics.zoom or factor <= 0:
             return
         stick = self.at_bottom()
-        old_line = self._line_height()
-        self._zoom = factor
-        self._set_fonts()
-        ratio = self._line_height() / old_line
+        old_line = self._metrics.line_height()
+        self._metrics.zoom = factor
+        self._metrics.set_fonts(self.font())
+        ratio = self._metrics.line_height() / old_line
         scale = ratio * ratio  # more lines (narrower text) of taller lines
         heights: list[float] = []
-        for item in self._items:
+        for item in self._list.items:
             if item.live or item.tail is not None:
-                self._queue(f"zoom:{item.id}", lambda it=item: self._refont_item(it))
+                self._queue(f"zoom:{item.id}", lambda it=item: self._refont_item(it))  # type: ignore[misc]  # mypy: a lambda with a default argument
             else:
                 item.height *= scale
             heights.append(item.height + ITEM_GAP)
-        self._heights.rebuild(heights)
+        self._list.heights.rebuild(heights)
         if stick:
             self._queue("zoom:bottom", self.scroll_to_bottom)
         self._update_scrollbar()
         if stick:
             self.scroll_to_bottom()
         self._schedule_visibility()
-        self.viewport().update()
+        self._vp().update()
 
-    def _refont_item(self, item: _Item) -> Iterator[None]:
+    def _refont_item(self, item: Item) -> Iterator[None]:
         """Give an item's documents the current font and measure them (a work
         job: one document per step)."""
-        width = self._content_width()
+        width = self._metrics.content_width()
         for u in item.units:
             if self._item(item.id) is not item:
                 return
-            if u.doc is not None and u.doc.defaultFont() != self._font:
-                u.doc.setDefaultFont(self._font)
+            if u.doc is not None and u.doc.defaultFont() != self._metrics.font:
+                u.doc.setDefaultFont(self._metrics.font)
                 u.doc.setTextWidth(width)
                 u.height, u.measured_width = u.doc.size().height(), width
                 yield
-        if item.tail is not None and item.tail.defaultFont() != self._font:
-            item.tail.setDefaultFont(self._font)
+        if item.tail is not None and item.tail.defaultFont() != self._metrics.font:
+            item.tail.setDefaultFont(self._metrics.font)
             item.tail.setTextWidth(width)
             item.tail_height = item.tail.size().height()
         think = item.think
-        if think is not None and think.doc is not None and think.doc.defaultFont() != self._font:
-            think.doc.setDefaultFont(self._font)
+        if think is not None and think.doc is not None and think.doc.defaultFont() != self._metrics.font:
+            think.doc.setDefaultFont(self._metrics.font)
             think.doc.setTextWidth(width)
             if not think.filling:
                 think.height, think.measured_width = think.doc.size().height(), width
-        index = self._index.get(item.id)
+        index = self._list.index.get(item.id)
         if index is not None and self._item(item.id) is item:
-            self._set_height(index, self._item_height(item))
+            self._set_height(index, self._metrics.item_height(item))
             item.measured_width = width
-        self.viewport().update()
+        self._vp().update()
 
     def restyle(self) -> None:
         """Take the current theme (``app.ui.misc.theme``). Everything but rendered
         code is painted with the theme's colours as it is drawn; code blocks
         near the viewport get new documents in work slices (same heights), the
         others when they are next built."""
-        css = theme.current().code_css()
-        if css != self._code_css:
-            self._code_css = css
-            for item_id in list(self._live):
+        if self._docs.restyle():
+            for item_id in list(self._window.live):
                 item = self._item(item_id)
                 if item is not None and any(u.doc is not None and u.unit.kind != "plain" for u in item.units):
-                    self._queue(f"restyle:{item.id}", lambda it=item: self._restyle_item(it))
-        self.viewport().update()
+                    self._queue(f"restyle:{item.id}", lambda it=item: self._restyle_item(it))  # type: ignore[misc]  # mypy: a lambda with a default argument
+        self._vp().update()
 
-    def _restyle_item(self, item: _Item) -> Iterator[None]:
+    def _restyle_item(self, item: Item) -> Iterator[None]:
         for u in item.units:
             if self._item(item.id) is not item:
                 return
             if u.doc is not None and u.unit.kind != "plain":
-                built = self._build_unit(u.unit)
+                built = self._docs.build_unit(u.unit)
                 old, u.doc, u.height, u.measured_width = u.doc, built.doc, built.height, built.measured_width
                 old.deleteLater()
-                self.viewport().update()
+                self._vp().update()
                 yield
 
-    def resizeEvent(self, event: QResizeEvent | None) -> None:  # noqa: N802 (Qt API)
+    def resizeEvent(self, event: QResizeEvent | None) -> None:
         super().resizeEvent(event)
-        width = self._content_width()
+        width = self._metrics.content_width()
         if width != self._width:
             old_width, self._width = self._width, width
             # Items holding documents (near the viewport, bounded by the
@@ -1650,17 +1022,17 @@ class ChatView(QAbstractScrollArea):
             # view. O(n) arithmetic, no Qt call per message.
             stick = self.at_bottom()
             ratio = old_width / width if old_width > 0 else 1.0
-            frame = 2 * PAD_Y + self._line_height(self._bold) + HEADER_GAP + self._line_height(self._small) + FOOTER_GAP
-            live: list[_Item] = []
+            frame = self._metrics.frame_height()
+            live: list[Item] = []
             scale = ratio != 1.0
-            for item in self._items:
+            for item in self._list.items:
                 if item.live or item.tail is not None:
                     live.append(item)
                 elif scale and item.height > frame and item.kind != "notice":
                     # (units without documents re-estimate themselves: their
                     # measured_width no longer matches)
                     item.height = frame + (item.height - frame) * ratio
-            self._heights.rebuild(i.height + ITEM_GAP for i in self._items)
+            self._list.heights.rebuild(i.height + ITEM_GAP for i in self._list.items)
             for item in live:
                 self._relayout_item(item)
             self._update_scrollbar()
@@ -1670,208 +1042,28 @@ class ChatView(QAbstractScrollArea):
             self._update_scrollbar()
         self._schedule_visibility()
 
-    def _paint_ctx(self) -> QAbstractTextDocumentLayout.PaintContext:
-        ctx = QAbstractTextDocumentLayout.PaintContext()
-        ctx.palette = QPalette(self.palette())
-        ctx.palette.setColor(QPalette.ColorRole.Text, self.palette().color(QPalette.ColorRole.Text))
-        return ctx
-
-    def paintEvent(self, event: QPaintEvent | None) -> None:  # noqa: N802 (Qt API)
-        painter = QPainter(self.viewport())
+    def paintEvent(self, event: QPaintEvent | None) -> None:
+        painter = QPainter(self._vp())
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        offset = self.verticalScrollBar().value()
-        vh = self.viewport().height()
-        width = self.viewport().width()
-        for index in self._visible_range():
-            item = self._items[index]
-            top = self._top(index) - offset
-            if top > vh:
-                break
-            self._paint_item(painter, index, item, top, width)
+        viewport = self._vp()
+        self._painter.paint(
+            painter, self._visible_range(), self._bar().value(), viewport.width(), viewport.height()
+        )
         painter.end()
-
-    def _paint_item(self, painter: QPainter, index: int, item: _Item, top: float, width: float) -> None:
-        if item.kind == "user":
-            painter.fillRect(QRectF(4, top, width - 8, item.height), theme.color("user_bg"))
-        y = top + PAD_Y
-        if item.kind != "notice":
-            painter.setFont(self._bold)
-            painter.setPen(theme.color("user" if item.kind == "user" else "assistant"))
-            painter.drawText(QPointF(PAD_X, y + QFontMetricsF(self._bold).ascent()), item.label)
-            y += self._header_height(item)
-        if item.think is not None:
-            painter.setFont(self._small)
-            painter.setPen(self._muted_text())
-            painter.drawText(QPointF(PAD_X, y + QFontMetricsF(self._small).ascent()), self._think_label(item))
-            y += self._think_header_height(item)
-        vh = self.viewport().height()
-        for n, doc, height, unit, uy in self._rows(item, y):
-            if uy > vh:
-                break
-            if uy + height >= 0 and doc is not None:
-                painter.save()
-                painter.translate(PAD_X, uy)
-                ctx = self._paint_ctx()
-                if item.kind == "notice":
-                    ctx.palette.setColor(QPalette.ColorRole.Text, _note_color(item.note_kind))
-                elif n < 0:  # the thoughts: muted, with a rule at their left
-                    muted = self._muted_text()
-                    ctx.palette.setColor(QPalette.ColorRole.Text, muted)
-                    painter.fillRect(QRectF(-8, 0, 2, height), muted)
-                ctx.clip = QRectF(0, -uy, width, vh)
-                ctx.selections = self._selections_for(index, n, doc)
-                doc.documentLayout().draw(painter, ctx)
-                painter.restore()
-                if unit is not None and unit.unit.kind == "code" and unit.unit.copy:
-                    self._paint_copy_button(painter, self._copy_button_rect(uy, width))
-        if item.kind != "notice":
-            self._paint_footer(painter, item, top + item.height - PAD_Y - self._line_height(self._small))
-
-    def _muted_text(self) -> QColor:
-        """The thoughts' colour: the palette's placeholder text colour."""
-        return self.palette().color(QPalette.ColorRole.PlaceholderText)
-
-    def _rows(self, item: _Item, y: float) -> Iterator[tuple[int, QTextDocument | None, float, _Unit | None, float]]:
-        """(unit index, document, height, unit or None for the tail and the
-        thoughts, top y) of each part of ``item``'s body, the first at ``y``:
-        the unfolded thoughts (index -1; no document while being built),
-        the units, the tail."""
-        think = item.think
-        if think is not None and think.expanded:
-            height = self._thoughts_height(think, self._content_width())
-            yield -1, (think.doc if think.ready else None), height, None, y
-            y += height + UNIT_GAP
-        units = item.units
-        for n, u in enumerate(units):
-            yield n, u.doc, u.height, u, y
-            y += u.height + _gap_after(units, n)
-        if item.tail is not None and not item.tail.isEmpty():
-            if units:
-                y += UNIT_GAP - _gap_after(units, len(units) - 1)
-            yield len(units), item.tail, item.tail_height, None, y
-
-    def _body_top(self, index: int) -> float:
-        """Content y of the first row (thoughts or unit) of item ``index``."""
-        item = self._items[index]
-        return self._top(index) + PAD_Y + self._header_height(item) + self._think_header_height(item)
-
-    def _copy_button_rect(self, unit_top: float, width: float) -> QRectF:
-        return QRectF(width - PAD_X - 58, unit_top + 4, 52, 20)
-
-    def _paint_copy_button(self, painter: QPainter, rect: QRectF) -> None:
-        painter.save()
-        painter.setPen(theme.color("copy_border"))
-        painter.setBrush(theme.color("copy_bg"))
-        painter.drawRoundedRect(rect, 4, 4)
-        painter.setFont(self._small)
-        painter.setPen(theme.color("muted"))
-        painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, self.tr("Copy"))
-        painter.restore()
-
-    def _footer_layout(self, item: _Item, y: float) -> list[tuple[str, str, QRectF]]:
-        """(kind, text, rect) of each footer piece: the note, the facts, the actions."""
-        fm = QFontMetricsF(self._small)
-        h = fm.height()
-        x = PAD_X
-        out: list[tuple[str, str, QRectF]] = []
-        if item.note:
-            w = fm.horizontalAdvance(item.note)
-            out.append(("note", item.note, QRectF(x, y, w, h)))
-            x += w + 12
-        if item.facts:
-            w = fm.horizontalAdvance(item.facts)
-            out.append(("facts", item.facts, QRectF(x, y, w, h)))
-            x += w + 12
-        for action, label in self._actions(item):
-            w = fm.horizontalAdvance(label)
-            out.append((f"action:{action}", label, QRectF(x, y, w, h)))
-            x += w + 12
-        return out
-
-    def _paint_footer(self, painter: QPainter, item: _Item, y: float) -> None:
-        painter.setFont(self._small)
-        fm = QFontMetricsF(self._small)
-        for kind, text, rect in self._footer_layout(item, y):
-            if kind == "note":
-                color = _note_color(item.note_kind)
-            elif kind in ("facts", "action:branch"):
-                color = theme.color("muted")
-            else:
-                color = theme.color("action")
-            painter.setPen(color)
-            painter.drawText(QPointF(rect.x(), rect.y() + fm.ascent()), text)
 
     # ------------------------------------------------------------------ hit testing
 
-    def _hit(self, point: QPointF) -> tuple[int, int, QTextDocument | None, QPointF] | None:
-        """(item index, unit index, document, point in the document) under ``point``."""
-        if not self._items:
-            return None
-        y = point.y() + self.verticalScrollBar().value()
-        index = self._item_at_y(y)
-        item = self._items[index]
-        rows = list(self._rows(item, self._body_top(index)))
-        if not rows:
-            return (index, 0, None, QPointF())
-        for k, (n, doc, height, _unit, uy) in enumerate(rows):
-            below = rows[k + 1][4] if k + 1 < len(rows) else float("inf")
-            if y < below:
-                return (index, n, doc, QPointF(point.x() - PAD_X, y - uy))
-        return None
+    def _hit(self, point: QPointF, details: bool = False) -> Hit | None:
+        """What is under viewport ``point`` (one pass: see ``HitTester``)."""
+        return self._hits.at(point, self._bar().value(), self._vp().width(), details)
 
     def _pos_at(self, point: QPointF) -> Pos | None:
         hit = self._hit(point)
-        if hit is None:
-            return None
-        index, n, doc, p = hit
-        if doc is None:
-            return Pos(index, n, 0)
-        char = doc.documentLayout().hitTest(p, Qt.HitTestAccuracy.FuzzyHit)
-        return Pos(index, n, max(0, char))
-
-    def _doc_of(self, pos: Pos) -> QTextDocument | None:
-        item = self._items[pos.item]
-        if pos.unit < 0:
-            think = item.think
-            return think.doc if think is not None and think.ready else None
-        if pos.unit < len(item.units):
-            return item.units[pos.unit].doc
-        return item.tail
-
-    def _footer_action_at(self, point: QPointF) -> tuple[str, str] | None:
-        if not self._items:
-            return None
-        y = point.y() + self.verticalScrollBar().value()
-        index = self._item_at_y(y)
-        item = self._items[index]
-        fy = self._top(index) + item.height - PAD_Y - self._line_height(self._small)
-        for kind, _text, rect in self._footer_layout(item, fy):
-            if kind.startswith("action:") and rect.adjusted(-3, -3, 3, 3).contains(QPointF(point.x(), y)):
-                return kind.removeprefix("action:"), item.id
-        return None
-
-    def _copy_button_at(self, point: QPointF) -> str | None:
-        hit = self._hit(point)
-        if hit is None:
-            return None
-        index, n, _doc, p = hit
-        item = self._items[index]
-        if n < 0 or n >= len(item.units) or item.units[n].unit.kind != "code" or not item.units[n].unit.copy:
-            return None
-        rect = self._copy_button_rect(0, self.viewport().width())
-        if rect.contains(QPointF(p.x() + PAD_X, p.y())):
-            return item.units[n].unit.copy
-        return None
-
-    def _anchor_at(self, point: QPointF) -> str:
-        hit = self._hit(point)
-        if hit is None or hit[2] is None:
-            return ""
-        return hit[2].documentLayout().anchorAt(hit[3])
+        return None if hit is None else hit.pos()
 
     # ------------------------------------------------------------------ mouse and keys
 
-    def mousePressEvent(self, event: QMouseEvent | None) -> None:  # noqa: N802 (Qt API)
+    def mousePressEvent(self, event: QMouseEvent | None) -> None:
         if event is None or event.button() != Qt.MouseButton.LeftButton:
             return
         self.setFocus()
@@ -1879,13 +1071,13 @@ class ChatView(QAbstractScrollArea):
         self._press_at = point
         self._dragging = False
         pos = self._pos_at(point)
-        if event.modifiers() & Qt.KeyboardModifier.ShiftModifier and self._anchor is not None:
-            self._cursor_pos = pos
+        if event.modifiers() & Qt.KeyboardModifier.ShiftModifier and self._sel.anchor is not None:
+            self._sel.cursor = pos
         else:
-            self._anchor = self._cursor_pos = pos
-        self.viewport().update()
+            self._sel.anchor = self._sel.cursor = pos
+        self._vp().update()
 
-    def mouseMoveEvent(self, event: QMouseEvent | None) -> None:  # noqa: N802 (Qt API)
+    def mouseMoveEvent(self, event: QMouseEvent | None) -> None:
         if event is None:
             return
         point = event.position()
@@ -1893,24 +1085,20 @@ class ChatView(QAbstractScrollArea):
             self._dragging = True
             pos = self._pos_at(point)
             if pos is not None:
-                self._cursor_pos = pos
-                self.viewport().update()
+                self._sel.cursor = pos
+                self._vp().update()
             return
-        href = self._anchor_at(point)
-        clickable = (
-            bool(href)
-            or self._footer_action_at(point) is not None
-            or self._copy_button_at(point) is not None
-            or self._think_header_at(point) is not None
-        )
-        self.viewport().setCursor(
+        hit = self._hit(point, details=True)
+        href = "" if hit is None else hit.href
+        clickable = hit is not None and hit.clickable
+        self._vp().setCursor(
             QCursor(Qt.CursorShape.PointingHandCursor if clickable else Qt.CursorShape.IBeamCursor)
         )
         if href != self._hover_href:
             self._hover_href = href
             self.setToolTip(href)
 
-    def mouseReleaseEvent(self, event: QMouseEvent | None) -> None:  # noqa: N802 (Qt API)
+    def mouseReleaseEvent(self, event: QMouseEvent | None) -> None:
         if event is None or event.button() != Qt.MouseButton.LeftButton:
             return
         point = event.position()
@@ -1919,42 +1107,36 @@ class ChatView(QAbstractScrollArea):
         self._dragging = False
         if not clicked:
             return
-        thinking = self._think_header_at(point)
-        if thinking is not None:
-            self.toggle_thoughts(thinking)
+        hit = self._hit(point, details=True)
+        if hit is None:
             return
-        action = self._footer_action_at(point)
-        if action is not None:
-            self._on_footer_action(*action)
-            return
-        code = self._copy_button_at(point)
-        if code is not None:
-            self._set_clipboard(code, "code")
-            return
-        href = self._anchor_at(point)
-        if href:
-            self._on_link_clicked(QUrl(href))
+        item_id = self._list.items[hit.index].id
+        if hit.thinking:
+            self.toggle_thoughts(item_id)
+        elif hit.action:
+            self._on_footer_action(hit.action, item_id)
+        elif hit.code is not None:
+            self._set_clipboard(hit.code, "code")
+        elif hit.href:
+            self._on_link_clicked(QUrl(hit.href))
 
-    def mouseDoubleClickEvent(self, event: QMouseEvent | None) -> None:  # noqa: N802 (Qt API)
+    def mouseDoubleClickEvent(self, event: QMouseEvent | None) -> None:
         if event is None:
             return
         pos = self._pos_at(event.position())
         if pos is None:
             return
-        doc = self._doc_of(pos)
+        doc = self._sel.doc_of(pos)
         if doc is None:
             return
         cursor = QTextCursor(doc)
         cursor.setPosition(min(pos.char, doc.characterCount() - 1))
         cursor.select(QTextCursor.SelectionType.WordUnderCursor)
-        self._anchor = Pos(pos.item, pos.unit, cursor.selectionStart())
-        self._cursor_pos = Pos(pos.item, pos.unit, cursor.selectionEnd())
-        self.viewport().update()
+        self._sel.anchor = Pos(pos.item, pos.unit, cursor.selectionStart())
+        self._sel.cursor = Pos(pos.item, pos.unit, cursor.selectionEnd())
+        self._vp().update()
 
-    def wheelEvent(self, event: QWheelEvent | None) -> None:  # noqa: N802 (Qt API)
-        super().wheelEvent(event)
-
-    def keyPressEvent(self, event: QKeyEvent | None) -> None:  # noqa: N802 (Qt API)
+    def keyPressEvent(self, event: QKeyEvent | None) -> None:
         if event is None:
             return
         if event.matches(QKeySequence.StandardKey.Copy):
@@ -1962,13 +1144,13 @@ class ChatView(QAbstractScrollArea):
         elif event.matches(QKeySequence.StandardKey.SelectAll):
             self.select_all()
         elif shortcuts.matches(event, "top"):
-            self.verticalScrollBar().setValue(0)
+            self._bar().setValue(0)
         elif shortcuts.matches(event, "bottom"):
             self.scroll_to_bottom()
         else:
             super().keyPressEvent(event)
 
-    def contextMenuEvent(self, event) -> None:  # type: ignore[no-untyped-def] # noqa: N802 (Qt API)
+    def contextMenuEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         keyboard = event.reason() == event.Reason.Keyboard
         menu = self.make_context_menu(QPointF(event.pos()), keyboard)
         if keyboard:
@@ -1979,85 +1161,29 @@ class ChatView(QAbstractScrollArea):
         """Copy, the message's own actions (the footer's: edit, regenerate,
         other versions...) and Select All. From the keyboard (the menu key,
         Shift+F10) it is about the message last clicked, else the last one."""
-        menu = QMenu(self)
-        copy = menu.addAction(self.tr("Copy"))
-        copy.setEnabled(self.has_selection())
-        copy.triggered.connect(self.copy_selection)
         hit = self._hit(point)
+        index = None if hit is None or not hit.in_body else hit.index
+        items = self._list.items
         if keyboard:
-            if self._cursor_pos is not None:
-                hit = (self._cursor_pos.item, 0, None, QPointF())  # the message last clicked
+            if self._sel.cursor is not None:
+                index = self._sel.cursor.item  # the message last clicked
             else:
-                last = next((i for i in range(len(self._items) - 1, -1, -1) if self._items[i].kind != "notice"), None)
-                hit = (last, 0, None, QPointF()) if last is not None else None
-        if hit is not None and self._items[hit[0]].kind != "notice":
-            item = self._items[hit[0]]
-            item_id = item.id
-            msg_copy = menu.addAction(self.tr("Copy Message"))
-            msg_copy.triggered.connect(lambda: self._on_footer_action("copy", item_id))
-            if item.think is not None:
-                label = self.tr("Hide Thoughts") if item.think.expanded else self.tr("Show Thoughts")
-                toggle = menu.addAction(label)
-                toggle.triggered.connect(lambda: self.toggle_thoughts(item_id))
-            labels = {
-                "previous": self.tr("Previous Version"),
-                "next": self.tr("Next Version"),
-            }
-            for action, label in self._actions(item):
-                if action in ("copy", "branch"):
-                    continue
-                entry = menu.addAction(labels.get(action, label))
-                entry.triggered.connect(lambda _=False, a=action: self._on_footer_action(a, item_id))
-        menu.addSeparator()
-        select_all = menu.addAction(self.tr("Select All"))
-        select_all.triggered.connect(self.select_all)
-        menu.aboutToHide.connect(menu.deleteLater)
-        return menu
-
-    def footer_action_point(self, message_id: str, action: str) -> QPointF | None:
-        """The centre of a footer action's label in the viewport (tests, accessibility)."""
-        index = self._index.get(message_id)
-        if index is None:
-            return None
-        item = self._items[index]
-        offset = self.verticalScrollBar().value()
-        fy = self._top(index) + item.height - PAD_Y - self._line_height(self._small)
-        for kind, _text, rect in self._footer_layout(item, fy):
-            if kind == f"action:{action}":
-                return QPointF(rect.center().x(), rect.center().y() - offset)
-        return None
-
-    def thinking_header_point(self, message_id: str) -> QPointF | None:
-        """The centre of a message's thinking header in the viewport (None:
-        no thinking)."""
-        index = self._index.get(message_id)
-        if index is None:
-            return None
-        rect = self._think_header_rect(index)
-        if rect is None:
-            return None
-        return QPointF(rect.center().x(), rect.center().y() - self.verticalScrollBar().value())
-
-    def code_copy_point(self, message_id: str, nth: int = 0) -> QPointF | None:
-        """The centre of the n-th code block's Copy button in the viewport."""
-        index = self._index.get(message_id)
-        if index is None:
-            return None
-        item = self._items[index]
-        offset = self.verticalScrollBar().value()
-        k = 0
-        for _n, _doc, _height, unit, uy in self._rows(item, self._body_top(index)):
-            if unit is not None and unit.unit.kind == "code" and unit.unit.copy:
-                if k == nth:
-                    return self._copy_button_rect(uy - offset, self.viewport().width()).center()
-                k += 1
-        return None
+                index = next((i for i in range(len(items) - 1, -1, -1) if items[i].kind != "notice"), None)
+        target = None
+        if index is not None and items[index].kind != "notice":
+            item = items[index]
+            thoughts = None if item.think is None else item.think.expanded
+            target = MenuTarget(item.id, thoughts, self._actions(item))
+        return build_context_menu(
+            self, self.has_selection(), target, self.copy_selection, self.select_all,
+            self._on_footer_action, self.toggle_thoughts,
+        )
 
     def _on_footer_action(self, action: str, item_id: str) -> None:
         if action == "copy":
             item = self._item(item_id)
             if item is not None and item.message is not None:
-                self._set_clipboard(_copy_source(item.message), "message")
+                self._set_clipboard(copy_source(item.message), "message")
         self.message_action_requested.emit(action, item_id)
 
     def _on_link_clicked(self, url: QUrl) -> None:
@@ -2076,116 +1202,37 @@ class ChatView(QAbstractScrollArea):
     # ------------------------------------------------------------------ selection
 
     def has_selection(self) -> bool:
-        return self._anchor is not None and self._cursor_pos is not None and self._anchor != self._cursor_pos
+        return self._sel.active
+
+    def selected_text(self) -> str:
+        """The selected text (see ``Selection.selected_text``)."""
+        return self._sel.selected_text()
 
     def select_all(self) -> None:
         """Select everything: O(1) (the text is gathered only on Copy)."""
-        if not self._items:
+        if not self._list.items:
             return
-        last = len(self._items) - 1
-        item = self._items[last]
+        last = len(self._list.items) - 1
+        item = self._list.items[last]
         n_units = len(item.units) + (1 if item.tail is not None else 0)
-        self._anchor = Pos(0, -1, 0)
-        self._cursor_pos = Pos(last, max(0, n_units - 1), 1 << 30)
-        self.viewport().update()
-
-    def clear_selection(self) -> None:
-        self._anchor = self._cursor_pos = None
-        self.viewport().update()
-
-    def _ordered_selection(self) -> tuple[Pos, Pos] | None:
-        if not self.has_selection():
-            return None
-        a, b = self._anchor, self._cursor_pos
-        assert a is not None and b is not None
-        return (a, b) if a <= b else (b, a)
-
-    def _selections_for(
-        self, index: int, n: int, doc: QTextDocument
-    ) -> list[QAbstractTextDocumentLayout.Selection]:
-        out: list[QAbstractTextDocumentLayout.Selection] = []
-        sel = self._ordered_selection()
-        if sel is not None:
-            a, b = sel
-            here = (index, n)
-            if (a.item, a.unit) <= here <= (b.item, b.unit):
-                end = doc.characterCount() - 1
-                start = a.char if (a.item, a.unit) == here else 0
-                stop = b.char if (b.item, b.unit) == here else end
-                start, stop = max(0, min(start, end)), max(0, min(stop, end))
-                if stop > start:
-                    cursor = QTextCursor(doc)
-                    cursor.setPosition(start)
-                    cursor.setPosition(stop, QTextCursor.MoveMode.KeepAnchor)
-                    s = QAbstractTextDocumentLayout.Selection()
-                    s.cursor = cursor
-                    fmt = QTextCharFormat()
-                    fmt.setBackground(self.palette().color(QPalette.ColorRole.Highlight))
-                    fmt.setForeground(self.palette().color(QPalette.ColorRole.HighlightedText))
-                    s.format = fmt
-                    out.append(s)
-        if self._find_text:
-            out.extend(self._find_selections(index, n, doc))
-        return out
-
-    def selected_text(self) -> str:
-        """The selected text. Whole messages come as their Markdown source
-        (cheap, and what a user pasting a reply wants), the answer only,
-        without the thinking; partly selected ones as the text shown
-        (unfolded thoughts included when the selection starts in them)."""
-        sel = self._ordered_selection()
-        if sel is None:
-            return ""
-        a, b = sel
-        parts: list[str] = []
-        for index in range(a.item, min(b.item, len(self._items) - 1) + 1):
-            item = self._items[index]
-            n_units = len(item.units) + (1 if item.tail is not None and not item.tail.isEmpty() else 0)
-            first = a.unit if index == a.item else 0
-            last = b.unit if index == b.item else n_units - 1
-            whole = (
-                item.message is not None
-                and (index != a.item or (a.unit <= 0 and a.char == 0))
-                and (index != b.item or (b.unit >= n_units - 1 and b.char >= (1 << 29)))
-            )
-            if whole and item.message is not None:
-                parts.append(_copy_source(item.message))
-                continue
-            chunks: list[str] = []
-            for n in range(first, min(last, n_units - 1) + 1):
-                if n < 0:
-                    doc = self._doc_of(Pos(index, n, 0))
-                    if doc is None:
-                        continue  # folded thoughts are not shown: not copied
-                else:
-                    doc = item.units[n].doc if n < len(item.units) else item.tail
-                start = a.char if (index, n) == (a.item, a.unit) else 0
-                if doc is None:
-                    chunks.append(blocks.units_plain_text([item.units[n].unit]))
-                    continue
-                end = doc.characterCount() - 1
-                stop = b.char if (index, n) == (b.item, b.unit) else end
-                cursor = QTextCursor(doc)
-                cursor.setPosition(max(0, min(start, end)))
-                cursor.setPosition(max(0, min(stop, end)), QTextCursor.MoveMode.KeepAnchor)
-                chunks.append(cursor.selection().toPlainText())
-            parts.append("\n".join(chunks))
-        return "\n\n".join(p for p in parts if p)
+        self._sel.anchor = Pos(0, -1, 0)
+        self._sel.cursor = Pos(last, max(0, n_units - 1), 1 << 30)
+        self._vp().update()
 
     def copy_selection(self) -> None:
         """Copy the selection. A large one (many messages) goes to the
         clipboard as data made when it is pasted, so Copy itself costs
         nothing whatever the selection's size."""
-        sel = self._ordered_selection()
+        sel = self._sel.ordered()
         if sel is None:
             return
         if sel[1].item - sel[0].item > LAZY_COPY_ITEMS:
             clipboard = QGuiApplication.clipboard()
             if clipboard is not None:
-                clipboard.setMimeData(LazyTextMime(self.selected_text))
+                clipboard.setMimeData(LazyTextMime(self._sel.selected_text))
             self.copied.emit("selection", "")
             return
-        text = self.selected_text()
+        text = self._sel.selected_text()
         if text:
             self._set_clipboard(text, "selection")
 
@@ -2194,14 +1241,16 @@ class ChatView(QAbstractScrollArea):
     def set_find(self, text: str, current: tuple[str, int] | None = None) -> None:
         """Highlight every match of ``text`` in the documents on screen;
         ``current`` = (message id, n-th match in that message) gets its own
-        colour and is scrolled into view (once its message is laid out)."""
-        self._find_text = text
-        self._find_current = current
+        colour and is scrolled into view (once its message is laid out).
+        Matches are found in later slices (``FindHighlighter``), never while
+        painting."""
+        self._find.set_text(text)
+        self._find.current = current
         if current is not None:
             self._reveal = current
             self.scroll_to_message(current[0])
             self._try_reveal()
-        self.viewport().update()
+        self._vp().update()
 
     def _try_reveal(self) -> bool:
         """Scroll the current find match to the middle of the viewport when
@@ -2209,11 +1258,11 @@ class ChatView(QAbstractScrollArea):
         if self._reveal is None:
             return True
         message_id, nth = self._reveal
-        index = self._index.get(message_id)
-        if index is None:
+        index = self._list.index.get(message_id)
+        if index is None or not self._find.active:
             self._reveal = None
             return True
-        item = self._items[index]
+        item = self._list.items[index]
         if not item.docs_ready or item.rendered_len < 0:
             return False
         k = self._hidden_thought_matches(item)
@@ -2221,234 +1270,58 @@ class ChatView(QAbstractScrollArea):
             self._set_expanded(item, True)  # the match is in folded thoughts: unfold them
             return False
         self._reveal = None
-        for _n, doc, _height, _unit, uy in self._rows(item, self._body_top(index)):
+        for _n, doc, _height, _unit, uy in self._layout.rows(item, self._layout.body_top(index)):
             if doc is None:
                 continue
-            cursor = doc.find(self._find_text)
-            while not cursor.isNull():
-                if k == nth:
-                    block = doc.findBlock(cursor.selectionStart())
-                    rect = doc.documentLayout().blockBoundingRect(block)
-                    target = uy + rect.y() - self.viewport().height() / 2
-                    self.verticalScrollBar().setValue(int(max(0.0, target)))
-                    return True
-                k += 1
-                cursor = doc.find(self._find_text, cursor)
+            starts = self._find.ranges(doc, now=True) or []
+            if nth - k < len(starts):
+                block = doc.findBlock(starts[nth - k])
+                rect = layout_of(doc).blockBoundingRect(block)
+                target = uy + rect.y() - self._vp().height() / 2
+                self._bar().setValue(int(max(0.0, target)))
+                return True
+            k += len(starts)
         return True
 
-    def _find_selections(self, index: int, n: int, doc: QTextDocument) -> list[QAbstractTextDocumentLayout.Selection]:
-        out = []
-        item = self._items[index]
-        current_nth = -1
-        if self._find_current is not None and self._find_current[0] == item.id:
-            before = self._hidden_thought_matches(item)
-            if n >= 0:
-                before += sum(self._count_in_doc(u.doc) for u in item.units[:n] if u.doc is not None)
-                think = item.think
-                if think is not None and think.ready and think.doc is not None:
-                    before += self._count_in_doc(think.doc)
-            current_nth = self._find_current[1] - before
-        cursor = doc.find(self._find_text)
-        k = 0
-        while not cursor.isNull():
-            s = QAbstractTextDocumentLayout.Selection()
-            s.cursor = cursor
-            fmt = QTextCharFormat()
-            fmt.setBackground(theme.color("find_current" if k == current_nth else "find"))
-            s.format = fmt
-            out.append(s)
-            k += 1
-            cursor = doc.find(self._find_text, cursor)
-        return out
-
-    def _hidden_thought_matches(self, item: _Item) -> int:
+    def _hidden_thought_matches(self, item: Item) -> int:
         """Find matches in a message's thoughts while they are not shown (the
-        find bar numbers the matches of the whole source, thoughts first)."""
+        find bar numbers the matches of the whole message, thoughts first)."""
         think = item.think
-        if think is None or think.ready or not self._find_text or item.message is None:
+        if think is None or think.ready or not self._find.active or item.message is None:
             return 0
-        key = f"{think.start}:{think.end}\x00{self._find_text}"
-        if think.find_key != key:
-            needle = self._find_text.casefold()
-            haystack = item.message.content[think.start : think.end].casefold()
-            k, at = 0, haystack.find(needle)
-            while at >= 0:
-                k += 1
-                at = haystack.find(needle, at + len(needle))
-            think.find_key, think.find_count = key, k
-        return think.find_count
-
-    def _count_in_doc(self, doc: QTextDocument) -> int:
-        k = 0
-        cursor = doc.find(self._find_text)
-        while not cursor.isNull():
-            k += 1
-            cursor = doc.find(self._find_text, cursor)
-        return k
+        content = item.message.content
+        return self._find.hidden_thought_matches(
+            item.id, f"{think.start}:{think.end}", lambda: content[think.start : think.end].strip()
+        )
 
     # ------------------------------------------------------------------ reading back
 
-    def message_text(self, message_id: str) -> str:
-        """The text shown for a message's answer (units and tail), as a
-        reader sees it; the thinking is apart (``thinking_header``,
-        ``thoughts_text``)."""
-        item = self._item(message_id)
-        if item is None:
-            return ""
-        parts = [_doc_text(u.unit, u.doc) if u.doc is not None else blocks.units_plain_text([u.unit]) for u in item.units]
-        if item.tail is not None and not item.tail.isEmpty():
-            parts.append(item.tail.toPlainText())
-        return "\n".join(parts)
-
-    def thinking_header(self, message_id: str) -> str:
-        """A message's thinking header as shown ("▸ Thinking… · 3 words"),
-        or "" when it has no thinking."""
-        item = self._item(message_id)
-        return "" if item is None or item.think is None else self._think_label(item)
-
-    def thoughts_text(self, message_id: str) -> str | None:
-        """The thoughts shown (unfolded, their document built), else None."""
-        item = self._item(message_id)
-        if item is None or item.think is None or not item.think.ready or item.think.doc is None:
-            return None
-        return item.think.doc.toPlainText()
-
-    def message_links(self, message_id: str) -> list[str]:
-        """The href of every link shown in a message, in order."""
-        item = self._item(message_id)
-        links: list[str] = []
-        if item is None:
-            return links
-        for u in item.units:
-            doc = u.doc
-            if doc is None:
-                continue
-            block = doc.begin()
-            while block.isValid():
-                it = block.begin()
-                while not it.atEnd():
-                    frag = it.fragment()
-                    if frag.isValid() and frag.charFormat().isAnchor() and frag.charFormat().anchorHref():
-                        links.append(frag.charFormat().anchorHref())
-                    it += 1
-                block = block.next()
-        return links
-
-    def point_of_text(self, message_id: str, needle: str, end: bool = False) -> QPointF | None:
-        """Where ``needle`` (its first character, or just after its last with
-        ``end``) is shown in the viewport; None when it is not laid out."""
-        index = self._index.get(message_id)
-        if index is None:
-            return None
-        item = self._items[index]
-        offset = self.verticalScrollBar().value()
-        for _n, doc, _height, _unit, uy in self._rows(item, self._body_top(index)):
-            if doc is not None:
-                cursor = doc.find(needle)
-                if not cursor.isNull():
-                    position = cursor.selectionEnd() if end else cursor.selectionStart()
-                    block = doc.findBlock(position)
-                    line = block.layout().lineForTextPosition(position - block.position())
-                    rect = doc.documentLayout().blockBoundingRect(block)
-                    x = line.cursorToX(position - block.position())[0] + rect.x() + PAD_X + (-1 if end else 1)
-                    return QPointF(x, uy - offset + rect.y() + line.y() + line.height() / 2)
-        return None
-
-    def message_footer(self, message_id: str) -> str:
-        item = self._item(message_id)
-        return "" if item is None else " · ".join(p for p in (item.note, item.facts) if p)
-
-    def notice_texts(self) -> list[str]:
-        return [i.units[0].unit.body for i in self._items if i.kind == "notice"]
-
-    def all_text(self) -> str:
-        """Everything shown, in order (tests and doctor; not for huge histories)."""
-        out = []
-        for item in self._items:
-            if item.kind == "notice":
-                out.append(item.units[0].unit.body)
-            else:
-                out.append(item.label)
-                if item.think is not None:
-                    out.append(self._think_label(item))
-                    thoughts = self.thoughts_text(item.id)
-                    if thoughts is not None:
-                        out.append(thoughts)
-                out.append(self.message_text(item.id))
-                footer = self.message_footer(item.id)
-                if footer:
-                    out.append(footer)
-        return "\n".join(out)
-
-    def is_settled(self, message_id: str) -> bool:
-        item = self._item(message_id)
-        return item is not None and not item.streaming and not item.final_pending
+    @property
+    def probe(self) -> ChatViewProbe:
+        """What the view shows, read back (tests, the doctor, accessibility)."""
+        if self._probe is None:
+            self._probe = ChatViewProbe(self)
+        return self._probe
 
     def shutdown(self, timeout_ms: int = 5000) -> bool:
         """Stop building and rendering; joins the render thread up to ``timeout_ms``."""
-        self._work.clear()
-        self._work_keys.clear()
-        self._work_timer.stop()
+        self._slicer.stop()
         return self._render.shutdown(timeout_ms)
 
     def request_shutdown(self) -> None:
         """Stop building and rendering without waiting (see RenderService.request_stop)."""
-        self._work.clear()
-        self._work_keys.clear()
-        self._work_timer.stop()
+        self._slicer.stop()
         self._render.request_stop()
 
     @property
     def render_service(self) -> RenderService:
         return self._render
 
-    def sizeHint(self) -> QSize:  # noqa: N802 (Qt API)
+    def sizeHint(self) -> QSize:
         return QSize(600, 400)
 
     def warm_up(self, sample_markdown: str) -> None:
         """Lay out throw-away documents with the view's fonts, so the first
         reply does not pay for font loading and glyph fallback (CJK, emoji,
         monospace: tens of ms, once). Call at start-up idle."""
-        doc = self._new_document()
-        doc.setTextWidth(self._content_width())
-        cur = QTextCursor(doc)
-        cur.insertHtml(render.render_markdown(sample_markdown))
-        cur.insertText(sample_markdown)
-        doc.size()
-        doc.deleteLater()
-
-    # -- BEGIN remove_messages (temporary, CONVO)
-    def remove_messages(self, ids: list[str]) -> None:
-        """Remove these messages' items without moving what the reader sees:
-        content above them stays where it is on screen (a simple stand-in,
-        ``remove_item`` done once for all of them)."""
-        gone = {item_id for item_id in ids if item_id in self._index}
-        if not gone:
-            return
-        sb = self.verticalScrollBar()
-        value = sb.value()
-        above = 0.0
-        for item_id in gone:
-            index = self._index[item_id]
-            item = self._items[index]
-            if self._top(index) + item.height + ITEM_GAP <= value + 0.5:
-                above += item.height + ITEM_GAP
-            self._render.cancel(item_id)
-            self._drop_documents(item)
-            self._finalizing.discard(item_id)
-        self._items = [item for item in self._items if item.id not in gone]
-        self._index = _Positions()
-        for i, it in enumerate(self._items):
-            self._index[it.id] = i
-        self._heights.rebuild(i.height + ITEM_GAP for i in self._items)
-        self._anchor = self._cursor_pos = None
-        kept = [(key, job) for key, job in self._work if key.rpartition(":")[2] not in gone]
-        if len(kept) != len(self._work):
-            self._work.clear()
-            self._work.extend(kept)
-            self._work_keys.intersection_update(key for key, _ in kept)
-        self._update_scrollbar()
-        sb.setValue(int(round(value - above)))
-        self._schedule_visibility()
-        self.viewport().update()
-    # -- END remove_messages
+        self._docs.warm_up(sample_markdown)

@@ -39,7 +39,7 @@ def stream(qtbot, view: ChatView, text: str, piece: int) -> Message:  # type: ig
 
 
 def click_header(qtbot, view: ChatView, message_id: str, expanded: bool) -> None:  # type: ignore[no-untyped-def]
-    point = view.thinking_header_point(message_id)
+    point = view.probe.thinking_header_point(message_id)
     assert point is not None
     with qtbot.waitSignal(view.thoughts_toggled, timeout=2000) as blocker:
         qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=point.toPoint())
@@ -49,35 +49,35 @@ def click_header(qtbot, view: ChatView, message_id: str, expanded: bool) -> None
 @pytest.mark.parametrize("piece", [1, 3, 100])
 def test_thoughts_are_folded_and_a_click_shows_then_hides_them(qtbot, view, piece: int) -> None:  # type: ignore[no-untyped-def]
     msg = stream(qtbot, view, "<think>secret plan</think>The answer", piece)
-    assert view.message_text(msg.id) == "The answer"
-    assert view.thinking_header(msg.id) == "▸ Thought for 2 words"
+    assert view.probe.message_text(msg.id) == "The answer"
+    assert view.probe.thinking_header(msg.id) == "▸ Thought for 2 words"
     # Folded: the thoughts are nowhere on screen.
-    assert view.thoughts_text(msg.id) is None
-    assert view.point_of_text(msg.id, "secret") is None
-    assert "secret" not in view.all_text()
+    assert view.probe.thoughts_text(msg.id) is None
+    assert view.probe.point_of_text(msg.id, "secret") is None
+    assert "secret" not in view.probe.all_text()
 
     click_header(qtbot, view, msg.id, True)
-    qtbot.waitUntil(lambda: view.thoughts_text(msg.id) == "secret plan", timeout=5000)
-    assert view.thinking_header(msg.id).startswith("▾")
-    assert view.point_of_text(msg.id, "secret plan") is not None
-    answer_at = view.point_of_text(msg.id, "The answer")
-    thoughts_at = view.point_of_text(msg.id, "secret plan")
+    qtbot.waitUntil(lambda: view.probe.thoughts_text(msg.id) == "secret plan", timeout=5000)
+    assert view.probe.thinking_header(msg.id).startswith("▾")
+    assert view.probe.point_of_text(msg.id, "secret plan") is not None
+    answer_at = view.probe.point_of_text(msg.id, "The answer")
+    thoughts_at = view.probe.point_of_text(msg.id, "secret plan")
     assert answer_at is not None and thoughts_at is not None and thoughts_at.y() < answer_at.y()
-    assert view.message_text(msg.id) == "The answer"  # kept apart from the answer
+    assert view.probe.message_text(msg.id) == "The answer"  # kept apart from the answer
 
     click_header(qtbot, view, msg.id, False)
-    assert view.thoughts_text(msg.id) is None
-    assert view.point_of_text(msg.id, "secret") is None
-    assert view.thinking_header(msg.id).startswith("▸")
+    assert view.probe.thoughts_text(msg.id) is None
+    assert view.probe.point_of_text(msg.id, "secret") is None
+    assert view.probe.thinking_header(msg.id).startswith("▸")
 
 
 def test_the_header_is_a_pointing_hand_target(qtbot, view) -> None:  # type: ignore[no-untyped-def]
     msg = stream(qtbot, view, "<think>a b c</think>Done.", 5)
-    point = view.thinking_header_point(msg.id)
+    point = view.probe.thinking_header_point(msg.id)
     assert point is not None
     qtbot.mouseMove(view.viewport(), point.toPoint())
     qtbot.waitUntil(lambda: view.viewport().cursor().shape() == Qt.CursorShape.PointingHandCursor, timeout=2000)
-    answer = view.point_of_text(msg.id, "Done")
+    answer = view.probe.point_of_text(msg.id, "Done")
     assert answer is not None
     qtbot.mouseMove(view.viewport(), answer.toPoint())
     qtbot.waitUntil(lambda: view.viewport().cursor().shape() == Qt.CursorShape.IBeamCursor, timeout=2000)
@@ -86,39 +86,39 @@ def test_the_header_is_a_pointing_hand_target(qtbot, view) -> None:  # type: ign
 def test_tags_split_across_chunks_never_flash_as_text(qtbot, view) -> None:  # type: ignore[no-untyped-def]
     msg = start(view)
     feed(view, msg, "\n<thi")
-    assert view.message_text(msg.id) == "" and view.thinking_header(msg.id) == ""
+    assert view.probe.message_text(msg.id) == "" and view.probe.thinking_header(msg.id) == ""
     feed(view, msg, "nk>")
-    assert view.thinking_header(msg.id) == "▸ Thinking…"
+    assert view.probe.thinking_header(msg.id) == "▸ Thinking…"
     feed(view, msg, "secret pl", "an is ", "long</th")
-    assert view.message_text(msg.id) == ""
-    assert view.thinking_header(msg.id) == "▸ Thinking… · 4 words"
+    assert view.probe.message_text(msg.id) == ""
+    assert view.probe.thinking_header(msg.id) == "▸ Thinking… · 4 words"
     feed(view, msg, "ink>\n\n", "The ")
-    assert view.message_text(msg.id) == "The "
+    assert view.probe.message_text(msg.id) == "The "
     feed(view, msg, "answer\n\nSecond **para**.")
     finish(qtbot, view, msg)
-    assert view.message_text(msg.id) == "The answer\nSecond para."
-    assert view.thinking_header(msg.id) == "▸ Thought for 4 words"
+    assert view.probe.message_text(msg.id) == "The answer\nSecond para."
+    assert view.probe.thinking_header(msg.id) == "▸ Thought for 4 words"
 
 
 def test_a_think_tag_that_is_not_at_the_start_is_text(qtbot, view) -> None:  # type: ignore[no-untyped-def]
     msg = stream(qtbot, view, "Use the <think> tag, then </think>.", 4)
-    assert view.thinking_header(msg.id) == ""
-    assert view.message_text(msg.id) == "Use the <think> tag, then </think>."
+    assert view.probe.thinking_header(msg.id) == ""
+    assert view.probe.message_text(msg.id) == "Use the <think> tag, then </think>."
     msg = stream(qtbot, view, "<thi", 1)  # stopped inside what looked like a tag
-    assert view.thinking_header(msg.id) == ""
-    assert view.message_text(msg.id) == "<thi"
+    assert view.probe.thinking_header(msg.id) == ""
+    assert view.probe.message_text(msg.id) == "<thi"
 
 
 def test_the_answer_is_rendered_as_markdown_while_streaming_and_after(qtbot, view) -> None:  # type: ignore[no-untyped-def]
     msg = start(view)
     feed(view, msg, "<think>\n**not bold**\n\n# not a heading\n</think>\n\n# Title\n\nFirst para.\n\n", "tail")
     # Completed answer blocks are committed and rendered; the thoughts never are.
-    qtbot.waitUntil(lambda: view.message_text(msg.id).startswith("Title\n"), timeout=10000)
+    qtbot.waitUntil(lambda: view.probe.message_text(msg.id).startswith("Title\n"), timeout=10000)
     finish(qtbot, view, msg)
-    assert view.message_text(msg.id) == "Title\nFirst para.\ntail"
+    assert view.probe.message_text(msg.id) == "Title\nFirst para.\ntail"
     view.toggle_thoughts(msg.id)
-    qtbot.waitUntil(lambda: view.thoughts_text(msg.id) is not None, timeout=5000)
-    assert view.thoughts_text(msg.id) == "**not bold**\n\n# not a heading"
+    qtbot.waitUntil(lambda: view.probe.thoughts_text(msg.id) is not None, timeout=5000)
+    assert view.probe.thoughts_text(msg.id) == "**not bold**\n\n# not a heading"
 
 
 def test_unfolded_while_streaming_the_thoughts_grow_live(qtbot, view) -> None:  # type: ignore[no-untyped-def]
@@ -126,28 +126,28 @@ def test_unfolded_while_streaming_the_thoughts_grow_live(qtbot, view) -> None:  
     feed(view, msg, "<think>first ")
     view.toggle_thoughts(msg.id)
     assert view.thoughts_expanded(msg.id)
-    qtbot.waitUntil(lambda: view.thoughts_text(msg.id) == "first ", timeout=5000)
+    qtbot.waitUntil(lambda: view.probe.thoughts_text(msg.id) == "first ", timeout=5000)
     feed(view, msg, "second", " third</think>Answer")
-    assert view.thoughts_text(msg.id) == "first second third"
-    assert view.thinking_header(msg.id) == "▾ Thought for 3 words"
+    assert view.probe.thoughts_text(msg.id) == "first second third"
+    assert view.probe.thinking_header(msg.id) == "▾ Thought for 3 words"
     finish(qtbot, view, msg)
-    assert view.thoughts_text(msg.id) == "first second third"
-    assert view.message_text(msg.id) == "Answer"
+    assert view.probe.thoughts_text(msg.id) == "first second third"
+    assert view.probe.message_text(msg.id) == "Answer"
 
 
 def test_a_reply_stopped_while_thinking(qtbot, view) -> None:  # type: ignore[no-untyped-def]
     msg = start(view)
     feed(view, msg, "<think>still thinking about it</th")
-    assert view.thinking_header(msg.id) == "▸ Thinking… · 4 words"
+    assert view.probe.thinking_header(msg.id) == "▸ Thinking… · 4 words"
     view.toggle_thoughts(msg.id)
-    qtbot.waitUntil(lambda: view.thoughts_text(msg.id) == "still thinking about it", timeout=5000)
+    qtbot.waitUntil(lambda: view.probe.thoughts_text(msg.id) == "still thinking about it", timeout=5000)
     msg.status = MessageStatus.STOPPED
     with qtbot.waitSignal(view.message_settled, timeout=20000):
         view.finish_stream(msg.id)
     # The stream ended inside what could have been "</think>": it is thoughts.
-    qtbot.waitUntil(lambda: view.thoughts_text(msg.id) == "still thinking about it</th", timeout=5000)
-    assert view.message_text(msg.id) == ""
-    assert view.thinking_header(msg.id) == "▾ Thought for 4 words"
+    qtbot.waitUntil(lambda: view.probe.thoughts_text(msg.id) == "still thinking about it</th", timeout=5000)
+    assert view.probe.message_text(msg.id) == ""
+    assert view.probe.thinking_header(msg.id) == "▾ Thought for 4 words"
 
 
 def test_history_messages_show_their_thinking_folded(qtbot, view) -> None:  # type: ignore[no-untyped-def]
@@ -155,27 +155,28 @@ def test_history_messages_show_their_thinking_folded(qtbot, view) -> None:  # ty
     reply = Message("assistant", "\n<think>\nweigh the options\n</think>\n\n**Bold** answer")
     with qtbot.waitSignal(view.viewport_ready, timeout=10000):
         view.add_messages([user, reply])
-    qtbot.waitUntil(lambda: view.message_text(reply.id) == "Bold answer", timeout=10000)
-    assert view.thinking_header(user.id) == ""
-    assert "<think>" in view.message_text(user.id)
-    assert view.thinking_header(reply.id) == "▸ Thought for 3 words"
-    assert view.thoughts_text(reply.id) is None
+    qtbot.waitUntil(lambda: view.probe.message_text(reply.id) == "Bold answer", timeout=10000)
+    assert view.probe.thinking_header(user.id) == ""
+    assert "<think>" in view.probe.message_text(user.id)
+    assert view.probe.thinking_header(reply.id) == "▸ Thought for 3 words"
+    assert view.probe.thoughts_text(reply.id) is None
     click_header(qtbot, view, reply.id, True)
-    qtbot.waitUntil(lambda: view.thoughts_text(reply.id) == "weigh the options", timeout=5000)
+    qtbot.waitUntil(lambda: view.probe.thoughts_text(reply.id) == "weigh the options", timeout=5000)
     # A single finished message (add_message) too.
     other = Message("assistant", "<think>x</think>Shown.")
     view.add_message(other)
-    qtbot.waitUntil(lambda: view.message_text(other.id) == "Shown.", timeout=10000)
-    assert view.thinking_header(other.id) == "▸ Thought for 1 word"
+    qtbot.waitUntil(lambda: view.probe.message_text(other.id) == "Shown.", timeout=10000)
+    assert view.probe.thinking_header(other.id) == "▸ Thought for 1 word"
 
 
 def test_hostile_thoughts_are_shown_as_literal_text(qtbot, view) -> None:  # type: ignore[no-untyped-def]
     hostile = '<script>alert(1)</script> <b>bold</b> <img src="file:///etc/passwd"> [x](javascript:alert(1)) &amp;'
     msg = stream(qtbot, view, f"<think>{hostile}</think>Fine.", 7)
     view.toggle_thoughts(msg.id)
-    qtbot.waitUntil(lambda: view.thoughts_text(msg.id) is not None, timeout=5000)
-    assert view.thoughts_text(msg.id) == hostile
-    doc = view._item(msg.id).think.doc  # noqa: SLF001 - the document's formats
+    qtbot.waitUntil(lambda: view.probe.thoughts_text(msg.id) is not None, timeout=5000)
+    assert view.probe.thoughts_text(msg.id) == hostile
+    doc = view.probe.thoughts_document(msg.id)
+    assert doc is not None
     block = doc.begin()
     while block.isValid():
         it = block.begin()
@@ -185,7 +186,7 @@ def test_hostile_thoughts_are_shown_as_literal_text(qtbot, view) -> None:  # typ
             assert fmt.fontWeight() <= 400
             it += 1
         block = block.next()
-    assert view.message_links(msg.id) == []
+    assert view.probe.message_links(msg.id) == []
 
 
 def test_folding_is_kept_per_message_through_virtualization(qtbot, view) -> None:  # type: ignore[no-untyped-def]
@@ -197,26 +198,26 @@ def test_folding_is_kept_per_message_through_virtualization(qtbot, view) -> None
     with qtbot.waitSignal(view.viewport_ready, timeout=20000):
         view.verticalScrollBar().setValue(0)
     view.set_thoughts_expanded(thinker.id, True)
-    qtbot.waitUntil(lambda: view.thoughts_text(thinker.id) == "remember me", timeout=5000)
+    qtbot.waitUntil(lambda: view.probe.thoughts_text(thinker.id) == "remember me", timeout=5000)
     # Far away: its documents are dropped, the state is kept.
     with qtbot.waitSignal(view.viewport_ready, timeout=20000):
         view.scroll_to_bottom()
-    qtbot.waitUntil(lambda: view.thoughts_text(thinker.id) is None, timeout=5000)
+    qtbot.waitUntil(lambda: view.probe.thoughts_text(thinker.id) is None, timeout=5000)
     assert view.thoughts_expanded(thinker.id)
     with qtbot.waitSignal(view.viewport_ready, timeout=20000):
         view.verticalScrollBar().setValue(0)
-    qtbot.waitUntil(lambda: view.thoughts_text(thinker.id) == "remember me", timeout=5000)
-    assert view.thinking_header(thinker.id).startswith("▾")
+    qtbot.waitUntil(lambda: view.probe.thoughts_text(thinker.id) == "remember me", timeout=5000)
+    assert view.probe.thinking_header(thinker.id).startswith("▾")
     # And when the conversation is shown again.
     view.clear()
     with qtbot.waitSignal(view.viewport_ready, timeout=20000):
         view.add_messages(msgs[:5])
-    qtbot.waitUntil(lambda: view.thoughts_text(thinker.id) == "remember me", timeout=5000)
+    qtbot.waitUntil(lambda: view.probe.thoughts_text(thinker.id) == "remember me", timeout=5000)
 
 
 def test_copying_a_message_copies_the_answer_only(qtbot, view) -> None:  # type: ignore[no-untyped-def]
     msg = stream(qtbot, view, "<think>private</think>\n**The** answer", 6)
-    point = view.footer_action_point(msg.id, "copy")
+    point = view.probe.footer_action_point(msg.id, "copy")
     assert point is not None
     with qtbot.waitSignal(view.copied, timeout=2000) as blocker:
         qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=point.toPoint())
@@ -244,5 +245,5 @@ def test_finding_a_match_inside_folded_thoughts_unfolds_them(qtbot, view) -> Non
     view.set_find("needle", (msg.id, 1))  # the first match in the answer: stays folded
     assert not view.thoughts_expanded(msg.id)
     view.set_find("needle", (msg.id, 0))  # the match in the thoughts
-    qtbot.waitUntil(lambda: view.thoughts_text(msg.id) == "the needle is here", timeout=5000)
+    qtbot.waitUntil(lambda: view.probe.thoughts_text(msg.id) == "the needle is here", timeout=5000)
     assert view.thoughts_expanded(msg.id)

@@ -44,8 +44,8 @@ def test_streamed_blocks_render_while_streaming_and_the_rest_stays_plain(qtbot, 
     view.append_stream(msg.id, head)
     # The completed blocks come back from the render thread as rich text;
     # the unfinished last block stays plain meanwhile.
-    qtbot.waitUntil(lambda: "# Streaming" not in view.message_text(msg.id), timeout=10000)
-    text = view.message_text(msg.id)
+    qtbot.waitUntil(lambda: "# Streaming" not in view.probe.message_text(msg.id), timeout=10000)
+    text = view.probe.message_text(msg.id)
     assert "Streaming, without the freeze" in text
     assert "```python" not in text
     assert text.endswith("- unfinished item")
@@ -67,19 +67,19 @@ def test_streamed_blocks_render_while_streaming_and_the_rest_stays_plain(qtbot, 
 )
 def test_streamed_reply_shows_what_a_one_shot_render_shows(qtbot, view, text: str, piece: int) -> None:  # type: ignore[no-untyped-def]
     msg = stream(qtbot, view, text, piece)
-    assert view.message_text(msg.id) == one_shot(text)
+    assert view.probe.message_text(msg.id) == one_shot(text)
 
 
 def test_reference_links_defined_later_work_after_the_final_render(qtbot, view) -> None:  # type: ignore[no-untyped-def]
     msg = stream(qtbot, view, "See [the docs][d].\n\nMore text.\n\n[d]: https://example.com/docs\n")
-    assert view.message_links(msg.id) == ["https://example.com/docs"]
-    assert "[d]" not in view.message_text(msg.id)
+    assert view.probe.message_links(msg.id) == ["https://example.com/docs"]
+    assert "[d]" not in view.probe.message_text(msg.id)
 
 
 def longest_tail_paragraph(view: ChatView, message_id: str) -> int:
-    item = view._item(message_id)
-    assert item is not None and item.tail is not None
-    block, longest = item.tail.begin(), 0
+    tail = view.probe.tail_document(message_id)
+    assert tail is not None
+    block, longest = tail.begin(), 0
     while block.isValid():
         longest = max(longest, len(block.text()))  # code points, as the breaker counts
         block = block.next()
@@ -110,8 +110,8 @@ def test_tail_paragraphs_stay_short_whatever_the_characters(qtbot, view, para: s
     msg.status = MessageStatus.COMPLETE
     with qtbot.waitSignal(view.message_settled, timeout=20000):
         view.finish_stream(msg.id)
-    assert view.message_text(msg.id).replace("\n", "") == para
-    assert "\ufffd" not in view.message_text(msg.id)
+    assert view.probe.message_text(msg.id).replace("\n", "") == para
+    assert "\ufffd" not in view.probe.message_text(msg.id)
 
 
 def test_history_is_virtualized_and_costs_no_layout_off_screen(qtbot, view) -> None:  # type: ignore[no-untyped-def]
@@ -120,13 +120,13 @@ def test_history_is_virtualized_and_costs_no_layout_off_screen(qtbot, view) -> N
         view.add_messages(msgs)
     assert view.item_count() == 2000
     # Only what is near the viewport holds documents.
-    live = view.live_document_count()
+    live = view.probe.live_document_count()
     assert 0 < live < 200, live
     # Scrolling to the top builds documents there and drops the far ones.
     with qtbot.waitSignal(view.viewport_ready, timeout=20000):
         view.verticalScrollBar().setValue(0)
-    assert view.live_document_count() < 250
-    assert view._items[0].live and not view._items[-1].live
+    assert view.probe.live_document_count() < 250
+    assert view.probe.holds_documents(msgs[0].id) and not view.probe.holds_documents(msgs[-1].id)
 
 
 def test_scroll_position_holds_when_items_above_are_measured(qtbot, view) -> None:  # type: ignore[no-untyped-def]
@@ -138,13 +138,12 @@ def test_scroll_position_holds_when_items_above_are_measured(qtbot, view) -> Non
     with qtbot.waitSignal(view.viewport_ready, timeout=20000):
         view.scroll_to_message(target)
     qtbot.waitUntil(lambda: not view.busy, timeout=20000)
-    y_before = view.point_of_text(target, "turn 100")
+    y_before = view.probe.point_of_text(target, "turn 100")
     # Items above get laid out (their estimates replaced by real heights):
     # what the user looks at does not move.
-    for index in range(150, 200):
-        item = view._items[index]
-        view._relayout_item(item)
-    y_after = view.point_of_text(target, "turn 100")
+    for message in msgs[150:200]:
+        view.probe.lay_out(message.id)
+    y_after = view.probe.point_of_text(target, "turn 100")
     assert y_before is not None and y_after is not None
     assert abs(y_after.y() - y_before.y()) < 1.0
     assert sb.value() > 0
@@ -153,16 +152,16 @@ def test_scroll_position_holds_when_items_above_are_measured(qtbot, view) -> Non
 def test_copy_message_and_code(qtbot, view) -> None:  # type: ignore[no-untyped-def]
     msg = stream(qtbot, view, SAMPLE_MARKDOWN, piece=500)
     clipboard = QGuiApplication.clipboard()
-    point = view.footer_action_point(msg.id, "copy")
+    point = view.probe.footer_action_point(msg.id, "copy")
     assert point is not None
     with qtbot.waitSignal(view.copied, timeout=2000):
         qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=point.toPoint())
     assert clipboard.text() == SAMPLE_MARKDOWN
     # Scroll the first code block into view and press its Copy button.
     view.scroll_to_message(msg.id)
-    qtbot.waitUntil(lambda: view.code_copy_point(msg.id) is not None, timeout=5000)
-    view.verticalScrollBar().setValue(view.verticalScrollBar().value() + int(view.code_copy_point(msg.id).y()) - 40)
-    point = view.code_copy_point(msg.id)
+    qtbot.waitUntil(lambda: view.probe.code_copy_point(msg.id) is not None, timeout=5000)
+    view.verticalScrollBar().setValue(view.verticalScrollBar().value() + int(view.probe.code_copy_point(msg.id).y()) - 40)
+    point = view.probe.code_copy_point(msg.id)
     with qtbot.waitSignal(view.copied, timeout=2000) as blocker:
         qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=point.toPoint())
     code = SAMPLE_MARKDOWN.split("```python\n", 1)[1].split("\n```", 1)[0]
@@ -191,8 +190,8 @@ def test_notices_are_their_own_items_and_never_enter_a_reply(qtbot, view) -> Non
     msg.status = MessageStatus.COMPLETE
     with qtbot.waitSignal(view.message_settled, timeout=10000):
         view.finish_stream(msg.id)
-    assert view.message_text(msg.id) == "first part second part"
-    assert view.notice_texts() == ["Could not load the model."]
+    assert view.probe.message_text(msg.id) == "first part second part"
+    assert view.probe.notice_texts() == ["Could not load the model."]
 
 
 def test_clear_forgets_everything_and_late_renders_are_ignored(qtbot, view) -> None:  # type: ignore[no-untyped-def]
@@ -206,7 +205,7 @@ def test_clear_forgets_everything_and_late_renders_are_ignored(qtbot, view) -> N
     # The final render may still arrive: it must find nothing to change.
     qtbot.waitUntil(lambda: view.render_service.pending() == 0, timeout=10000)
     QApplication.processEvents()
-    assert view.item_count() == 0 and view.live_document_count() == 0
+    assert view.item_count() == 0 and view.probe.live_document_count() == 0
 
 
 def test_find_highlights_matches_in_messages_without_layout(qtbot, view) -> None:  # type: ignore[no-untyped-def]
@@ -226,7 +225,7 @@ def test_find_highlights_matches_in_messages_without_layout(qtbot, view) -> None
     bar.match_selected.connect(lambda mid, nth: (view.scroll_to_message(mid), view.set_find("turn 10)", (mid, nth))))
     with qtbot.waitSignal(view.viewport_ready, timeout=10000):
         bar.find_next()
-    assert view.point_of_text(target.id, "turn 10)") is not None
+    assert view.probe.point_of_text(target.id, "turn 10)") is not None
 
 
 def test_a_very_long_history_shows_its_end_at_once_and_the_rest_follows(qtbot, view) -> None:  # type: ignore[no-untyped-def]
@@ -243,7 +242,7 @@ def test_a_very_long_history_shows_its_end_at_once_and_the_rest_follows(qtbot, v
     assert view.at_bottom(), "putting the earlier messages in front did not move the view"
     with qtbot.waitSignal(view.viewport_ready, timeout=20000):
         view.verticalScrollBar().setValue(0)
-    assert view.point_of_text(msgs[0].id, "turn 0") is not None
+    assert view.probe.point_of_text(msgs[0].id, "turn 0") is not None
 
 
 def test_clear_while_earlier_history_is_being_prepared(qtbot, view) -> None:  # type: ignore[no-untyped-def]
@@ -262,9 +261,8 @@ def test_resize_re_lays_out_what_is_on_screen_and_keeps_the_bottom(qtbot, view) 
     with qtbot.waitSignal(view.viewport_ready, timeout=20000):
         view.add_messages(msgs)
     last = msgs[-1].id
-    wide = view.point_of_text(last, "##") or view.point_of_text(last, "turn")
+    wide = view.probe.point_of_text(last, "##") or view.probe.point_of_text(last, "turn")
     view.resize(420, 500)
     qtbot.waitUntil(lambda: not view.busy, timeout=20000)
     assert view.at_bottom()
-    item = view._item(last)
-    assert all(u.doc is None or u.doc.textWidth() == view._content_width() for u in item.units)
+    assert view.probe.laid_out_at_width(last)

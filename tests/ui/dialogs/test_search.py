@@ -164,8 +164,7 @@ def test_enter_opens_the_conversation_on_the_branch_of_the_message(qtbot, window
     assert [m.id for m in conv.messages] == [msgs[0].id, sibling.id]
     assert shown_first.id not in window.view.message_ids()
     qtbot.waitUntil(lambda: sibling.id in window.view.message_ids(), timeout=10000)
-    assert window.view._find_current == (sibling.id, 0)
-    assert window.view._find_text == "zebra"
+    assert window.view.probe.find_state() == ("zebra", (sibling.id, 0))
 
     # The other conversation, chosen with the mouse.
     dialog = open_dialog(qtbot, window)
@@ -280,5 +279,4 @@ def test_a_message_early_in_a_long_conversation_is_revealed_once_its_history_arr
     assert present_when_shown == [False]  # not there yet when the conversation was shown
     qtbot.waitUntil(lambda: msgs[2].id in window.view.message_ids(), timeout=10000)
     assert window.chat.conversation.id == conv_id
-    qtbot.waitUntil(lambda: window.view._find_current == (msgs[2].id, 0), timeout=5000)
-    assert window.view._find_text == "needle"
+    qtbot.waitUntil(lambda: window.view.probe.find_state() == ("needle", (msgs[2].id, 0)), timeout=5000)

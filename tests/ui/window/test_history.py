@@ -81,8 +81,8 @@ def test_switching_away_while_a_reply_streams_and_coming_back_shows_it_live(qtbo
     window.sidebar.conversation_activated.emit(first.id)
     assert chat.conversation is first
     assert reply.message.id in window.view.message_ids()
-    shown = len(window.view.message_text(reply.message.id))
-    qtbot.waitUntil(lambda: len(window.view.message_text(reply.message.id)) > shown + 50, timeout=10000)
+    shown = len(window.view.probe.message_text(reply.message.id))
+    qtbot.waitUntil(lambda: len(window.view.probe.message_text(reply.message.id)) > shown + 50, timeout=10000)
     with qtbot.waitSignal(chat.reply_settled, timeout=10000):
         chat.stop()
 
@@ -237,12 +237,12 @@ def finished_reply(qtbot, window, text: str):  # type: ignore[no-untyped-def]
 def click_action(qtbot, window, message_id: str, action: str) -> None:  # type: ignore[no-untyped-def]
     view = window.view
     view.scroll_to_message(message_id)
-    qtbot.waitUntil(lambda: view.footer_action_point(message_id, action) is not None, timeout=5000)
-    point = view.footer_action_point(message_id, action)
+    qtbot.waitUntil(lambda: view.probe.footer_action_point(message_id, action) is not None, timeout=5000)
+    point = view.probe.footer_action_point(message_id, action)
     if point.y() > view.viewport().height() - 5 or point.y() < 0:
         sb = view.verticalScrollBar()
         sb.setValue(sb.value() + int(point.y()) - view.viewport().height() // 2)
-        point = view.footer_action_point(message_id, action)
+        point = view.probe.footer_action_point(message_id, action)
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=point.toPoint())
 
 
@@ -256,7 +256,7 @@ def test_regenerate_keeps_both_replies_and_the_switcher_moves_between_them(qtbot
     second = chat.conversation.get(blocker.args[0].message_id)
     assert second.parent_id == first.parent_id and second.id != first.id
     assert [m.id for m in chat.conversation.messages] == [first.parent_id, second.id]
-    assert "2/2" in [t for _k, t, _r in window.view._footer_layout(window.view._item(second.id), 0)]
+    assert "2/2" in window.view.probe.footer_texts(second.id)
     # ‹ goes back to the first version.
     click_action(qtbot, window, second.id, "previous")
     assert [m.id for m in chat.conversation.messages] == [first.parent_id, first.id]

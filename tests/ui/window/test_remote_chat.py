@@ -40,7 +40,7 @@ def test_a_remote_reply_streams_exactly(qtbot, make_window, fault: FaultServer, 
     message = window.chat.conversation.messages[-1]
     assert message.content == DEFAULT_TEXT and message.status == MessageStatus.COMPLETE
     assert stats.tokens_shown == stats.tokens_produced == len(fault.scenario.content_tokens())
-    assert "\ufffd" not in window.view.message_text(stats.message_id)
+    assert "\ufffd" not in window.view.probe.message_text(stats.message_id)
 
 
 def test_stop_while_the_server_reads_the_prompt(qtbot, make_window, fault: FaultServer) -> None:  # type: ignore[no-untyped-def]
@@ -75,9 +75,9 @@ def test_a_mid_stream_fault_keeps_the_partial_reply_and_names_the_server(qtbot, 
     message = window.chat.conversation.messages[-1]
     assert message.status == MessageStatus.ERROR
     assert message.content == "".join(fault.scenario.content_tokens()[:4])
-    footer = window.view.message_footer(stats.message_id)
+    footer = window.view.probe.message_footer(stats.message_id)
     assert "Fault box" in footer and "closed the connection" in footer
-    assert "Traceback" not in window.view.all_text()
+    assert "Traceback" not in window.view.probe.all_text()
     assert window.chat.state == ChatState.IDLE and window.send_button.isEnabled()
 
 

@@ -1,0 +1,91 @@
+"""A message's footer: its note (stopped, error...), its facts (tokens,
+speed) and its actions (the branch switcher, Copy, Edit...).
+
+``footer_words()`` looks the translated texts up once (GUI thread); the rest
+is plain Python on an ``Item``, safe on any thread.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PyQt6.QtCore import QCoreApplication
+
+from app.core.conversation.model import MessageStatus, Role
+from app.ui.conversation.items import Item
+
+#: ``decorator(message_id) -> ((k, n) or None, actions)``: what the conversation allows.
+Decorator = Callable[[str], tuple[tuple[int, int] | None, tuple[str, ...]]]
+
+
+def footer_words() -> dict[str, str]:
+    """The footer's translated texts and templates (looked up once per
+    batch of history items, not once per message)."""
+    return {
+        "stopped": QCoreApplication.translate("ChatView", "⏹ Stopped"),
+        "truncated": QCoreApplication.translate("ChatView", "✂ Cut at the token limit"),
+        "interrupted": QCoreApplication.translate("ChatView", "⚠ Interrupted"),
+        "error": QCoreApplication.translate("ChatView", "⚠ Error"),
+        "error_reason": QCoreApplication.translate("ChatView", "⚠ Error: {reason}"),
+        "tokens": QCoreApplication.translate("ChatView", "{tokens} tokens"),
+        "rate": QCoreApplication.translate("ChatView", "{rate:.1f} tok/s"),
+        "ttft": QCoreApplication.translate("ChatView", "first token {ms:.0f} ms"),
+    }
+
+
+def set_footer_from_status(item: Item, words: dict[str, str]) -> None:
+    """Read the message's status and facts into the item's footer."""
+    msg = item.message
+    if msg is None:
+        return
+    status = msg.status
+    if status == MessageStatus.STOPPED:
+        item.note, item.note_kind = words["stopped"], "info"
+    elif status == MessageStatus.TRUNCATED:
+        item.note, item.note_kind = words["truncated"], "info"
+    elif status == MessageStatus.INTERRUPTED:
+        item.note, item.note_kind = words["interrupted"], "warning"
+    elif status == MessageStatus.ERROR:
+        note = words["error_reason"].format(reason=msg.error) if msg.error else words["error"]
+        item.note, item.note_kind = note, "error"
+    else:
+        item.note, item.note_kind = "", "info"
+    facts = []
+    meta = msg.meta
+    if msg.role == Role.ASSISTANT.value and status != MessageStatus.STREAMING:
+        if meta.tokens:
+            facts.append(words["tokens"].format(tokens=meta.tokens))
+        if meta.tokens_per_s:
+            facts.append(words["rate"].format(rate=meta.tokens_per_s))
+        if meta.ttft_ms is not None:
+            facts.append(words["ttft"].format(ms=meta.ttft_ms))
+    item.facts = " · ".join(facts)
+
+
+def footer_actions(item: Item, decorator: Decorator | None) -> list[tuple[str, str]]:
+    """(action, label) pairs shown in a message's footer: the branch
+    switcher ("‹ 2/3 ›") when the message has siblings, then Copy and what
+    the conversation allows (the decorator's actions)."""
+    if item.kind == "notice" or item.streaming or item.final_pending:
+        return []
+    out: list[tuple[str, str]] = []
+    branch: tuple[int, int] | None = None
+    actions: tuple[str, ...] = ()
+    if decorator is not None:
+        branch, actions = decorator(item.id)
+    if branch is not None and branch[1] > 1:
+        k, n = branch
+        if k > 1:
+            out.append(("previous", "‹"))
+        out.append(("branch", f"{k}/{n}"))
+        if k < n:
+            out.append(("next", "›"))
+    out.append(("copy", QCoreApplication.translate("ChatView", "Copy")))
+    labels = {
+        "edit": QCoreApplication.translate("ChatView", "Edit"),
+        "regenerate": QCoreApplication.translate("ChatView", "Regenerate"),
+        "continue": QCoreApplication.translate("ChatView", "Continue"),
+        "delete": QCoreApplication.translate("ChatView", "Delete"),
+    }
+    out.extend((a, labels[a]) for a in actions if a in labels)
+    return out

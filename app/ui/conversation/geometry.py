@@ -1,0 +1,209 @@
+"""The view's geometry: fonts and line heights at the current zoom, and
+the height of an item, measured or estimated from its text (``Metrics``).
+
+Estimates are plain arithmetic (no Qt layout), so that a conversation of
+thousands of messages gets its heights at once; an item's real height
+replaces its estimate when it is laid out near the viewport.
+
+Threading rule: GUI thread only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+from PyQt6.QtCore import QRectF
+from PyQt6.QtGui import QFont, QFontMetricsF, QTextDocument
+
+from app.core.render.blocks import Unit
+from app.ui.conversation.items import (
+    CHAR_W,
+    FOOTER_GAP,
+    HEADER_GAP,
+    PAD_X,
+    PAD_Y,
+    SMALL_PX,
+    TEXT_PX,
+    UNIT_GAP,
+    Item,
+    ItemList,
+    ThoughtsState,
+    UnitSlot,
+    gap_after,
+)
+
+
+class Metrics:
+    """Fonts, line heights and height estimates; ``viewport_width`` gives
+    the viewport's width now."""
+
+    def __init__(self, base: QFont, viewport_width: Callable[[], int]) -> None:
+        self._viewport_width = viewport_width
+        self._line_heights: dict[str, float] = {}
+        self.zoom = 1.0
+        self.font = self.small = self.bold = QFont()
+        self.set_fonts(base)
+
+    def set_fonts(self, base: QFont) -> None:
+        """Fonts from the widget's ``base`` font at the current zoom."""
+        self.font = QFont(base)
+        self.font.setPixelSize(round(TEXT_PX * self.zoom))
+        self.small = QFont(base)
+        self.small.setPixelSize(round(SMALL_PX * self.zoom))
+        self.bold = QFont(self.font)
+        self.bold.setWeight(QFont.Weight.Bold)
+
+    def frame_height(self) -> float:
+        """Padding, header and footer of a message item."""
+        return 2 * PAD_Y + self.line_height(self.bold) + HEADER_GAP + self.line_height(self.small) + FOOTER_GAP
+
+    def content_width(self) -> float:
+        return max(120.0, self._viewport_width() - 2 * PAD_X)
+
+    def line_height(self, font: QFont | None = None) -> float:
+        font = font or self.font
+        key = font.key()
+        height = self._line_heights.get(key)
+        if height is None:
+            height = self._line_heights[key] = QFontMetricsF(font).height()
+        return height
+
+    def header_height(self, item: Item) -> float:
+        return 0.0 if item.kind == "notice" else self.line_height(self.bold) + HEADER_GAP
+
+    def think_header_height(self, item: Item) -> float:
+        """The "▸ Thinking…" row (none without thinking)."""
+        return 0.0 if item.think is None else self.line_height(self.small) + HEADER_GAP
+
+    def thoughts_height(self, think: ThoughtsState, width: float) -> float:
+        """Height of the unfolded thoughts' row: measured, or estimated while
+        their document is not built (or being filled)."""
+        if think.ready or think.measured_width == width:
+            return think.height
+        return self.estimate_text(think.end - think.start, 0, width)
+
+    def footer_height(self, item: Item) -> float:
+        if item.kind == "notice":
+            return 0.0
+        return self.line_height(self.small) + FOOTER_GAP
+
+    def estimate_unit(self, unit: Unit, width: float) -> float:
+        text_len = len(unit.copy) if unit.kind == "code" else len(unit.body)
+        if unit.kind == "html":
+            text_len = int(text_len * 0.7)
+        char_w = CHAR_W * self.zoom
+        per_line = max(10, int(width / char_w))
+        lines = unit.body.count("\n") if unit.kind != "html" else 0
+        lines += text_len // per_line + 1
+        extra = 8.0 if unit.kind == "code" else 12.0
+        return lines * self.line_height() + extra
+
+    def estimate_text(self, text_len: int, newlines: int, width: float) -> float:
+        per_line = max(10, int(width / (CHAR_W * self.zoom)))
+        return (text_len // per_line + newlines + 1) * self.line_height() + 12.0
+
+    def item_height(self, item: Item) -> float:
+        width = self.content_width()
+        body = 0.0
+        for n, u in enumerate(item.units):
+            if u.doc is None and u.measured_width != width:
+                u.height = self.estimate_unit(u.unit, width)
+            body += u.height + gap_after(item.units, n)
+        if item.units:
+            body -= gap_after(item.units, len(item.units) - 1)
+        think = item.think
+        if item.rendered_len < 0 and not item.units and item.message is not None:
+            content = item.message.content
+            start = think.answer if think is not None and think.answer >= 0 else 0
+            body = self.estimate_text(len(content) - start, content.count("\n", start, start + 20000), width)
+        if item.tail is not None and not item.tail.isEmpty():
+            body += (UNIT_GAP if item.units else 0.0) + item.tail_height
+        if think is not None:
+            body += self.think_header_height(item)
+            if think.expanded:
+                body += self.thoughts_height(think, width) + UNIT_GAP
+        return PAD_Y + self.header_height(item) + body + self.footer_height(item) + PAD_Y
+
+
+#: A row of an item's body: (unit index, document, height, unit or None for the
+#: tail and the thoughts, top y). Unit index -1 is the unfolded thoughts,
+#: len(units) the streaming tail.
+Row = tuple[int, QTextDocument | None, float, UnitSlot | None, float]
+
+
+class ItemLayout:
+    """Where each part of an item is, in content coordinates: its body's
+    rows, its thinking header, its footer pieces, its code Copy buttons.
+    Shared by the painter, the hit tester and the probe."""
+
+    def __init__(
+        self,
+        items: ItemList,
+        metrics: Metrics,
+        think_label: Callable[[Item], str],
+        actions: Callable[[Item], list[tuple[str, str]]],
+    ) -> None:
+        self._list = items
+        self._metrics = metrics
+        self._think_label = think_label
+        self._actions = actions
+
+    def rows(self, item: Item, y: float) -> Iterator[Row]:
+        """Each part of ``item``'s body, the first at ``y``: the unfolded
+        thoughts (no document while being built), the units, the tail."""
+        think = item.think
+        if think is not None and think.expanded:
+            height = self._metrics.thoughts_height(think, self._metrics.content_width())
+            yield -1, (think.doc if think.ready else None), height, None, y
+            y += height + UNIT_GAP
+        units = item.units
+        for n, u in enumerate(units):
+            yield n, u.doc, u.height, u, y
+            y += u.height + gap_after(units, n)
+        if item.tail is not None and not item.tail.isEmpty():
+            if units:
+                y += UNIT_GAP - gap_after(units, len(units) - 1)
+            yield len(units), item.tail, item.tail_height, None, y
+
+    def body_top(self, index: int) -> float:
+        """Content y of the first row (thoughts or unit) of item ``index``."""
+        item = self._list.items[index]
+        m = self._metrics
+        return self._list.top(index) + PAD_Y + m.header_height(item) + m.think_header_height(item)
+
+    def footer_top(self, index: int) -> float:
+        item = self._list.items[index]
+        return self._list.top(index) + item.height - PAD_Y - self._metrics.line_height(self._metrics.small)
+
+    @staticmethod
+    def copy_button_rect(unit_top: float, width: float) -> QRectF:
+        return QRectF(width - PAD_X - 58, unit_top + 4, 52, 20)
+
+    def footer_layout(self, item: Item, y: float) -> list[tuple[str, str, QRectF]]:
+        """(kind, text, rect) of each footer piece: the note, the facts, the actions."""
+        fm = QFontMetricsF(self._metrics.small)
+        h = fm.height()
+        x = PAD_X
+        out: list[tuple[str, str, QRectF]] = []
+        if item.note:
+            w = fm.horizontalAdvance(item.note)
+            out.append(("note", item.note, QRectF(x, y, w, h)))
+            x += w + 12
+        if item.facts:
+            w = fm.horizontalAdvance(item.facts)
+            out.append(("facts", item.facts, QRectF(x, y, w, h)))
+            x += w + 12
+        for action, label in self._actions(item):
+            w = fm.horizontalAdvance(label)
+            out.append((f"action:{action}", label, QRectF(x, y, w, h)))
+            x += w + 12
+        return out
+
+    def think_header_rect(self, index: int) -> QRectF | None:
+        """The thinking header's clickable rect (None: no thinking)."""
+        item = self._list.items[index]
+        if item.think is None:
+            return None
+        fm = QFontMetricsF(self._metrics.small)
+        y = self._list.top(index) + PAD_Y + self._metrics.header_height(item)
+        return QRectF(PAD_X, y, fm.horizontalAdvance(self._think_label(item)) + 8, fm.height())

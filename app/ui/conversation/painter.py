@@ -1,0 +1,225 @@
+"""Painting the conversation view's items (``ItemPainter``): the header,
+the thinking row, each row's document with the selection and the find
+matches, the code Copy buttons, the footer.
+
+Find matches are only read from ``FindHighlighter``'s cache: in a plain
+document (tail, thoughts, notices) they are painted as rectangles behind the
+text (cached per block), in rich ones as selections; never searched here.
+
+Threading rule: GUI thread only.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable, Iterator
+
+from PyQt6.QtCore import QCoreApplication, QPointF, QRectF, Qt
+from PyQt6.QtGui import (
+    QAbstractTextDocumentLayout,
+    QColor,
+    QFontMetricsF,
+    QPainter,
+    QPalette,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+)
+
+from app.ui.conversation.find import FindHighlighter
+from app.ui.conversation.geometry import ItemLayout, Metrics
+from app.ui.conversation.items import PAD_X, PAD_Y, Item, ItemList, layout_of
+from app.ui.misc import theme
+
+_NOTE_KINDS = ("error", "warning", "info")
+
+#: ``selections(index, row, doc) -> the text selection's part in that row``
+Selections = Callable[[int, int, QTextDocument], list[QAbstractTextDocumentLayout.Selection]]
+
+
+def note_color(kind: str) -> QColor:
+    """A notice's or footer note's colour in the current theme."""
+    return theme.color(kind if kind in _NOTE_KINDS else "info")
+
+
+class ItemPainter:
+    """Paints items at viewport coordinates."""
+
+    def __init__(
+        self,
+        items: ItemList,
+        layout: ItemLayout,
+        metrics: Metrics,
+        find: FindHighlighter,
+        think_label: Callable[[Item], str],
+        hidden_thought_matches: Callable[[Item], int],
+        selections: Selections,
+        palette: Callable[[], QPalette],
+    ) -> None:
+        self._list = items
+        self._layout = layout
+        self._metrics = metrics
+        self._find = find
+        self._think_label = think_label
+        self._hidden = hidden_thought_matches
+        self._selections = selections
+        self._palette = palette
+
+    def paint(self, painter: QPainter, rows: range, offset: float, width: float, vh: float) -> None:
+        """Paint items ``rows`` with the view scrolled to ``offset``."""
+        for index in rows:
+            top = self._list.top(index) - offset
+            if top > vh:
+                break
+            self._paint_item(painter, index, self._list.items[index], top, width, vh)
+
+    def _paint_ctx(self) -> QAbstractTextDocumentLayout.PaintContext:
+        ctx = QAbstractTextDocumentLayout.PaintContext()
+        palette = self._palette()
+        ctx.palette = QPalette(palette)
+        ctx.palette.setColor(QPalette.ColorRole.Text, palette.color(QPalette.ColorRole.Text))
+        return ctx
+
+    def muted_text(self) -> QColor:
+        """The thoughts' colour: the palette's placeholder text colour."""
+        return self._palette().color(QPalette.ColorRole.PlaceholderText)
+
+    def _paint_item(self, painter: QPainter, index: int, item: Item, top: float, width: float, vh: float) -> None:
+        m = self._metrics
+        if item.kind == "user":
+            painter.fillRect(QRectF(4, top, width - 8, item.height), theme.color("user_bg"))
+        y = top + PAD_Y
+        if item.kind != "notice":
+            painter.setFont(m.bold)
+            painter.setPen(theme.color("user" if item.kind == "user" else "assistant"))
+            painter.drawText(QPointF(PAD_X, y + QFontMetricsF(m.bold).ascent()), item.label)
+            y += m.header_height(item)
+        if item.think is not None:
+            painter.setFont(m.small)
+            painter.setPen(self.muted_text())
+            painter.drawText(QPointF(PAD_X, y + QFontMetricsF(m.small).ascent()), self._think_label(item))
+            y += m.think_header_height(item)
+        for n, doc, height, unit, uy in self._layout.rows(item, y):
+            if uy > vh:
+                break
+            if uy + height >= 0 and doc is not None:
+                painter.save()
+                painter.translate(PAD_X, uy)
+                ctx = self._paint_ctx()
+                if item.kind == "notice":
+                    ctx.palette.setColor(QPalette.ColorRole.Text, note_color(item.note_kind))
+                elif n < 0:  # the thoughts: muted, with a rule at their left
+                    muted = self.muted_text()
+                    ctx.palette.setColor(QPalette.ColorRole.Text, muted)
+                    painter.fillRect(QRectF(-8, 0, 2, height), muted)
+                ctx.clip = QRectF(0, -uy, width, vh)
+                selections = self._selections(index, n, doc)
+                if self._find.active:
+                    # Plain text (the tail, thoughts, notices) gets its find matches
+                    # as rectangles behind the text: as many selections would
+                    # cost the layout tens of ms in a long paragraph.
+                    matches = self._visible_matches(index, n, doc, -uy, vh - uy)
+                    if unit is None or unit.unit.kind == "plain":
+                        self._paint_find_rects(painter, doc, matches)
+                    else:
+                        selections.extend(self._find_selection(doc, *match) for match in matches)
+                ctx.selections = selections
+                layout_of(doc).draw(painter, ctx)
+                painter.restore()
+                if unit is not None and unit.unit.kind == "code" and unit.unit.copy:
+                    self._paint_copy_button(painter, self._layout.copy_button_rect(uy, width))
+        if item.kind != "notice":
+            self._paint_footer(painter, item, top + item.height - PAD_Y - m.line_height(m.small))
+
+    def _paint_copy_button(self, painter: QPainter, rect: QRectF) -> None:
+        painter.save()
+        painter.setPen(theme.color("copy_border"))
+        painter.setBrush(theme.color("copy_bg"))
+        painter.drawRoundedRect(rect, 4, 4)
+        painter.setFont(self._metrics.small)
+        painter.setPen(theme.color("muted"))
+        painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, QCoreApplication.translate("ChatView", "Copy"))
+        painter.restore()
+
+    def _paint_footer(self, painter: QPainter, item: Item, y: float) -> None:
+        painter.setFont(self._metrics.small)
+        fm = QFontMetricsF(self._metrics.small)
+        for kind, text, rect in self._layout.footer_layout(item, y):
+            if kind == "note":
+                color = note_color(item.note_kind)
+            elif kind in ("facts", "action:branch"):
+                color = theme.color("muted")
+            else:
+                color = theme.color("action")
+            painter.setPen(color)
+            painter.drawText(QPointF(rect.x(), rect.y() + fm.ascent()), text)
+
+    # ------------------------------------------------------------------ find matches
+
+    def _visible_matches(
+        self, index: int, n: int, doc: QTextDocument, y0: float, y1: float
+    ) -> Iterator[tuple[int, int, bool]]:
+        """(start, length, current?) of the cached matches of ``doc`` between
+        its y0 and y1 (the part on screen); none while still being found."""
+        starts = self._find.ranges(doc)
+        if not starts:
+            return
+        item = self._list.items[index]
+        current_nth = -1
+        current = self._find.current
+        if current is not None and current[0] == item.id:
+            before = self._hidden(item)
+            for m, other, _h, _u, _y in self._layout.rows(item, 0.0):
+                if m == n:
+                    break
+                if other is not None:
+                    before += len(self._find.ranges(other) or ())
+            current_nth = current[1] - before
+        layout = layout_of(doc)
+        first = max(0, bisect.bisect_left(starts, layout.hitTest(QPointF(0, y0), Qt.HitTestAccuracy.FuzzyHit)) - 1)
+        last = bisect.bisect_right(starts, max(0, layout.hitTest(QPointF(1e6, y1), Qt.HitTestAccuracy.FuzzyHit)))
+        size = len(self._find.text)
+        end = doc.characterCount() - 1
+        for k in range(first, min(last + 1, len(starts))):
+            yield starts[k], min(size, end - starts[k]), k == current_nth
+
+    @staticmethod
+    def _find_selection(doc: QTextDocument, start: int, size: int, current: bool) -> QAbstractTextDocumentLayout.Selection:
+        cursor = QTextCursor(doc)
+        cursor.setPosition(start)
+        cursor.setPosition(start + size, QTextCursor.MoveMode.KeepAnchor)
+        s = QAbstractTextDocumentLayout.Selection()
+        s.cursor = cursor
+        fmt = QTextCharFormat()
+        fmt.setBackground(theme.color("find_current" if current else "find"))
+        s.format = fmt
+        return s
+
+    def _paint_find_rects(self, painter: QPainter, doc: QTextDocument, matches: Iterator[tuple[int, int, bool]]) -> None:
+        """Find matches of a plain document as rectangles behind its text."""
+        layout = layout_of(doc)
+        found, current_color = theme.color("find"), theme.color("find_current")
+        block_rects: dict[int, QRectF] = {}
+        shapes = self._find.shapes(doc)  # match geometry within its block, kept while the block is unchanged
+        width = doc.textWidth()
+        for start, size, current in matches:
+            block = doc.findBlock(start)
+            key = block.position()
+            rect = block_rects.get(key)
+            if rect is None:
+                rect = block_rects[key] = layout.blockBoundingRect(block)
+            a = start - key
+            shape_key = (key, block.length(), width, a, size)
+            shape = shapes.get(shape_key)
+            if shape is None:
+                text_layout = block.layout()
+                assert text_layout is not None
+                line = text_layout.lineForTextPosition(a)
+                if not line.isValid():
+                    continue
+                end_line = text_layout.lineForTextPosition(a + size)
+                x1 = line.cursorToX(a)[0]
+                same = end_line.isValid() and end_line.lineNumber() == line.lineNumber()
+                x2 = line.cursorToX(a + size)[0] if same else line.naturalTextWidth()
+                shape = shapes[shape_key] = QRectF(x1, line.y(), max(1.0, x2 - x1), line.height())
+            painter.fillRect(shape.translated(rect.x(), rect.y()), current_color if current else found)

@@ -1,0 +1,144 @@
+"""The conversation view's text selection (``Selection``: two places,
+painted per row, its text gathered only on Copy) and lazy clipboard data
+(``LazyTextMime``).
+
+Threading rule: GUI thread only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PyQt6.QtCore import QMimeData
+from PyQt6.QtGui import (
+    QAbstractTextDocumentLayout,
+    QPalette,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+)
+
+from app.core.render import blocks
+from app.ui.conversation.items import ItemList, Pos, copy_source
+
+
+class LazyTextMime(QMimeData):
+    """Plain text for the clipboard, made only when someone asks for it
+    (a paste), at most once."""
+
+    def __init__(self, make: Callable[[], str]) -> None:
+        super().__init__()
+        self._make: Callable[[], str] | None = make
+        self._text = ""
+
+    def formats(self) -> list[str]:
+        return ["text/plain", "text/plain;charset=utf-8"]
+
+    def hasFormat(self, mime_type: str | None) -> bool:
+        return mime_type in self.formats()
+
+    def retrieveData(self, mime_type: str | None, type_: object) -> object:
+        if mime_type not in self.formats():
+            return None
+        if self._make is not None:
+            self._text, self._make = self._make(), None
+        return self._text
+
+
+class Selection:
+    """From ``anchor`` (where the drag began) to ``cursor`` (where it is)."""
+
+    def __init__(self, items: ItemList, palette: Callable[[], QPalette]) -> None:
+        self._list = items
+        self._palette = palette
+        self.anchor: Pos | None = None
+        self.cursor: Pos | None = None
+
+    @property
+    def active(self) -> bool:
+        return self.anchor is not None and self.cursor is not None and self.anchor != self.cursor
+
+    def ordered(self) -> tuple[Pos, Pos] | None:
+        if not self.active:
+            return None
+        a, b = self.anchor, self.cursor
+        assert a is not None and b is not None
+        return (a, b) if a <= b else (b, a)
+
+    def selections_for(self, index: int, n: int, doc: QTextDocument) -> list[QAbstractTextDocumentLayout.Selection]:
+        """The text selection's part in row ``n`` of item ``index``."""
+        out: list[QAbstractTextDocumentLayout.Selection] = []
+        sel = self.ordered()
+        if sel is not None:
+            a, b = sel
+            here = (index, n)
+            if (a.item, a.unit) <= here <= (b.item, b.unit):
+                end = doc.characterCount() - 1
+                start = a.char if (a.item, a.unit) == here else 0
+                stop = b.char if (b.item, b.unit) == here else end
+                start, stop = max(0, min(start, end)), max(0, min(stop, end))
+                if stop > start:
+                    cursor = QTextCursor(doc)
+                    cursor.setPosition(start)
+                    cursor.setPosition(stop, QTextCursor.MoveMode.KeepAnchor)
+                    s = QAbstractTextDocumentLayout.Selection()
+                    s.cursor = cursor
+                    fmt = QTextCharFormat()
+                    fmt.setBackground(self._palette().color(QPalette.ColorRole.Highlight))
+                    fmt.setForeground(self._palette().color(QPalette.ColorRole.HighlightedText))
+                    s.format = fmt
+                    out.append(s)
+        return out
+
+    def selected_text(self) -> str:
+        """The selected text. Whole messages come as their Markdown source
+        (cheap, and what a user pasting a reply wants), the answer only,
+        without the thinking; partly selected ones as the text shown
+        (unfolded thoughts included when the selection starts in them)."""
+        sel = self.ordered()
+        if sel is None:
+            return ""
+        a, b = sel
+        parts: list[str] = []
+        for index in range(a.item, min(b.item, len(self._list.items) - 1) + 1):
+            item = self._list.items[index]
+            n_units = len(item.units) + (1 if item.tail is not None and not item.tail.isEmpty() else 0)
+            first = a.unit if index == a.item else 0
+            last = b.unit if index == b.item else n_units - 1
+            whole = (
+                item.message is not None
+                and (index != a.item or (a.unit <= 0 and a.char == 0))
+                and (index != b.item or (b.unit >= n_units - 1 and b.char >= (1 << 29)))
+            )
+            if whole and item.message is not None:
+                parts.append(copy_source(item.message))
+                continue
+            chunks: list[str] = []
+            for n in range(first, min(last, n_units - 1) + 1):
+                if n < 0:
+                    doc = self.doc_of(Pos(index, n, 0))
+                    if doc is None:
+                        continue  # folded thoughts are not shown: not copied
+                else:
+                    doc = item.units[n].doc if n < len(item.units) else item.tail
+                start = a.char if (index, n) == (a.item, a.unit) else 0
+                if doc is None:
+                    chunks.append(blocks.units_plain_text([item.units[n].unit]))
+                    continue
+                end = doc.characterCount() - 1
+                stop = b.char if (index, n) == (b.item, b.unit) else end
+                cursor = QTextCursor(doc)
+                cursor.setPosition(max(0, min(start, end)))
+                cursor.setPosition(max(0, min(stop, end)), QTextCursor.MoveMode.KeepAnchor)
+                chunks.append(cursor.selection().toPlainText())
+            parts.append("\n".join(chunks))
+        return "\n\n".join(p for p in parts if p)
+
+    def doc_of(self, pos: Pos) -> QTextDocument | None:
+        item = self._list.items[pos.item]
+        if pos.unit < 0:
+            think = item.think
+            return think.doc if think is not None and think.ready else None
+        if pos.unit < len(item.units):
+            return item.units[pos.unit].doc
+        return item.tail

@@ -1,0 +1,144 @@
+"""A streaming reply's tail (``StreamingTail``): streamed text routed to
+the thoughts or to a plain tail document (appended through a private cursor
+in O(len(text)), with display-only breaks from
+``app.core.text.textbreak``), completed Markdown blocks sent to the render
+thread, and the text they cover cut off the tail's front once their units
+are in.
+
+Threading rule: GUI thread only.
+"""
+
+from __future__ import annotations
+
+import bisect
+
+from PyQt6.QtGui import QTextCursor
+
+from app.core.render import markdown as render
+from app.core.text.textbreak import DisplayBreaker
+from app.core.text.thinking import ThinkingSplitter
+from app.ui.conversation.documents import DocumentFactory
+from app.ui.conversation.find import FindHighlighter
+from app.ui.conversation.geometry import Metrics
+from app.ui.conversation.items import BREAK_LIMIT, Item, ThoughtsState, utf16_prefix
+from app.ui.conversation.thoughts import ThoughtsFold
+from app.ui.services.render import PRIORITY_NOW, RenderJob, RenderService
+
+
+class StreamingTail:
+    """The streaming side of the items (see the module docstring)."""
+
+    def __init__(
+        self, docs: DocumentFactory, metrics: Metrics, thoughts: ThoughtsFold, find: FindHighlighter,
+        render_service: RenderService,
+    ) -> None:
+        self._docs = docs
+        self._metrics = metrics
+        self._thoughts = thoughts
+        self._find = find
+        self._render = render_service
+
+    def new_tail(self, item: Item) -> None:
+        doc = self._docs.new_document()
+        doc.setTextWidth(self._metrics.content_width())
+        item.tail = doc
+        item.tail_cursor = QTextCursor(doc)
+        item.breaker = DisplayBreaker(BREAK_LIMIT)
+        item.tail_height = 0.0
+        item.tail_start = item.tail_end = item.committed
+        item.tail_breaks = []
+
+    def stream_text(self, item: Item, text: str) -> str:
+        """Route streamed text: thinking to the item's thoughts, the answer to
+        the tail; returns the answer part. Without a splitter (a user
+        message, or a reply whose answer has begun) all of it is answer."""
+        splitter = item.splitter
+        if splitter is not None:
+            thought, text = splitter.feed(text)
+            if splitter.thoughts_start is not None:
+                self.stream_thoughts(item, splitter, thought)
+            if splitter.state == "answer":
+                item.splitter = None  # from now on every piece is answer
+                think = item.think
+                if think is not None and splitter.answer_start is not None:
+                    # The answer begins here: the tail and the commits start at it.
+                    think.answer = splitter.answer_start
+                    item.committed = item.commit_asked = item.tail_start = item.tail_end = think.answer
+                    item.tail_breaks = []
+        if text:
+            self.tail_insert(item, text)
+        return text
+
+    def stream_thoughts(self, item: Item, splitter: ThinkingSplitter, thought: str) -> None:
+        """Streamed thoughts: counted; appended to their document when unfolded."""
+        think = item.think
+        if think is None:
+            assert splitter.thoughts_start is not None
+            start = splitter.thoughts_start
+            think = item.think = ThoughtsState(start, start, -1, False, words=0)
+            think.expanded = item.id in self._thoughts.open
+        if thought:
+            think.end += len(thought)
+            think.words = splitter.words
+            if think.doc is not None:
+                if think.filling:
+                    think.pending.append(thought)
+                else:
+                    self._thoughts.insert(think, thought)
+        if splitter.closed and not think.closed:
+            think.closed = True
+            if think.doc is not None and not think.filling:
+                self._thoughts.trim(think)
+
+    def tail_insert(self, item: Item, text: str) -> None:
+        """Append source text to the tail document, with the display-only
+        breaks the breaker asks for (their source offsets are kept, so a
+        committed prefix can be cut off the tail exactly)."""
+        assert item.breaker is not None and item.tail_cursor is not None
+        breaks = item.breaker.feed(text)
+        cursor = item.tail_cursor
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        start = 0
+        for b in breaks:
+            if b > start:
+                cursor.insertText(text[start:b])
+            if not (cursor.atBlockStart() and cursor.block().length() == 1 and cursor.position() == 0):
+                cursor.insertBlock()
+                item.tail_breaks.append(item.tail_end + b)
+            start = b
+        cursor.insertText(text[start:])
+        item.tail_end += len(text)
+        if item.tail is not None:
+            self._find.changed(item.tail)
+
+    def maybe_commit(self, item: Item) -> None:
+        """Send newly completed blocks of the streaming message to the render thread."""
+        msg = item.message
+        if msg is None or item.commit_asked > item.committed:
+            return  # one commit in flight at a time
+        if item.splitter is not None:
+            return  # the answer has not begun (thinking, or "<thi" undecided)
+        content = msg.content
+        cut = render.find_cut(content, item.committed)
+        if cut > item.committed:
+            item.commit_asked = cut
+            self._render.request(
+                RenderJob(item.id, "stream", content[item.committed : cut], token=item.committed), PRIORITY_NOW
+            )
+
+    def cut_tail(self, item: Item, upto: int) -> None:
+        """Remove source text [tail_start, upto) from the front of the tail
+        (it is shown as units now): O(removed), whatever the tail's length."""
+        if item.tail is None or upto <= item.tail_start:
+            return
+        n_breaks = bisect.bisect_right(item.tail_breaks, upto)
+        doc_chars = (upto - item.tail_start) + n_breaks
+        rest = item.tail.characterCount() - 1
+        cursor = QTextCursor(item.tail)
+        cursor.setPosition(0)
+        cursor.setPosition(min(utf16_prefix(item, upto, doc_chars), rest), QTextCursor.MoveMode.KeepAnchor)
+        removed = cursor.selectionEnd()
+        cursor.removeSelectedText()
+        self._find.cut_front(item.tail, removed)
+        del item.tail_breaks[:n_breaks]
+        item.tail_start = upto

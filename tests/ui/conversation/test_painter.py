@@ -1,0 +1,20 @@
+"""ItemPainter: painting reads the find cache, and a paint with find active
+costs no document search."""
+
+from __future__ import annotations
+
+from app.core.conversation.model import Message
+from app.ui.conversation.painter import note_color
+
+
+def test_painting_with_matches_on_screen_reads_only_the_cache(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+    msgs = [Message("user", "the cat and the hat"), Message("assistant", "**the** end, the `the`")]
+    with qtbot.waitSignal(view.viewport_ready, timeout=10000):
+        view.add_messages(msgs)
+    view.set_find("the")
+    qtbot.waitUntil(lambda: view.probe.find_matches(msgs[1].id) == 3, timeout=5000)
+    assert view.probe.find_matches(msgs[0].id) == 2
+    scans = view.probe.find_scans()
+    view.viewport().repaint()
+    assert view.probe.find_scans() == scans
+    assert note_color("error") != note_color("info")
