@@ -8,24 +8,26 @@ Threading rule: GUI thread only.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 from PyQt6.QtCore import QPointF
 from PyQt6.QtGui import QTextDocument
+from PyQt6.QtWidgets import QAbstractScrollArea
 
 from app.core.render import blocks
 from app.ui.conversation.hittest import Hit
 from app.ui.conversation.items import PAD_X, PAD_Y, Pos, doc_text, layout_of
 
-if TYPE_CHECKING:
-    from app.ui.conversation.view import ChatView
 
 
 class ChatViewProbe:
     """Read-only questions about a ``ChatView`` (see the module docstring)."""
 
-    def __init__(self, view: ChatView) -> None:
-        self._view = view
+    def __init__(self, view: QAbstractScrollArea) -> None:
+        # The probe is the view's one friend: it reads the view's collaborators.
+        # Typed loosely on purpose, so that probe -> view stays out of the
+        # import graph (the view imports the probe; no cycle, not even for types).
+        self._view: Any = view
 
     def message_text(self, message_id: str) -> str:
         """The text shown for a message's answer (units and tail), as a

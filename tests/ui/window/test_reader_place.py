@@ -50,8 +50,8 @@ class RowSpy:
 
 def screen_y(qtbot: Any, view: Any, message_id: str) -> float:
     """Where the first line of a message is on screen (once laid out)."""
-    qtbot.waitUntil(lambda: not view.busy and view.point_of_text(message_id, "message") is not None, timeout=5000)
-    point: QPointF = view.point_of_text(message_id, "message")
+    qtbot.waitUntil(lambda: not view.busy and view.probe.point_of_text(message_id, "message") is not None, timeout=5000)
+    point: QPointF = view.probe.point_of_text(message_id, "message")
     return point.y()
 
 
@@ -71,7 +71,7 @@ def test_path_changes_keep_the_readers_place_and_the_find_bar(qtbot, make_window
     sb = view.verticalScrollBar()
     sb.setValue(sb.value() - view.viewport().height() // 3)
     above = conv.messages[58].id  # the prompt just above the switched reply
-    qtbot.waitUntil(lambda: view.footer_action_point(first.id, "next") is not None, timeout=5000)
+    qtbot.waitUntil(lambda: view.probe.footer_action_point(first.id, "next") is not None, timeout=5000)
     value, y_above = sb.value(), screen_y(qtbot, view, above)
     assert not view.at_bottom()
     rows = RowSpy(chat.conversations.rows)
@@ -91,7 +91,7 @@ def test_path_changes_keep_the_readers_place_and_the_find_bar(qtbot, make_window
         assert view.message_ids() == [m.id for m in conv.messages], what
 
     # 1. ‹ › on a version in the middle (a real click on "›").
-    point = view.footer_action_point(first.id, "next")
+    point = view.probe.footer_action_point(first.id, "next")
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=point.toPoint())
     assert conv.messages[59] is second
     assert rows.events == [("remove", 59, n - 1), ("insert", 59, len(conv.messages) - 1)]
@@ -99,7 +99,7 @@ def test_path_changes_keep_the_readers_place_and_the_find_bar(qtbot, make_window
 
     # 2. Delete that version: the path goes back to the other one.
     rows.events.clear()
-    point = view.footer_action_point(second.id, "delete")
+    point = view.probe.footer_action_point(second.id, "delete")
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=point.toPoint())
     assert conv.get(second.id) is None and conv.messages[59] is first
     assert rows.events == [("remove", 59, len(conv.messages) - 1), ("insert", 59, n - 1)]
