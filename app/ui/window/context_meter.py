@@ -65,8 +65,10 @@ class ContextMeter(QProgressBar):
         self.setFormat(text.format(used=used, limit=limit))
         share = self.used / self.limit
         self.setProperty("level", "full" if share >= 1.0 else "high" if share >= 0.8 else "ok")
-        self.style().unpolish(self)
-        self.style().polish(self)
+        style = self.style()
+        assert style is not None
+        style.unpolish(self)
+        style.polish(self)
         if self.exact:
             tip = self.tr(
                 "This conversation uses {used} of the model's {limit}-token context "
