@@ -47,8 +47,8 @@ def make_application(argv: list[str] | None = None) -> QApplication:
     # An exception escaping a slot would otherwise abort the process (PyQt6
     # calls qFatal without a sys.excepthook): log it, tell the user, carry on.
     # Once per process; later calls get the same guard.
-    install_crash_guard(app)  # type: ignore[arg-type]
-    return app  # type: ignore[return-value]
+    install_crash_guard(app)  # type: ignore[arg-type]  # instance() is typed QCoreApplication; Rill makes a QApplication
+    return app  # type: ignore[return-value]  # as above
 
 
 def backend_from_args(args: argparse.Namespace) -> tuple[BackendFactory, str]:

@@ -72,7 +72,7 @@ class StreamAnnouncer(QObject):
             self._progress.stop()
             return
         tokens = reply.stats.tokens_shown
-        self.announce(self.tr("Still writing: %n token(s) so far.", None, tokens))
+        self.announce(self.tr("Still writing: %n token(s) so far.", "", tokens))
 
     def _on_reply_stopped(self, request_id: int) -> None:
         self._progress.stop()
@@ -86,7 +86,7 @@ class StreamAnnouncer(QObject):
         if stats.error:
             self.announce(self.tr("The reply failed: {error}").format(error=stats.error))
         else:
-            self.announce(self.tr("Reply finished: %n token(s).", None, stats.tokens_shown))
+            self.announce(self.tr("Reply finished: %n token(s).", "", stats.tokens_shown))
         self._keep_focus()
 
     def _keep_focus(self) -> None:
@@ -94,6 +94,7 @@ class StreamAnnouncer(QObject):
         window, goes to the message box; focus elsewhere stays put."""
         focused = QApplication.focusWidget()
         window = self._prompt.window()
+        assert window is not None
         if focused is None or focused is self._stop_button or not window.isAncestorOf(focused):
             if window.isActiveWindow() or focused is self._stop_button:
                 self._prompt.setFocus()

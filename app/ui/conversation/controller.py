@@ -29,13 +29,14 @@ from app.core.config.preferences import ReplySettings, conversation_settings, me
 from app.core.conversation.deletion import MessageDeletion
 from app.core.conversation.model import Conversation, Message, MessageStatus, Role
 from app.core.conversation.reply import ReplyTelemetry
+from app.core.factory import BackendFactory
 from app.ui.conversation.consumer import StreamConsumer
 from app.ui.conversation.context import DroppedNotices
 from app.ui.conversation.model import Decoration, MessageListModel
 from app.ui.conversation.reply import Reply, ReplyStats
 from app.ui.conversation.view import ChatView
 from app.ui.conversation.view_adapter import MessageViewAdapter
-from app.ui.services.inference import BackendFactory, InferenceService
+from app.ui.services.inference import InferenceService
 from app.ui.services.library import ConversationLibrary
 from app.ui.services.model_session import ModelSession, ModelState
 

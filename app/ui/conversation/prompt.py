@@ -93,7 +93,8 @@ def mime_text(source: QMimeData) -> str:
             if raw.isEmpty():
                 break
             try:
-                return str(raw, "utf-8")
+                text: str = str(raw, "utf-8")  # type: ignore[call-overload]  # PyQt6 stubs: QByteArray is a buffer (no copy)
+                return text
             except UnicodeDecodeError:
                 break
     return source.text()
@@ -435,19 +436,22 @@ class PromptArea(QWidget):
         self._typed_dirty = True
         if self._context_limit is None:
             return
-        if self.editor.document().characterCount() <= IMMEDIATE_ESTIMATE_CHARS:
+        document = self.editor.document()
+        assert document is not None
+        if document.characterCount() <= IMMEDIATE_ESTIMATE_CHARS:
             self._update_warning()
         else:
             self._estimate_timer.start()
 
     def _update_warning(self) -> None:
         self._estimate_timer.stop()
-        if not self.over_limit():
+        context_limit = self._context_limit
+        if context_limit is None or not self.over_limit():
             self.warning.hide()
             self.warning.clear()
             return
         tokens = format_token_count(self.estimated_tokens())
-        limit = QLocale().toString(self._context_limit)
+        limit = QLocale().toString(context_limit)
         n = len(self._attachments)
         if n == 0:
             text = self.tr(

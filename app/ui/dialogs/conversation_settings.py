@@ -151,7 +151,7 @@ class ConversationSettingsDialog(QDialog):
         for box in self.overrides.values():
             box.toggled.connect(self._on_override_toggled)
         for spin in self.spins.values():
-            spin.valueChanged.connect(self._on_value_changed)  # type: ignore[attr-defined]
+            spin.valueChanged.connect(self._on_value_changed)  # type: ignore[attr-defined]  # a QSpinBox or QDoubleSpinBox: their QAbstractSpinBox base has no value API
         self.seed_random.toggled.connect(self._on_override_toggled)
         self.buttons.clicked.connect(self._on_button_clicked)
 
@@ -166,12 +166,12 @@ class ConversationSettingsDialog(QDialog):
         for spec in SAMPLING_FIELDS:
             value = getattr(current, spec.name)
             self.overrides[spec.name].setChecked(value is not None)
-            self.spins[spec.name].setValue(value if value is not None else getattr(d, spec.name))  # type: ignore[attr-defined]
+            self.spins[spec.name].setValue(value if value is not None else getattr(d, spec.name))  # type: ignore[attr-defined]  # a QSpinBox or QDoubleSpinBox: their QAbstractSpinBox base has no value API
         seed = current.seed
         self.overrides["seed"].setChecked(seed is not None)
         effective = d.seed if seed is None else (None if seed == RANDOM_SEED else seed)
         self.seed_random.setChecked(effective is None)
-        self.spins["seed"].setValue(effective if isinstance(effective, int) else 0)  # type: ignore[attr-defined]
+        self.spins["seed"].setValue(effective if isinstance(effective, int) else 0)  # type: ignore[attr-defined]  # a QSpinBox or QDoubleSpinBox: their QAbstractSpinBox base has no value API
         self._update_enabled()
         self._check()
 
@@ -182,9 +182,9 @@ class ConversationSettingsDialog(QDialog):
             values["system_prompt"] = self.system_prompt.toPlainText()
         for spec in SAMPLING_FIELDS:
             if self.overrides[spec.name].isChecked():
-                values[spec.name] = self.spins[spec.name].value()  # type: ignore[attr-defined]
+                values[spec.name] = self.spins[spec.name].value()  # type: ignore[attr-defined]  # a QSpinBox or QDoubleSpinBox: their QAbstractSpinBox base has no value API
         if self.overrides["seed"].isChecked():
-            values["seed"] = RANDOM_SEED if self.seed_random.isChecked() else int(self.spins["seed"].value())  # type: ignore[attr-defined]
+            values["seed"] = RANDOM_SEED if self.seed_random.isChecked() else int(self.spins["seed"].value())  # type: ignore[attr-defined]  # a QSpinBox or QDoubleSpinBox: their QAbstractSpinBox base has no value API
         return ConversationSettings(**values, extra=dict(self._extra))
 
     def _update_enabled(self) -> None:

@@ -54,7 +54,8 @@ from PyQt6.QtWidgets import (
 from app.core.models import catalog as model_catalog
 
 from app.core.base import settings
-from app.core.models.gguf_info import DEFAULT_N_CTX, FALLBACK_TEMPLATE, GGUFInfo, format_bytes
+from app.core.models.gguf_info import FALLBACK_TEMPLATE, GGUFInfo, format_bytes
+from app.core.models.paths import DEFAULT_N_CTX
 from app.core.models.catalog import SOURCE_ADDED, CatalogEntry
 from app.ui.services.background import BackgroundCalls
 from app.ui.misc import theme
@@ -388,9 +389,12 @@ class ModelManagerDialog(QDialog):
         self.view.sortByColumn(-1, Qt.SortOrder.AscendingOrder)  # the catalog's own order until a header is clicked
         self.view.setWordWrap(False)
         self.view.setTextElideMode(Qt.TextElideMode.ElideRight)
-        self.view.verticalHeader().hide()
-        self.view.verticalHeader().setDefaultSectionSize(24)
+        vertical_header = self.view.verticalHeader()
+        assert vertical_header is not None
+        vertical_header.hide()
+        vertical_header.setDefaultSectionSize(24)
         header = self.view.horizontalHeader()
+        assert header is not None
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         for col, width in enumerate(_WIDTHS):
             header.resizeSection(col, width)
@@ -426,7 +430,9 @@ class ModelManagerDialog(QDialog):
         self._update_buttons()
 
     def _connect_signals(self) -> None:
-        self.view.selectionModel().selectionChanged.connect(self._on_selection_changed)
+        selection = self.view.selectionModel()
+        assert selection is not None
+        selection.selectionChanged.connect(self._on_selection_changed)
         self.view.doubleClicked.connect(self._on_double_clicked)
         self.table.dataChanged.connect(self._on_table_changed)
         self.add_button.clicked.connect(self._on_add_clicked)
@@ -516,7 +522,9 @@ class ModelManagerDialog(QDialog):
 
     def selected_row(self) -> int | None:
         """The selected row in the table model (not the sorted view), or None."""
-        rows = self.view.selectionModel().selectedRows()
+        selection = self.view.selectionModel()
+        assert selection is not None
+        rows = selection.selectedRows()
         if not rows:
             return None
         return self.proxy.mapToSource(rows[0]).row()

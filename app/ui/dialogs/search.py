@@ -367,7 +367,9 @@ class SearchDialog(QDialog):
         super().hideEvent(event)
         parent = self.parentWidget()
         if parent is not None and parent.isVisible() and QApplication.activeWindow() in (self, None):
-            parent.window().activateWindow()
+            window = parent.window()
+            assert window is not None
+            window.activateWindow()
 
     # -- searching -----------------------------------------------------------------
 
@@ -428,11 +430,11 @@ class SearchDialog(QDialog):
             self.list.scrollToTop()
             shown = len(hits)
             if shown >= self.limit:
-                self.count_label.setText(self.tr("The %n newest matches", None, shown))
+                self.count_label.setText(self.tr("The %n newest matches", "", shown))
             elif shown == 1:
                 self.count_label.setText(self.tr("1 match"))
             else:
-                self.count_label.setText(self.tr("%n matches", None, shown))
+                self.count_label.setText(self.tr("%n matches", "", shown))
         else:
             self._show_message(self.tr("No matches"))
         if self._activate_when_ready:
@@ -471,7 +473,8 @@ class SearchDialog(QDialog):
         self.list.setCurrentIndex(self.model.index(row, 0))
 
     def _page(self) -> int:
-        height = self.list.viewport().height() if self.list.viewport() is not None else 0
+        viewport = self.list.viewport()
+        height = viewport.height() if viewport is not None else 0
         row_height = self.list.sizeHintForRow(0) if self.model.rowCount() else 0
         return max(1, height // row_height) if row_height > 0 else 5
 

@@ -282,13 +282,17 @@ class ServersDialog(QDialog):
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
         )
-        self.save_button = self.buttons.button(QDialogButtonBox.StandardButton.Save)
-        self.save_button.setAccessibleName(self.tr("Save the servers"))
-        self.cancel_button = self.buttons.button(QDialogButtonBox.StandardButton.Cancel)
-        self.cancel_button.setAccessibleName(self.tr("Close without saving"))
-        self.use_button = self.buttons.addButton(
+        save_button = self.buttons.button(QDialogButtonBox.StandardButton.Save)
+        cancel_button = self.buttons.button(QDialogButtonBox.StandardButton.Cancel)
+        use_button = self.buttons.addButton(
             self.tr("C&hat with This Model"), QDialogButtonBox.ButtonRole.ActionRole
         )
+        assert save_button is not None and cancel_button is not None and use_button is not None
+        self.save_button = save_button
+        self.save_button.setAccessibleName(self.tr("Save the servers"))
+        self.cancel_button = cancel_button
+        self.cancel_button.setAccessibleName(self.tr("Close without saving"))
+        self.use_button = use_button
         self.use_button.setAccessibleName(self.tr("Save and chat with this server's default model"))
         self.save_status = QLabel()
         self.save_status.setAccessibleName(self.tr("Saving status"))
@@ -629,12 +633,12 @@ class ServersDialog(QDialog):
                 draft.saved_key = draft.key = keys.get(draft.id, "")
         self.key_note.setText(notice)
         self.key_note.setVisible(bool(notice))
-        draft = self.current_draft()
-        if draft is not None:
+        current = self.current_draft()
+        if current is not None:
             self._filling = True
-            self.key_edit.setText(draft.key or "")
+            self.key_edit.setText(current.key or "")
             self._filling = False
-        self._show_key_state(draft)
+        self._show_key_state(current)
 
     # -- saving ------------------------------------------------------------------------------------
 

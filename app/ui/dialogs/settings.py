@@ -329,7 +329,7 @@ class SettingsDialog(QDialog):
 
     def _connect_signals(self) -> None:
         for spin in self.spins.values():
-            spin.valueChanged.connect(self._on_value_changed)  # type: ignore[attr-defined]
+            spin.valueChanged.connect(self._on_value_changed)  # type: ignore[attr-defined]  # a QSpinBox or QDoubleSpinBox: their QAbstractSpinBox base has no value API
         self.seed_random.toggled.connect(self._on_seed_random_toggled)
         self.system_prompt.textChanged.connect(self._on_value_changed)
         self.overflow.currentIndexChanged.connect(self._on_value_changed)
@@ -359,10 +359,10 @@ class SettingsDialog(QDialog):
         self._check()
 
     def _set_spin(self, name: str, value: Any) -> None:
-        self.spins[name].setValue(value)  # type: ignore[attr-defined]
+        self.spins[name].setValue(value)  # type: ignore[attr-defined]  # a QSpinBox or QDoubleSpinBox: their QAbstractSpinBox base has no value API
 
     def _value(self, name: str) -> Any:
-        return self.spins[name].value()  # type: ignore[attr-defined]
+        return self.spins[name].value()  # type: ignore[attr-defined]  # a QSpinBox or QDoubleSpinBox: their QAbstractSpinBox base has no value API
 
     def preferences(self) -> Preferences:
         """The values in the form (they may not validate)."""

@@ -111,7 +111,7 @@ class CrashGuard(QObject):
         self._log_problem = ""
         self._in_listener = False  # GUI thread: inside error_reported's slots
         self._gui_ident = threading.get_ident()
-        self._error_reported.connect(self._on_error_reported, Qt.ConnectionType.QueuedConnection)
+        self._error_reported.connect(self._on_error_reported, Qt.ConnectionType.QueuedConnection)  # type: ignore[call-arg]  # PyQt6 stubs: connect() takes a connection type
 
     # -- hooks -------------------------------------------------------------------
 
@@ -285,7 +285,7 @@ class CrashGuard(QObject):
         # Owned by C++ (WA_DeleteOnClose deletes it): dropping our reference in
         # a slot of its own ``finished`` must not delete it mid-signal (a
         # parentless widget made in Python is otherwise owned by Python).
-        sip.transferto(box, None)
+        sip.transferto(box, None)  # type: ignore[arg-type]  # sip stubs: None (C++ owns it) is allowed
         box.finished.connect(self._on_dialog_finished)
         box.destroyed.connect(self._on_dialog_destroyed)
         self.dialog = box
@@ -308,7 +308,7 @@ class CrashGuard(QObject):
             ).format(path=self.log_path, problem=self._log_problem)
         if self.dialog_count > 1:
             where += "\n\n" + self.tr(
-                "This has happened %n times since this message appeared.", None, self.dialog_count
+                "This has happened %n times since this message appeared.", "", self.dialog_count
             )
         box.setInformativeText(where)
         box.setDetailedText(self._details)

@@ -74,7 +74,7 @@ def _load(app: QCoreApplication, name: str, directories: list[Path]) -> bool:
 
 
 def _translate(context: str, text: str, disambiguation: str | None = None, n: int = -1) -> str:
-    return QCoreApplication.translate(context, text, disambiguation, n)
+    return QCoreApplication.translate(context, text, disambiguation or "", n)  # Qt: "" and null look up alike
 
 
 def install_translations(app: QCoreApplication, preference: str = SYSTEM) -> str:

@@ -146,11 +146,14 @@ class ShortcutsDialog(QDialog):
         self.table.setObjectName("shortcutsTable")
         self.table.setHorizontalHeaderLabels([self.tr("Action"), self.tr("Keys")])
         self.table.setAccessibleName(self.tr("Keyboard shortcuts"))
-        self.table.verticalHeader().setVisible(False)
+        vertical_header = self.table.verticalHeader()
+        assert vertical_header is not None
+        vertical_header.setVisible(False)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setAlternatingRowColors(True)
         header = self.table.horizontalHeader()
+        assert header is not None
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         self._fill()

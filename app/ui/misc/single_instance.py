@@ -57,7 +57,7 @@ from PyQt6.QtWidgets import QWidget
 try:
     from PyQt6.QtNetwork import QLocalServer, QLocalSocket
 except ImportError:  # a bundle built without QtNetwork: every start is a first one
-    QLocalServer = QLocalSocket = None  # type: ignore[assignment,misc]
+    QLocalServer = QLocalSocket = None  # type: ignore[assignment,misc]  # the classes become None: callers check QLocalServer first
 
 from app.core.base import settings
 
@@ -151,8 +151,8 @@ def ask_to_activate(name: str, timeout_ms: int = ASK_MS) -> bool:
             left = int((deadline - time.monotonic()) * 1000)
             if left <= 0 or not sock.waitForReadyRead(left):
                 break
-            answer += bytes(sock.readAll())
-        answer += bytes(sock.readAll())  # the answer may come with the disconnection
+            answer += sock.readAll().data()
+        answer += sock.readAll().data()  # the answer may come with the disconnection
         return answer.startswith(ACK)
     finally:
         sock.abort()
@@ -232,7 +232,7 @@ class SingleInstance(QObject):
         key = id(sock)
         if key not in self._buffers:
             return
-        data = self._buffers[key] + bytes(sock.readAll())
+        data = self._buffers[key] + sock.readAll().data()
         self._buffers[key] = data
         if b"\n" not in data:
             if len(data) > 256:
@@ -276,8 +276,9 @@ def claim_single_instance(
     if QLocalServer is None:
         log.warning("Rill was built without QtNetwork: it cannot tell whether it already runs.")
         return SingleInstance(name, None, parent)
-    lock: QLockFile | None = QLockFile(lock_path(data_dir))
-    lock.setStaleLockTime(0)  # stale only when its process is gone: Rill runs for days
+    lock_file = QLockFile(lock_path(data_dir))
+    lock_file.setStaleLockTime(0)  # stale only when its process is gone: Rill runs for days
+    lock: QLockFile | None = lock_file
     deadline = time.monotonic() + wait_ms / 1000
     while True:
         if lock is not None and lock.tryLock(0):

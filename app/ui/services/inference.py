@@ -349,7 +349,7 @@ class InferenceService(QObject):
             cancel.set()
             return rid
         self._cancels[rid] = cancel
-        request = GenerationRequest(rid, messages, params, continue_text, overflow)  # type: ignore[arg-type]
+        request = GenerationRequest(rid, messages, params, continue_text, overflow)  # type: ignore[arg-type]  # a callable is built on the inference thread (run) first
         self._run_requested.emit(_Job(request, cancel))
         return rid
 

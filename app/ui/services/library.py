@@ -166,6 +166,10 @@ class ConversationLibrary(QObject):
     def messages_restored(self, conv: Conversation, restored: list[Message]) -> None:
         for msg in restored:
             snapshot = msg.snapshot()
-            self.store.write(lambda store, s=snapshot: store.add_message(conv.id, s))
+
+            def add(store: Store, s: Message = snapshot) -> None:  # bound now: the loop moves on
+                store.add_message(conv.id, s)
+
+            self.store.write(add)
         self.set_current_leaf(conv)
 

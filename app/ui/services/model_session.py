@@ -16,7 +16,8 @@ import enum
 from PyQt6.QtCore import QCoreApplication, QObject, pyqtSignal
 
 from app.core.backends.base import ModelInfo
-from app.ui.services.inference import BackendFactory, InferenceService
+from app.core.factory import BackendFactory
+from app.ui.services.inference import InferenceService
 
 __all__ = ["ModelSession", "ModelState"]
 

@@ -62,6 +62,7 @@ class _StoreThread(QThread):
             while self.jobs.get() is not None:
                 pass
             return
+        store = None
         try:
             import app.core.store as store_module
 
@@ -72,10 +73,9 @@ class _StoreThread(QThread):
                 "StoreService", "The conversation history could not be opened: {error}"
             ).format(error=exc)
             service._opened.emit((False, [notice], True))
-            result = None
         else:
             service._opened.emit((result.store is not None, list(result.notices), bool(result.read_only)))
-        store = result.store if result is not None else None
+            store = result.store
         write_error = getattr(sys.modules.get("app.core.store"), "StoreWriteError", OSError)
         while True:
             job = self.jobs.get()
@@ -91,7 +91,7 @@ class _StoreThread(QThread):
                 reason = str(exc) or QCoreApplication.translate("StoreService", "the disk refused the write")
                 service._done.emit((job, None, reason))
                 continue
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:  # noqa: BLE001 - a failing job must not kill the store thread
                 log.exception("store job failed")
                 service._done.emit((job, None, f"{type(exc).__name__}: {exc}" if job.write else None))
                 continue
@@ -99,7 +99,7 @@ class _StoreThread(QThread):
         if store is not None:
             try:
                 store.close()
-            except Exception:  # noqa: BLE001
+            except Exception:  # noqa: BLE001 - logged; the thread ends either way
                 log.exception("closing the store failed")
 
 
@@ -158,8 +158,9 @@ class StoreService(ThreadedService):
         if self._stopped:
             return
         if not self.enabled:
-            if not job.write and job.callback is not None:
-                QTimer.singleShot(0, lambda: job.callback(None))  # type: ignore[misc]
+            callback = job.callback
+            if not job.write and callback is not None:
+                QTimer.singleShot(0, lambda: callback(None))
             return
         self._store_thread.jobs.put(job)
 

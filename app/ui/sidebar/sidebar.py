@@ -26,7 +26,7 @@ from PyQt6.QtCore import (
     Qt,
     pyqtSignal,
 )
-from PyQt6.QtGui import QFont, QFontMetrics, QPainter, QShortcut
+from PyQt6.QtGui import QAction, QFont, QFontMetrics, QPainter, QShortcut
 from PyQt6.QtWidgets import (
     QAbstractItemView,
     QListView,
@@ -131,7 +131,7 @@ class ConversationListModel(QAbstractListModel):
         base = super().flags(index)
         return base | Qt.ItemFlag.ItemIsEditable if index.isValid() else base
 
-    def setData(self, index: QModelIndex, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:  # noqa: N802
+    def setData(self, index: QModelIndex, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:  # noqa: N802 (Qt API)
         if role != Qt.ItemDataRole.EditRole or not index.isValid():
             return False
         title = " ".join(str(value).split())[:200]
@@ -143,12 +143,12 @@ class ConversationListModel(QAbstractListModel):
         self._library.rename(row.id, title)
         return True
 
-    def canFetchMore(self, parent: QModelIndex = QModelIndex()) -> bool:  # noqa: N802, B008
+    def canFetchMore(self, parent: QModelIndex = QModelIndex()) -> bool:  # noqa: N802, B008 (Qt API)
         if parent.isValid():
             return False
         return self._total is None or len(self._rows) + len(self._hidden) < self._total
 
-    def fetchMore(self, parent: QModelIndex = QModelIndex()) -> None:  # noqa: N802, B008
+    def fetchMore(self, parent: QModelIndex = QModelIndex()) -> None:  # noqa: N802, B008 (Qt API)
         if parent.isValid() or self._fetching:
             return
         self._fetching = True
@@ -271,7 +271,7 @@ class _Delegate(QStyledItemDelegate):
     def _header_height(self, option: QStyleOptionViewItem) -> int:
         return QFontMetrics(option.font).height() + 12
 
-    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:  # noqa: N802
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:  # noqa: N802 (Qt API)
         """Rows have one height (two with a group header), cached per font:
         the list re-measures every row after a change, so this must be cheap."""
         first = bool(index.data(FIRST_IN_GROUP_ROLE))
@@ -307,12 +307,12 @@ class _Delegate(QStyledItemDelegate):
             opt.text = "📌 " + str(index.data())
         super().paint(painter, opt, index)
 
-    def initStyleOption(self, option: QStyleOptionViewItem | None, index: QModelIndex) -> None:  # noqa: N802
+    def initStyleOption(self, option: QStyleOptionViewItem | None, index: QModelIndex) -> None:  # noqa: N802 (Qt API)
         super().initStyleOption(option, index)
         if option is not None and index.data(PINNED_ROLE):
             option.text = "📌 " + str(index.data())
 
-    def updateEditorGeometry(self, editor: QWidget | None, option: QStyleOptionViewItem, index: QModelIndex) -> None:  # noqa: N802
+    def updateEditorGeometry(self, editor: QWidget | None, option: QStyleOptionViewItem, index: QModelIndex) -> None:  # noqa: N802 (Qt API)
         if editor is None:
             return
         rect = QRect(option.rect)
@@ -381,18 +381,26 @@ class Sidebar(QWidget):
         conversation_id = str(index.data(ID_ROLE))
         pinned = bool(index.data(PINNED_ROLE))
         menu = QMenu(self)
-        pin = menu.addAction(self.tr("Unpin") if pinned else self.tr("Pin to Top"))
-        rename = menu.addAction(self.tr("Rename\tF2"))
-        export = menu.addAction(self.tr("Export…"))
-        conversation_settings = menu.addAction(self.tr("Conversation Settings…"))
+
+        def add_action(text: str) -> QAction:
+            action = menu.addAction(text)
+            assert action is not None
+            return action
+
+        pin = add_action(self.tr("Unpin") if pinned else self.tr("Pin to Top"))
+        rename = add_action(self.tr("Rename\tF2"))
+        export = add_action(self.tr("Export…"))
+        conversation_settings = add_action(self.tr("Conversation Settings…"))
         menu.addSeparator()
-        delete = menu.addAction(self.tr("Delete\tDel"))
+        delete = add_action(self.tr("Delete\tDel"))
         pin.triggered.connect(lambda: self.pin_requested.emit(conversation_id, not pinned))
         rename.triggered.connect(lambda: self.list.edit(index))
         export.triggered.connect(lambda: self.export_requested.emit(conversation_id))
         conversation_settings.triggered.connect(lambda: self.settings_requested.emit(conversation_id))
         delete.triggered.connect(lambda: self.delete_requested.emit(conversation_id))
-        menu.popup(self.list.viewport().mapToGlobal(pos))
+        viewport = self.list.viewport()
+        assert viewport is not None
+        menu.popup(viewport.mapToGlobal(pos))
 
     def _on_clicked(self, index: QModelIndex) -> None:
         conversation_id = index.data(ID_ROLE)

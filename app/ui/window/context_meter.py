@@ -9,6 +9,9 @@ conversation opened from the history is estimated on a background thread.
 
 from __future__ import annotations
 
+import threading
+from typing import TYPE_CHECKING, Any
+
 from PyQt6.QtCore import QLocale, QObject, QTimer
 from PyQt6.QtWidgets import QProgressBar
 
@@ -19,6 +22,9 @@ from app.ui.services.background import BackgroundCalls
 from app.ui.conversation.prompt import PromptArea
 from app.ui.conversation.reply import ReplyStats
 from app.ui.services.throttle import Throttle
+
+if TYPE_CHECKING:
+    from app.ui.conversation.controller import ChatController
 
 #: Tokens a message's framing costs in a chat template (role markers, ends).
 FRAME_TOKENS = 4
@@ -65,8 +71,10 @@ class ContextMeter(QProgressBar):
         self.setFormat(text.format(used=used, limit=limit))
         share = self.used / self.limit
         self.setProperty("level", "full" if share >= 1.0 else "high" if share >= 0.8 else "ok")
-        self.style().unpolish(self)
-        self.style().polish(self)
+        style = self.style()
+        assert style is not None
+        style.unpolish(self)
+        style.polish(self)
         if self.exact:
             tip = self.tr(
                 "This conversation uses {used} of the model's {limit}-token context "
@@ -89,7 +97,9 @@ class ContextMeter(QProgressBar):
 class ContextTracker(QObject):
     """Feeds a ContextMeter from the chat controller and the prompt area."""
 
-    def __init__(self, chat, prompt_area: PromptArea, meter: ContextMeter, parent: QObject | None = None) -> None:  # type: ignore[no-untyped-def]
+    def __init__(
+        self, chat: ChatController, prompt_area: PromptArea, meter: ContextMeter, parent: QObject | None = None
+    ) -> None:
         super().__init__(parent)
         self._chat = chat
         self._prompt = prompt_area
@@ -128,10 +138,10 @@ class ContextTracker(QObject):
         contents = [conv.system_prompt] + [m.content for m in conv.messages]
         conv_id = conv.id
 
-        def work(_cancel) -> int:  # type: ignore[no-untyped-def]
+        def work(_cancel: threading.Event) -> int:
             return sum(estimate(text).tokens + FRAME_TOKENS for text in contents if text)
 
-        def done(result, error) -> None:  # type: ignore[no-untyped-def]
+        def done(result: Any, error: BaseException | None) -> None:
             if error is None and conv_id not in self._base:
                 self._base[conv_id] = (int(result), False)
                 self.refresh()

@@ -52,7 +52,7 @@ class GgufDropFilter(QObject):
     def eventFilter(self, watched: QObject | None, event: QEvent | None) -> bool:
         if event is None or event.type() not in (QEvent.Type.DragEnter, QEvent.Type.DragMove, QEvent.Type.Drop):
             return False
-        drag: QDropEvent = event  # type: ignore[assignment]
+        drag: QDropEvent = event  # type: ignore[assignment]  # the three event types above are QDropEvents
         models, _others = gguf_paths_from_mime(drag.mimeData())
         if not models:
             return False

@@ -39,6 +39,7 @@ from PyQt6.QtWidgets import (
 from app.core.backends.base import ModelInfo
 from app.core.backends.remote.servers import ServerConfig
 from app.core.config.preferences import ConversationSettings, Preferences
+from app.core.conversation.model import Conversation
 from app.core.models import paths as models
 from app.core.pipeline.metrics import HealthSnapshot
 from app.resources import resource_path
@@ -333,9 +334,9 @@ class MainWindow(QMainWindow):
         if conversation_id == self.chat.conversation.id:
             return
 
-        def show(conv: object) -> None:
+        def show(conv: Conversation | None) -> None:
             if conv is not None:
-                self.chat.show_conversation(conv)  # type: ignore[arg-type]
+                self.chat.show_conversation(conv)
 
         self.library.load(conversation_id, show)
 
@@ -650,17 +651,17 @@ class MainWindow(QMainWindow):
             if conversation_id and self.undo_bar.pending_conversation == conversation_id:
                 self.undo_bar.undo()  # found in a conversation just deleted: bring it back
 
-            def show(conv: object) -> None:
+            def show(conv: Conversation | None) -> None:
                 if conv is None:
                     self._status_bar.showMessage(self.tr("That conversation is no longer in the history."), 5000)
                     return
-                msg = conv.get(message_id)  # type: ignore[attr-defined]
-                on_path = any(m.id == message_id for m in conv.messages)  # type: ignore[attr-defined]
+                msg = conv.get(message_id)
+                on_path = any(m.id == message_id for m in conv.messages)
                 if msg is not None and not on_path:
-                    conv.switch_to(message_id)  # type: ignore[attr-defined]
-                    self.library.set_current_leaf(conv)  # type: ignore[arg-type]
+                    conv.switch_to(message_id)
+                    self.library.set_current_leaf(conv)
                 if conv is not self.chat.conversation or not on_path:
-                    self.chat.show_conversation(conv)  # type: ignore[arg-type]
+                    self.chat.show_conversation(conv)
                 text = highlight_text(query, msg.content if msg is not None else "")
 
                 def reveal() -> None:
@@ -757,13 +758,13 @@ class MainWindow(QMainWindow):
         from app.core.config.preferences import conversation_settings
         from app.ui.dialogs.conversation_settings import ConversationSettingsDialog
 
-        def show(conv: object) -> None:
+        def show(conv: Conversation | None) -> None:
             if conv is None:
                 self._status_bar.showMessage(self.tr("That conversation is no longer in the history."), 5000)
                 return
             dialog = ConversationSettingsDialog(
-                conversation_id, conversation_settings(conv),  # type: ignore[arg-type]
-                self.preferences, getattr(conv, "title", ""), self,  # type: ignore[arg-type]
+                conversation_id, conversation_settings(conv),
+                self.preferences, getattr(conv, "title", ""), self,
             )
             dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
             dialog.settings_accepted.connect(self._on_conversation_settings_accepted)
@@ -776,9 +777,9 @@ class MainWindow(QMainWindow):
             self.library.load(conversation_id, show)
 
     def _on_conversation_settings_accepted(self, conversation_id: str, chosen: ConversationSettings) -> None:
-        def store(conv: object) -> None:
+        def store(conv: Conversation | None) -> None:
             if conv is not None:
-                self.library.set_overrides(conv, chosen.to_dict())  # type: ignore[arg-type]
+                self.library.set_overrides(conv, chosen.to_dict())
                 self._status_bar.showMessage(
                     self.tr("Conversation settings saved: they apply from its next reply."), 5000
                 )

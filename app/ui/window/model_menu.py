@@ -166,7 +166,7 @@ class ModelMenu(QMenu):
         group = QActionGroup(self)  # exclusive checks
         group.setExclusive(True)
         self._transient.append(group)
-        self.local_action.setChecked(bool(self._current) and self._current.get("kind") == "local")  # type: ignore[union-attr]
+        self.local_action.setChecked(self._current is not None and self._current.get("kind") == "local")
         group.addAction(self.local_action)
         self.addAction(self.local_action)
         self.addAction(self.open_model_action)
@@ -186,14 +186,17 @@ class ModelMenu(QMenu):
                 more = self.addMenu(
                     QCoreApplication.translate("ModelMenu", "More Models ({n})").format(n=len(models) - len(shown))
                 )
+                assert more is not None
                 self._transient.append(more)
                 for model in models[len(shown):]:
                     self._add_model_action(more, group, server, model, model)
             if fetching:
                 loading = self.addAction(QCoreApplication.translate("ModelMenu", "Loading models…"))
+                assert loading is not None
                 loading.setEnabled(False)
             elif entry is not None and entry.error:
                 failed = self.addAction(QCoreApplication.translate("ModelMenu", "⚠ Could not list the models"))
+                assert failed is not None
                 failed.setEnabled(False)
                 failed.setToolTip(entry.error)
             if not models and not fetching:
