@@ -335,6 +335,7 @@ def run_models_command(args: argparse.Namespace) -> int:
     import json
 
     from app.core.models import catalog as model_catalog
+    from app.core.base.settings import user_models_dir
     from app.core.models.paths import DEFAULT_N_CTX
 
     _utf8_stdout()
@@ -349,7 +350,7 @@ def run_models_command(args: argparse.Namespace) -> int:
             print(json.dumps([e.to_dict(n_ctx, available) for e in entries], ensure_ascii=False, indent=2))
         elif not entries:
             print("No models found. Put .gguf files in "
-                  f"{model_catalog.settings.user_models_dir()} or open one in Rill.", file=sys.stderr)
+                  f"{user_models_dir()} or open one in Rill.", file=sys.stderr)
         else:
             for entry in entries:
                 print("\n".join(model_catalog.describe(entry, n_ctx, available)))

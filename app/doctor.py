@@ -164,7 +164,7 @@ class DoctorRun(QObject):
         if self.args.prompt_file:
             with open(self.args.prompt_file, encoding="utf-8", errors="replace") as f:
                 return f.read()
-        return self.args.prompt
+        return str(self.args.prompt)
 
     def _send(self) -> None:
         """Type (or paste, for a prompt file) and press Enter, as a user does."""
@@ -180,7 +180,9 @@ class DoctorRun(QObject):
         self.window.enter_prompt(text, paste=bool(self.args.prompt_file))
         self._send_ms.append(round((time.perf_counter() - t0) * 1000, 2))
         if self.window.chat.current_reply is None:
-            self._finish({"error": "the prompt was not sent: " + self.window.statusBar().currentMessage(),
+            status = self.window.statusBar()
+            said = status.currentMessage() if status is not None else ""
+            self._finish({"error": "the prompt was not sent: " + said,
                           "finish_reason": "error"})
             return
         if self.args.stop_after_ms is not None:

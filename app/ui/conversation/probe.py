@@ -52,7 +52,7 @@ class ChatViewProbe:
         item = self._view._item(message_id)
         if item is None or item.think is None or not item.think.ready or item.think.doc is None:
             return None
-        return item.think.doc.toPlainText()
+        return str(item.think.doc.toPlainText())
 
     def message_links(self, message_id: str) -> list[str]:
         """The href of every link shown in a message, in order."""
@@ -158,7 +158,8 @@ class ChatViewProbe:
         for _n, _doc, _height, unit, uy in self._view._layout.rows(item, self._view._layout.body_top(index)):
             if unit is not None and unit.unit.kind == "code" and unit.unit.copy:
                 if k == nth:
-                    return self._view._layout.copy_button_rect(uy - offset, self._view._vp().width()).center()
+                    center: QPointF = self._view._layout.copy_button_rect(uy - offset, self._view._vp().width()).center()
+                    return center
                 k += 1
         return None
 
@@ -189,7 +190,7 @@ class ChatViewProbe:
         if index is None:
             return None
         item = view._list.items[index]
-        total = view._hidden_thought_matches(item)
+        total: int = view._hidden_thought_matches(item)
         for _n, doc, _h, _u, _y in view._layout.rows(item, 0.0):
             if doc is not None:
                 starts = view._find.ranges(doc)
@@ -200,7 +201,7 @@ class ChatViewProbe:
 
     def find_scans(self) -> int:
         """Documents scanned for find matches so far."""
-        return self._view._find.scans
+        return int(self._view._find.scans)
 
     def footer_texts(self, message_id: str) -> list[str]:
         """The texts of a message's footer pieces (note, facts, actions)."""
@@ -210,7 +211,7 @@ class ChatViewProbe:
 
     def text_pixel_size(self) -> int:
         """The body text's pixel size (zoom)."""
-        return self._view._metrics.font.pixelSize()
+        return int(self._view._metrics.font.pixelSize())
 
     def documents(self, message_id: str, kind: str = "") -> list[QTextDocument]:
         """The documents a message holds now (units of ``kind``, or all of its units)."""
@@ -257,4 +258,5 @@ class ChatViewProbe:
     def hit_at(self, point: QPointF) -> Hit | None:
         """What a mouse event at viewport ``point`` would find (one hit test)."""
         view = self._view
-        return view._hit(point, details=True)
+        hit: Hit | None = view._hit(point, details=True)
+        return hit

@@ -48,7 +48,8 @@ from app.core.conversation.deletion import MessageDeletion
 from app.ui.conversation.controller import ChatController, ChatState
 from app.ui.conversation.find_bar import FindBar
 from app.ui.conversation.prompt import PromptArea
-from app.ui.conversation.view import ChatView, LazyTextMime
+from app.ui.conversation.selection import LazyTextMime
+from app.ui.conversation.view import ChatView
 from app.ui.dialogs import exchange as exchange_actions
 from app.ui.dialogs.about import open_about_box
 from app.ui.dialogs.singleton import SingletonDialog
