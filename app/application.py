@@ -62,8 +62,8 @@ def backend_from_args(args: argparse.Namespace) -> tuple[BackendFactory, str]:
 
 
 def remote_factory_from_args(args: argparse.Namespace) -> tuple[BackendFactory, str]:
-    from app.core.factory import remote_factory
     from app.core.backends.remote.servers import DEFAULT_STALL_S, DEFAULT_URLS, ServerConfig
+    from app.core.factory import remote_factory
 
     kind = args.backend
     url = getattr(args, "base_url", None) or DEFAULT_URLS[kind]
@@ -143,8 +143,8 @@ def warm_up(window: MainWindow) -> None:
     if window.property("rill_warmed_up"):
         return
     window.setProperty("rill_warmed_up", True)
-    from app.core.render import markdown as render
     from app.core.backends.scripted import SAMPLE_MARKDOWN
+    from app.core.render import markdown as render
 
     render.warm_up()
     window.view.warm_up(SAMPLE_MARKDOWN)

@@ -224,7 +224,7 @@ def _cmd_import(args: argparse.Namespace) -> int:
     store = _open_store(args.db, write=True)
     try:
         result = exchange.import_parsed(store, parsed)
-    except Exception as exc:  # a database failure: the transaction was rolled back
+    except Exception as exc:  # noqa: BLE001 - a database failure: the transaction was rolled back
         raise _Failed(f"Import failed, nothing was imported: {exc}") from None
     finally:
         store.close()
@@ -232,7 +232,7 @@ def _cmd_import(args: argparse.Namespace) -> int:
     new_ids = {new: old for old, new in copies.items()}
     print(f"Imported {result.conversations} conversation{'s' * (result.conversations != 1)} "
           f"({result.messages} message{'s' * (result.messages != 1)}) from {name}.")
-    for cid, title, count in zip(result.conversation_ids, result.titles, result.message_counts):
+    for cid, title, count in zip(result.conversation_ids, result.titles, result.message_counts, strict=False):
         line = f"  {cid}  {title or '(untitled)'}  ({count} message{'s' * (count != 1)})"
         if cid in new_ids:
             line += f"  [a copy: {new_ids[cid]} already existed]"
@@ -334,8 +334,8 @@ def run_models_command(args: argparse.Namespace) -> int:
     """``rill models [--json]``: app.core.models.catalog's list (no Qt)."""
     import json
 
-    from app.core.models import catalog as model_catalog
     from app.core.base.settings import user_models_dir
+    from app.core.models import catalog as model_catalog
     from app.core.models.paths import DEFAULT_N_CTX
 
     _utf8_stdout()

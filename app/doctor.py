@@ -25,13 +25,13 @@ from typing import Any
 from PyQt6.QtCore import QChar, QCoreApplication, QObject, Qt, QTimer, QTranslator
 from PyQt6.QtGui import QFontDatabase
 
-from app.core.config.appearance import load_appearance
+from app.application import warm_up
 from app.core.backends.base import FinishReason, ModelInfo
+from app.core.config.appearance import load_appearance
 from app.core.conversation.model import Conversation, Message
 from app.core.conversation.sample import history_messages, history_of_chars
 from app.core.pipeline.metrics import percentile, summarize_ms
 from app.ui.conversation.controller import ReplyStats
-from app.application import warm_up
 from app.ui.misc.fonts import BundledFonts, install_bundled_fonts
 from app.ui.misc.i18n import install_translations
 from app.ui.window.main_window import MainWindow

@@ -105,7 +105,7 @@ def history_2000_messages(chars: int = 2_000_000, n: int = 2000) -> list[Any]:
     out: list[Any] = []
     k = 0
     total = 0.0
-    for i, msg in enumerate(base):
+    for msg in base:
         if msg.role == Role.USER.value:
             out.append(msg)
             continue
@@ -152,7 +152,7 @@ class Until:
 
 
 class Measure:
-    def __init__(self, harness: "Harness", name: str) -> None:
+    def __init__(self, harness: Harness, name: str) -> None:
         self.harness = harness
         self.name = name
         self.t0 = time.perf_counter()

@@ -56,13 +56,13 @@ class BeatLog(doctor.Heartbeat):
 
     def beats(self) -> list[tuple[float, float]]:
         """(fired_at, lateness) of every beat, seconds (perf_counter)."""
-        return list(zip(self.fired, self.lags_s))
+        return list(zip(self.fired, self.lags_s, strict=False))
 
     def lags_between(self, t0: float, t1: float) -> list[float]:
         """Lateness (s) of the beats that fired in (t0, t1]: a stall that began
         in the window shows in the first beat after it, which fires when the
         stall ends."""
-        return [lag for at, lag in zip(self.fired, self.lags_s) if t0 < at <= t1]
+        return [lag for at, lag in zip(self.fired, self.lags_s, strict=False) if t0 < at <= t1]
 
     def pending_lag_s(self) -> float:
         return max(0.0, time.perf_counter() - self._last - doctor.HEARTBEAT_MS / 1000)

@@ -80,7 +80,7 @@ def _stalled(tokens: int, rate: float) -> dict[str, Any]:
             "buffer_max_depth_chars": buffer.max_depth_chars,
             "buffer_capacity_chars": buffer.max_chars,
             "tokens_produced_during_stall": (
-                getattr(buffer, "tokens_put") - put0 if put0 is not None else None),
+                buffer.tokens_put - put0 if put0 is not None else None),
         })
         out["_blocked0"] = blocked0
         window.stop_button.click()
@@ -192,7 +192,7 @@ def _cycles(cycles: int, backend: str = "local", trace: bool = False) -> dict[st
         xs = range(n)
         mx, my = (n - 1) / 2, sum(rss) / n
         den = sum((x - mx) ** 2 for x in xs)
-        out["slope_kb_per_cycle"] = round(sum((x - mx) * (y - my) for x, y in zip(xs, rss)) / den * 1024, 2)
+        out["slope_kb_per_cycle"] = round(sum((x - mx) * (y - my) for x, y in zip(xs, rss, strict=False)) / den * 1024, 2)
     return out
 
 
@@ -202,8 +202,8 @@ def _history(chars: int, positions: int) -> dict[str, Any]:
     from PyQt6.QtWidgets import QApplication
 
     from app.application import create_window, make_application, warm_up
-    from app.core.factory import scripted_factory
     from app.core.conversation.sample import history_of_chars
+    from app.core.factory import scripted_factory
     from app.doctor import open_history
 
     app = make_application()

@@ -41,10 +41,10 @@ from PyQt6.QtCore import QObject, QThread, pyqtSignal, pyqtSlot
 from PyQt6.QtGui import QTextCursor
 from PyQt6.QtWidgets import QApplication, QMainWindow, QTextEdit
 
-from app.core.render import markdown as render
 from app.core.backends.base import ChatMessage, GenerationRequest
-from app.core.pipeline.metrics import percentile, summarize_ms
 from app.core.backends.scripted import ScriptedBackend
+from app.core.pipeline.metrics import percentile, summarize_ms
+from app.core.render import markdown as render
 from app.doctor import HEARTBEAT_MS, Heartbeat
 
 MODES = ("append", "rerender")
@@ -209,7 +209,7 @@ class Watchdog(threading.Thread):
     token is shown (plus a few heartbeats), or ``cap_s`` after the producer
     finished, it takes a snapshot, prints the JSON and exits the process."""
 
-    def __init__(self, run: "NaiveRun", cap_s: float, timeout_s: float) -> None:
+    def __init__(self, run: NaiveRun, cap_s: float, timeout_s: float) -> None:
         super().__init__(daemon=True)
         self.run_ = run
         self.cap_s = cap_s

@@ -387,7 +387,7 @@ def phase_throughput(p: Plan, server: Any) -> dict[str, Any]:
         traces: list[dict[str, Any]] = []
         if n == p.lengths[0]:
             # Diagnostic: where the doctor's TTFT goes (bare's headers_ms for comparison).
-            for rep in range(p.trace_reps):
+            for _rep in range(p.trace_reps):
                 try:
                     tr = run_json(["-m", "benchmarks.remote", "ttft-trace", "--backend", "openai",
                                    "--base-url", server.url, "--api-model", server.model_id, "--max-tokens", str(n),

@@ -344,7 +344,7 @@ def plot_ui(results: dict[str, Any], out: Path) -> list[str]:
         fig, axes = plt.subplots(1, len(histories), figsize=(5.2 * len(histories), 3.6), sharey=True)
         axes = axes if len(histories) > 1 else [axes]
         width = 0.26
-        for ax, hist in zip(axes, histories):
+        for ax, hist in zip(axes, histories, strict=False):
             for j, renderer in enumerate(RENDERERS):
                 xs, ys, lo, hi, ys2 = [], [], [], [], []
                 for i, rate in enumerate(rates):
@@ -557,7 +557,7 @@ def plots(results: dict[str, Any], out: Path) -> list[str]:
     for fn in (plot_ui, plot_actions, plot_tick, plot_memory, plot_throughput, plot_stop):
         try:
             files += fn(results, out)
-        except Exception as exc:  # a plot must not lose the results
+        except Exception as exc:  # noqa: BLE001 - a plot must not lose the results
             print(f"plot {fn.__name__} failed: {exc}", file=sys.stderr)
     return files
 

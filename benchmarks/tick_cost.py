@@ -53,10 +53,10 @@ def run(levels: list[int], ticks: int) -> list[dict[str, Any]]:
     from PyQt6.QtWidgets import QApplication
 
     from app.application import make_application, warm_up
-    from app.ui.services.lifecycle import AppServices
+    from app.core.backends.scripted import tokenize_text
     from app.core.conversation.model import Message, MessageStatus, Role
     from app.core.conversation.sample import history_of_chars
-    from app.core.backends.scripted import tokenize_text
+    from app.ui.services.lifecycle import AppServices
     from app.ui.window.main_window import MainWindow
     from benchmarks.common import stream_text
 

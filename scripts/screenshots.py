@@ -22,9 +22,10 @@ from PyQt6.QtGui import QGuiApplication
 
 from app.application import create_window, make_application
 from app.core.config.appearance import Appearance, save_appearance
-from app.ui.misc.i18n import install_translations
 from app.core.conversation.model import Message, MessageMeta, MessageStatus
 from app.core.factory import scripted_factory
+from app.ui.misc.i18n import install_translations
+
 
 def save_shot(widget: object, path: Path) -> None:
     """What the screen shows of ``widget``'s window frame, as a PNG."""

@@ -106,7 +106,8 @@ def make_window(qtbot):  # type: ignore[no-untyped-def]
 @pytest.fixture(scope="session")
 def llama_server():  # type: ignore[no-untyped-def]
     """One ``python -m llama_cpp.server`` (default model, n_ctx 2048, one
-    thread, requests queued rather than interrupting each other) for the whole session: a ``tests.helpers.llama_server.LlamaServer``
+    thread, requests queued rather than interrupting each other) for the whole session:
+    a ``tests.helpers.llama_server.LlamaServer``
     with ``.url``, ``.model_id`` and ``.log_text()``."""
     pytest.importorskip("llama_cpp.server.app", reason="llama-cpp-python[server] is not installed")
     pytest.importorskip("uvicorn", reason="llama-cpp-python[server] is not installed")

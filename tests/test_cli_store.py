@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from app.core.store.exchange import export_json
 from app.core.store import Store
+from app.core.store.exchange import export_json
 from tests.core.store.test_exchange import fill, valid_doc, without_exported_at
 
 ROOT = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").is_file())
@@ -152,7 +152,8 @@ def test_malformed_import_names_the_place_and_imports_nothing(data_home: Path, t
     proc = rill(data_home, "import", str(bad), "--db", str(db))
     assert proc.returncode == 1
     line = next(i for i, text in enumerate(bad.read_text().split("\n"), 1) if '"bot"' in text)
-    assert f'{bad}: line {line}, column 19: conversations[1].messages[2].role: expected "user" or "assistant", got "bot"' in err(proc)
+    expected = 'conversations[1].messages[2].role: expected "user" or "assistant", got "bot"'
+    assert f"{bad}: line {line}, column 19: {expected}" in err(proc)
     assert "Nothing was imported." in err(proc) and "Traceback" not in err(proc)
     assert out(proc) == ""
     assert without_exported_at(export_of(db)) == without_exported_at(before)
@@ -161,7 +162,8 @@ def test_malformed_import_names_the_place_and_imports_nothing(data_home: Path, t
 @pytest.mark.parametrize(
     ("content", "expected"),
     [
-        (b'{"format": "rill.export",\n  "version": 1,\n  "conversations": [,]}', "line 3, column 21: not valid JSON: Expecting value"),
+        (b'{"format": "rill.export",\n  "version": 1,\n  "conversations": [,]}',
+         "line 3, column 21: not valid JSON: Expecting value"),
         (b'{"format": "rill.export", "version": 7, "conversations": []}', "newer Rill (format version 7)"),
         (b"\xff\xfe{}", "line 1, column 1: not UTF-8 text"),
         (b"", "the file is empty"),

@@ -121,7 +121,7 @@ def split_text(text: str, pieces: int | None = None) -> list[str]:
     n = pieces if pieces is not None else math.ceil(len(text) / 3)
     n = max(1, min(n, len(text)))
     bounds = [i * len(text) // n for i in range(n + 1)]
-    return [text[a:b] for a, b in zip(bounds, bounds[1:])]
+    return [text[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -375,7 +375,7 @@ class _Handler(BaseHTTPRequestHandler):
     # -- response primitives -------------------------------------------------
 
 
-    do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _dispatch
+    do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _dispatch  # noqa: N815 - http.server's names
 
     def _start(self, out: _Writer, status: int, headers: Iterable[tuple[str, str]], chunked: bool) -> None:
         lines = [

@@ -294,7 +294,7 @@ def test_not_stream_and_html(server: FaultServer) -> None:
 def test_stall_then_client_leaves(server: FaultServer) -> None:
     server.scenario = Scenario(fault="stall", fail_after=2)
     with httpx.Client(timeout=10) as client:
-        with client.stream("POST", server.url + CHAT, json=STREAM_BODY) as r:
+        with client.stream("POST", server.url + CHAT, json=STREAM_BODY):
             assert server.stalled.wait(5)
             assert server.active_streams == 1
             closed_at = time.monotonic()

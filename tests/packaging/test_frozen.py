@@ -43,7 +43,8 @@ BUILD_TIMEOUT_S = 3600
 
 # Nothing of these may be in the bundle.
 FORBIDDEN = re.compile(
-    r"Qt6?(WebEngine|WebChannel|WebView|Qml|Quick|Pdf|Multimedia|3D|Charts|Designer)"  # (QtNetwork: single instance uses QLocalServer)
+    # (QtNetwork stays: the single-instance lock uses QLocalServer)
+    r"Qt6?(WebEngine|WebChannel|WebView|Qml|Quick|Pdf|Multimedia|3D|Charts|Designer)"
     r"|QtWebEngineProcess|_tkinter|libtk\d|libtcl\d|/tests?/|pytest",
     re.IGNORECASE,
 )

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import random
 
-from app.core.conversation.model import Message, MessageMeta, MessageStatus, Role
 from app.core.backends.scripted import SAMPLE_MARKDOWN
+from app.core.conversation.model import Message, MessageMeta, MessageStatus, Role
 
 _PARAGRAPHS = [
     "Streaming keeps the window alive: the worker produces tokens, a bounded buffer carries them, "
@@ -93,7 +93,7 @@ def history_messages(n: int, seed: int = 7) -> list[Message]:
 
 
 def _chain(messages: list[Message]) -> None:
-    for prev, msg in zip(messages, messages[1:]):
+    for prev, msg in zip(messages, messages[1:], strict=False):
         msg.parent_id = prev.id
 
 

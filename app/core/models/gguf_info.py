@@ -362,7 +362,7 @@ class _Parser:
         done = 0
         while done < count:
             try:
-                for done in range(done, count):  # noqa: B020 - resumes where the last buffer ran out
+                for done in range(done, count):  # noqa: B007, B020 - resumes where the last buffer ran out (read after the loop)
                     (n,) = u64(buf, off)
                     off += n + 8
                 done = count

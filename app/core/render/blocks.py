@@ -233,7 +233,8 @@ def _fenced_code(source: str) -> list[str]:
     as written. Normalization keeps lines one-to-one, so the fences are found
     on the normalized text and the code is taken from the original lines."""
     raw_lines = _NEWLINES.split(source)
-    normalizer = NormalizeWhitespace(SimpleNamespace(tab_length=_TAB_LENGTH))  # a stand-in for the Markdown instance: only tab_length is read
+    # A stand-in for the Markdown instance: only tab_length is read.
+    normalizer = NormalizeWhitespace(SimpleNamespace(tab_length=_TAB_LENGTH))
     normalized = "\n".join(normalizer.run(source.split("\n")))
     codes: list[str] = []
     line, pos = 0, 0

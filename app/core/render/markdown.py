@@ -42,7 +42,7 @@ import html
 import logging
 import re
 import threading
-import xml.etree.ElementTree as etree
+import xml.etree.ElementTree as etree  # noqa: N813 - python-markdown's own name for it
 from functools import lru_cache
 
 import markdown
@@ -177,7 +177,7 @@ class _Sanitize(Treeprocessor):  # type: ignore[misc]  # markdown ships no type 
 
 
 class _RillExtension(Extension):  # type: ignore[misc]  # markdown ships no type information
-    def extendMarkdown(self, md: markdown.Markdown) -> None:
+    def extendMarkdown(self, md: markdown.Markdown) -> None:  # noqa: N802 - python-markdown's API
         md.preprocessors.deregister("html_block")
         md.inlinePatterns.deregister("html")
         md.preprocessors.register(_FencedCode(md, {}), "fenced_code_block", 25)

@@ -211,7 +211,7 @@ def _move_aside(path: Path, label: str) -> Path:
         target = path.with_name(f"{path.name}.{label}-{stamp}-{n}")
         n += 1
     os.replace(path, target)
-    for side, new_side in zip(_side_files(path), _side_files(target)):
+    for side, new_side in zip(_side_files(path), _side_files(target), strict=False):
         if side.exists():
             os.replace(side, new_side)
     return target

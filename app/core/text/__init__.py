@@ -1,1 +1,3 @@
-"""Text utilities with no knowledge of conversations: incremental decoding, display breaks, thinking tags, token estimates (Qt-free)."""
+"""Text utilities with no knowledge of conversations: incremental decoding,
+display breaks, thinking tags, token estimates (Qt-free).
+"""

@@ -1,1 +1,3 @@
-"""Small UI foundations every package may use: themes, fonts, translations, shortcuts, the crash guard, the single-instance lock."""
+"""Small UI foundations every package may use: themes, fonts, translations,
+shortcuts, the crash guard, the single-instance lock.
+"""

@@ -176,32 +176,32 @@ class CrashGuard(QObject):
             summary = "".join(traceback.format_exception_only(exc_type, exc)).strip()
             with self._lock:
                 self.error_count += 1
-        except Exception:  # the guard must not become the crash
+        except Exception:  # noqa: BLE001 - the guard must not become the crash
             self._last_resort(exc_info)
             return
         try:
             self._get_logger().error(
                 "Unhandled exception in thread %s", where or "?", exc_info=exc_info
             )
-        except Exception:
+        except Exception:  # noqa: BLE001 - a broken logger must not become the crash
             self._last_resort(exc_info)
         try:
             from_listener = self._in_listener and threading.get_ident() == self._gui_ident
             self._error_reported.emit(summary, text, from_listener)
-        except Exception:  # e.g. the guard's C++ object is gone at exit
+        except Exception:  # noqa: BLE001 - e.g. the guard's C++ object is gone at exit
             pass
         if self._log_file is not None and sys.stderr is not None:
             try:
                 # A developer in a terminal still sees it, as without the guard.
                 sys.stderr.write(f"Unhandled exception (logged to {self._log_file}):\n{text}")
-            except Exception:
+            except Exception:  # noqa: BLE001 - a closed terminal must not become the crash
                 pass
 
     @staticmethod
     def _last_resort(exc_info: ExcInfo) -> None:
         try:
             sys.__excepthook__(*exc_info)
-        except Exception:
+        except Exception:  # noqa: BLE001 - nothing is left to report with
             pass
 
     def _get_logger(self) -> logging.Logger:

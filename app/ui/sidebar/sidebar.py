@@ -32,7 +32,6 @@ from PyQt6.QtWidgets import (
     QListView,
     QMenu,
     QPushButton,
-    QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
     QVBoxLayout,

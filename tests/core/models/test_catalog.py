@@ -11,11 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from app.core.models import catalog as model_catalog
-
-from app.core.models import paths as models
-
 from app.core.base import settings
+from app.core.models import catalog as model_catalog
+from app.core.models import paths as models
 from app.core.models.catalog import SOURCE_ADDED, SOURCE_DEFAULT, SOURCE_FOLDER, scan
 from tests.core.models.test_gguf_info import write_gguf
 

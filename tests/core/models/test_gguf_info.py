@@ -164,7 +164,7 @@ def test_reads_only_the_header_of_a_4_gb_file(real_model: Path, tmp_path: Path, 
             read_bytes += len(data)
             return data
 
-        def __enter__(self) -> "Counting":
+        def __enter__(self) -> Counting:
             return self
 
         def __exit__(self, *exc: object) -> None:

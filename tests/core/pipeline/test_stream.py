@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from app.core.text.decoding import TokenDecoder
 from app.core.pipeline.stream import Batcher, Chunk, ChunkBuffer
+from app.core.text.decoding import TokenDecoder
 
 
 def chunk(rid: int, seq: int, text: str) -> Chunk:

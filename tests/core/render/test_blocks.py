@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from app.core.backends.scripted import SAMPLE_MARKDOWN
 from app.core.render import blocks
 from app.core.render.blocks import (
     PLAIN_PIECE,
@@ -22,7 +23,6 @@ from app.core.render.blocks import (
     user_units,
 )
 from app.core.render.markdown import PRE_OPEN, find_cut, render_markdown, render_user_text
-from app.core.backends.scripted import SAMPLE_MARKDOWN
 from app.core.text.textbreak import display_pieces
 
 HOSTILE = """# Title

@@ -12,10 +12,9 @@ from typing import Any
 
 import pytest
 
-from app.core.store import exchange
 from app.core.conversation.model import Message, MessageMeta, MessageStatus
+from app.core.store import ConversationInfo, Store, StoreWriteError, exchange
 from app.core.store.exchange import ImportFormatError, export_json, export_markdown, import_json, parse_export
-from app.core.store import ConversationInfo, Store, StoreWriteError
 
 T0 = 1_714_550_400.25  # 2024-05-01, with a fraction that must survive
 
@@ -216,8 +215,8 @@ def test_importing_an_existing_conversation_makes_a_copy_with_new_ids(store: Any
     assert copy["title"] == orig["title"] and copy["params"] == orig["params"]
     old_ids = {m["id"] for m in orig["messages"]}
     assert not old_ids & {m["id"] for m in copy["messages"]}
-    rename = {o["id"]: c["id"] for o, c in zip(orig["messages"], copy["messages"])}
-    for o, c in zip(orig["messages"], copy["messages"]):
+    rename = {o["id"]: c["id"] for o, c in zip(orig["messages"], copy["messages"], strict=False)}
+    for o, c in zip(orig["messages"], copy["messages"], strict=False):
         assert c["parent_id"] == (rename[o["parent_id"]] if o["parent_id"] else None)
         assert (c["content"], c["status"], c["meta"], c["created_at"]) == (o["content"], o["status"], o["meta"], o["created_at"])
     assert copy["current_leaf"] == rename["a3"]

@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from app.core.conversation.model import Message, MessageStatus
-from app.core.store.search import make_snippet, parse_query, short_terms
 from app.core.store import ConversationInfo, Store
+from app.core.store.search import make_snippet, parse_query, short_terms
 
 
 @pytest.fixture

@@ -262,7 +262,7 @@ def test_message_tree_round_trip_with_branches(store: Store) -> None:
 
     loaded = store.load_messages(info.id)
     assert [m.id for m in loaded] == [user.id, first.id, second.id, failed.id, follow.id]
-    for a, b in zip(loaded, (user, first, second, failed, follow)):
+    for a, b in zip(loaded, (user, first, second, failed, follow), strict=False):
         same(a, b)
     assert [m.id for m in loaded if m.parent_id == user.id] == [first.id, second.id, failed.id]
 
@@ -371,7 +371,7 @@ def test_any_message_tree_round_trips(rows: list[tuple]) -> None:  # type: ignor
             s.add_message(info.id, m)
         loaded = s.load_messages(info.id)
         assert len(loaded) == len(msgs)
-        for a, b in zip(loaded, msgs):
+        for a, b in zip(loaded, msgs, strict=False):
             same(a, b)
         conv = Conversation()
         conv.load([m.snapshot() for m in msgs], msgs[-1].id)

@@ -44,7 +44,7 @@ def feed_split(text: str, cuts: list[int], limit: int, prefer_window: int = 80) 
     br = DisplayBreaker(limit, prefer_window)
     bounds = [0, *sorted(cuts), len(text)]
     out: list[int] = []
-    for a, b in zip(bounds, bounds[1:]):
+    for a, b in zip(bounds, bounds[1:], strict=False):
         piece = text[a:b]
         offs = br.feed(piece)
         assert offs == sorted(set(offs))
@@ -55,7 +55,7 @@ def feed_split(text: str, cuts: list[int], limit: int, prefer_window: int = 80) 
 
 def display_lines(text: str, breaks: list[int]) -> list[str]:
     bounds = [0, *breaks, len(text)]
-    return [ln for a, b in zip(bounds, bounds[1:]) for ln in text[a:b].split("\n")]
+    return [ln for a, b in zip(bounds, bounds[1:], strict=False) for ln in text[a:b].split("\n")]
 
 
 _CHAIN_RI = regex.compile(r"\p{Regional_Indicator}+")
@@ -188,7 +188,7 @@ def test_any_split_breaks_only_at_grapheme_boundaries(tc, limit, window):
     assert breaks == sorted(set(breaks))
     # Removing the breaks gives back the text (breaks are positions, not edits).
     bounds = [0, *breaks, len(text)]
-    assert "".join(text[a:b] for a, b in zip(bounds, bounds[1:])) == text
+    assert "".join(text[a:b] for a, b in zip(bounds, bounds[1:], strict=False)) == text
     truth = true_boundaries(text)
     for p in breaks:
         assert 0 < p < len(text)

@@ -24,7 +24,7 @@ TEXTS = st.lists(st.one_of(PIECES, st.text(max_size=6)), max_size=14).map("".joi
 def run(text: str, cuts: list[int]) -> tuple[ThinkingSplitter, str, str, list[tuple[str, str]]]:
     splitter = ThinkingSplitter()
     bounds = [0, *sorted(c % (len(text) + 1) for c in cuts), len(text)]
-    outputs = [splitter.feed(text[a:b]) for a, b in zip(bounds, bounds[1:])]
+    outputs = [splitter.feed(text[a:b]) for a, b in zip(bounds, bounds[1:], strict=False)]
     outputs.append(splitter.finish())
     return splitter, "".join(t for t, _ in outputs), "".join(a for _, a in outputs), outputs
 

@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 from PyQt6.lupdate import lupdate
-from PyQt6.QtCore import QCoreApplication, QTranslator
-from PyQt6.QtCore import QAbstractListModel, Qt
+from PyQt6.QtCore import QAbstractListModel, QCoreApplication, Qt, QTranslator
 from PyQt6.QtWidgets import QAbstractItemView, QApplication, QWidget
 
 from app.core.config.appearance import LANGUAGES, SYSTEM
@@ -145,7 +144,15 @@ def texts_of(root: QWidget) -> list[tuple[str, str]]:
     labels, buttons, placeholders, tooltips, accessible names and
     descriptions, combo items, group titles, tabs, headers, menus."""
     from PyQt6.QtWidgets import (
-        QAbstractButton, QComboBox, QGroupBox, QLabel, QLineEdit, QMenu, QPlainTextEdit, QTableWidget, QTabWidget,
+        QAbstractButton,
+        QComboBox,
+        QGroupBox,
+        QLabel,
+        QLineEdit,
+        QMenu,
+        QPlainTextEdit,
+        QTableWidget,
+        QTabWidget,
     )
 
     out: list[tuple[str, str]] = [("title", root.windowTitle())]

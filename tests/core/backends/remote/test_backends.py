@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.core.backends.base import BackendError, CancelEvent, FinishReason, GenerationRequest, ChatMessage, LoadCancelled
+from app.core.backends.base import BackendError, CancelEvent, ChatMessage, FinishReason, GenerationRequest, LoadCancelled
 from app.core.backends.remote.client import list_models, make_backend
 from app.core.backends.remote.servers import ServerConfig
 from app.core.text.thinking import split_thinking

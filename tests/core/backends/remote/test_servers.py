@@ -8,9 +8,9 @@ import keyring
 import pytest
 from keyring.backend import KeyringBackend
 
-from app.core.base import settings
 from app.core.backends.remote import servers
 from app.core.backends.remote.servers import SecretStore, ServerConfig, ServerConfigError, normalize_base_url
+from app.core.base import settings
 
 
 @pytest.mark.parametrize(
