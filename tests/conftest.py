@@ -11,6 +11,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.setswitchinterval(0.001)  # as app.application.make_application does
 
 from collections.abc import Callable, Iterator  # noqa: E402
+from typing import Any  # noqa: E402
 
 import pytest  # noqa: E402
 
@@ -84,11 +85,21 @@ def no_leaked_threads() -> Iterator[None]:
 
 @pytest.fixture
 def make_window(qtbot):  # type: ignore[no-untyped-def]
-    """make_window(factory, description="test") -> a shown MainWindow whose model is ready."""
+    """make_window(factory, description="test") -> a shown MainWindow whose model is ready.
+
+    The windows are held here until the test ends and closed then (which runs
+    their ordered shutdown): qtbot holds widgets weakly, and a window kept
+    alive only by reference cycles could be collected between the test's end
+    and qtbot's close, skipping its closeEvent."""
+    from PyQt6 import sip
+
     from app.application import create_window
+
+    windows: list[Any] = []
 
     def make(factory: Callable[[], object], description: str = "test", wait_ready: bool = True):  # type: ignore[no-untyped-def]
         window = create_window(factory, description)  # type: ignore[arg-type]
+        windows.append(window)
         qtbot.addWidget(window)
         if wait_ready:
             with qtbot.waitSignal(window.chat.model_ready, timeout=60000):
@@ -97,7 +108,10 @@ def make_window(qtbot):  # type: ignore[no-untyped-def]
             window.show()
         return window
 
-    return make
+    yield make
+    for window in windows:
+        if not sip.isdeleted(window) and not window.services.shutting_down:
+            window.close()
 
 
 # -- Test servers for the remote backends (tests/helpers) ---------------------
