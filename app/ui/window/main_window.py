@@ -39,11 +39,11 @@ from PyQt6.QtWidgets import (
 from app.core.backends.base import ModelInfo
 from app.core.backends.remote.servers import ServerConfig
 from app.core.config.preferences import ConversationSettings, Preferences
+from app.core.conversation.deletion import MessageDeletion
 from app.core.models import paths as models
 from app.core.pipeline.metrics import HealthSnapshot
 from app.resources import resource_path
 from app.ui.conversation.announcer import StreamAnnouncer
-from app.core.conversation.deletion import MessageDeletion
 from app.ui.conversation.controller import ChatController, ChatState
 from app.ui.conversation.find_bar import FindBar
 from app.ui.conversation.prompt import PromptArea
@@ -61,6 +61,7 @@ from app.ui.window.first_run import FirstRunPanel
 from app.ui.window.menus import MenuBar
 from app.ui.window.model_choice import ModelChoice
 from app.ui.window.navigation import KeyboardNavigation
+from app.ui.window.send import SendController
 from app.ui.window.stream_health import StreamHealthMonitor, StreamHealthPanel
 from app.ui.window.undo import UndoBar
 
@@ -168,7 +169,6 @@ class MainWindow(QMainWindow):
         self.splitter.setSizes([220, 680])
         self.splitter.setChildrenCollapsible(False)
         self.setCentralWidget(self.splitter)
-        self._editing: str | None = None  # a prompt being edited (its message id)
         self._status_bar.addWidget(self.model_label, 1)
         self.context_meter = ContextMeter()
         self._status_bar.addPermanentWidget(self.context_meter)
@@ -182,6 +182,7 @@ class MainWindow(QMainWindow):
         self.announcer = StreamAnnouncer(self.chat, self.state_label, self.prompt, self.stop_button, self)
         self._build_menus()
         self._stop_shortcut = bind_shortcut(QShortcut(self), "stop")
+        self.send_controller = SendController(self.chat, self.prompt_area, self._status_bar, self)
         self._connect_signals()
         self.install_search()
         self.install_model_manager()
@@ -200,10 +201,9 @@ class MainWindow(QMainWindow):
         )
 
     def _connect_signals(self) -> None:
-        self.prompt_area.submit_requested.connect(self._on_send_requested)
-        self.send_button.clicked.connect(self._on_send_requested)
+        self.send_button.clicked.connect(self.send_controller.send)
         self.stop_button.clicked.connect(self.chat.stop)
-        self._stop_shortcut.activated.connect(self._on_escape)
+        self._stop_shortcut.activated.connect(self.send_controller.escape)
         self.menus.open_model_action.triggered.connect(self._on_open_model_triggered)
         self.menus.new_chat_action.triggered.connect(self._on_new_chat_triggered)
         self.menus.copy_action.triggered.connect(self.view.copy_selection)
@@ -228,35 +228,6 @@ class MainWindow(QMainWindow):
         self._connect_store()
 
     # -- slots ------------------------------------------------------------------
-
-    def _on_send_requested(self) -> None:
-        area = self.prompt_area
-        reply = self.chat.current_reply
-        if reply is not None:
-            title = getattr(reply.conversation, "title", "")
-            if title:
-                text = self.tr(
-                    "Not sent: Rill is still answering in “{title}”. Stop it (Esc) or wait; your text stays here."
-                ).format(title=title)
-            else:
-                text = self.tr(
-                    "Not sent: Rill is still answering in “a conversation”. Stop it (Esc) or wait; your text stays here."
-                )
-            self._status_bar.showMessage(text, 8000)
-            return
-        if area.over_limit():
-            self._status_bar.showMessage(
-                self.tr("Not sent: the message is longer than the model's context. Remove the attachment or shorten it."),
-                8000,
-            )
-            return
-        editing, self._editing = self._editing, None
-        if editing is not None and self.chat.conversation.get(editing) is not None:
-            if self.chat.send_edit(area.text(), editing):
-                area.clear()
-            return
-        if self.chat.send(area.text()):
-            area.clear()
 
     def enter_prompt(self, text: str, paste: bool = False) -> None:
         """Type (or paste) ``text`` into the prompt box and press Enter, exactly
@@ -285,7 +256,6 @@ class MainWindow(QMainWindow):
         self.chat.conversation_shown.connect(self._on_conversation_shown)
         self.chat.path_changed.connect(self._on_path_changed)
         self.menus.rename_action.triggered.connect(self._on_rename_triggered)
-        self.chat.edit_requested.connect(self._on_edit_requested)
         self.sidebar.pin_requested.connect(self._on_pin_requested)
         self.sidebar.export_requested.connect(self._on_export_conversation)
         self.menus.export_action.triggered.connect(lambda: self._on_export_conversation(self.chat.conversation.id))
@@ -389,15 +359,6 @@ class MainWindow(QMainWindow):
     def _commit_pending_delete(self) -> None:
         self.undo_bar.commit()
 
-    def _on_edit_requested(self, message_id: str, text: str) -> None:
-        """Edit a prompt: it goes back into the box; sending makes a new
-        version (the old one and its replies stay, as "1/2")."""
-        self._editing = message_id
-        self.prompt_area.clear()
-        self.prompt.setPlainText(text)
-        self.prompt.setFocus()
-        self._status_bar.showMessage(self.tr("Editing your message: Enter sends it as a new version, Esc cancels"), 8000)
-
     def _on_pin_requested(self, conversation_id: str, pinned: bool) -> None:
         self.library.set_pinned(conversation_id, pinned)
         self.sidebar.model.set_pinned(conversation_id, pinned)
@@ -427,14 +388,6 @@ class MainWindow(QMainWindow):
         self.chat.notify(message, "info" if imported else "error")
         if imported:
             self.sidebar.model.reset_rows()
-
-    def _on_escape(self) -> None:
-        if self._editing is not None:
-            self._editing = None
-            self.prompt_area.clear()
-            self._status_bar.showMessage(self.tr("Edit cancelled"), 2000)
-            return
-        self.chat.stop()
 
     def _on_regenerate_triggered(self) -> None:
         self.chat.regenerate()
