@@ -39,7 +39,6 @@ from PyQt6.QtWidgets import (
 from app.core.backends.base import ModelInfo
 from app.core.backends.remote.servers import ServerConfig
 from app.core.config.preferences import ConversationSettings, Preferences
-from app.core.conversation.deletion import MessageDeletion
 from app.core.models import paths as models
 from app.core.pipeline.metrics import HealthSnapshot
 from app.resources import resource_path
@@ -48,7 +47,6 @@ from app.ui.conversation.controller import ChatController, ChatState
 from app.ui.conversation.find_bar import FindBar
 from app.ui.conversation.prompt import PromptArea
 from app.ui.conversation.view import ChatView, LazyTextMime
-from app.ui.dialogs import exchange as exchange_actions
 from app.ui.dialogs.about import open_about_box
 from app.ui.dialogs.singleton import SingletonDialog
 from app.ui.misc.shortcuts import bind_shortcut
@@ -58,6 +56,7 @@ from app.ui.sidebar.sidebar import Sidebar
 from app.ui.window.appearance_menu import AppearanceControls
 from app.ui.window.context_meter import ContextMeter, ContextTracker
 from app.ui.window.first_run import FirstRunPanel
+from app.ui.window.library_wiring import LibraryWiring
 from app.ui.window.menus import MenuBar
 from app.ui.window.model_choice import ModelChoice
 from app.ui.window.navigation import KeyboardNavigation
@@ -245,69 +244,20 @@ class MainWindow(QMainWindow):
     # -- the store and the sidebar ---------------------------------------------------
 
     def _connect_store(self) -> None:
-        self.store.opened.connect(self._on_store_opened)
-        self.store.saving_failed.connect(self._on_saving_failed)
-        self.store.saving_recovered.connect(self._on_saving_recovered)
-        self.library.conversation_changed.connect(self._on_conversation_changed)
-        self.sidebar.conversation_activated.connect(self._on_conversation_activated)
+        self.library_wiring = LibraryWiring(
+            self.chat, self.store, self.library, self.sidebar, self.undo_bar, self._status_bar, self
+        )
         self.sidebar.new_chat_requested.connect(self.menus.new_chat_action.trigger)
-        self.sidebar.delete_requested.connect(self._on_delete_requested)
-        self.sidebar.model.page_loaded.connect(self._on_first_page_loaded)
         self.chat.conversation_shown.connect(self._on_conversation_shown)
         self.chat.path_changed.connect(self._on_path_changed)
-        self.menus.rename_action.triggered.connect(self._on_rename_triggered)
-        self.sidebar.pin_requested.connect(self._on_pin_requested)
-        self.sidebar.export_requested.connect(self._on_export_conversation)
-        self.menus.export_action.triggered.connect(lambda: self._on_export_conversation(self.chat.conversation.id))
-        self.menus.export_all_action.triggered.connect(self._on_export_all_triggered)
-        self.menus.import_action.triggered.connect(self._on_import_triggered)
-        self.chat.message_deleted.connect(self._on_message_deleted)
+        self.menus.rename_action.triggered.connect(self.library_wiring.rename_current)
+        self.menus.export_action.triggered.connect(
+            lambda: self.library_wiring.export_conversation(self.chat.conversation.id)
+        )
+        self.menus.export_all_action.triggered.connect(self.library_wiring.export_all)
+        self.menus.import_action.triggered.connect(self.library_wiring.import_conversations)
         self.menus.regenerate_action.triggered.connect(self._on_regenerate_triggered)
         self.menus.delete_conversation_action.triggered.connect(self._on_delete_conversation_triggered)
-
-    def _on_store_opened(self, usable: bool, notices: list[str], read_only: bool) -> None:
-        for notice in notices:
-            self.chat.notify(f"⚠ {notice}", "warning")
-        if not usable and self.store.enabled:
-            self.chat.notify(
-                self.tr("Conversations are kept for this session only: the history could not be opened."), "warning"
-            )
-            return
-        self.sidebar.model.fetchMore()
-
-    def _on_first_page_loaded(self, count: int) -> None:
-        self.sidebar.model.page_loaded.disconnect(self._on_first_page_loaded)
-        rows = self.sidebar.model.rows()
-        if rows and not self.chat.conversation.messages:
-            self._on_conversation_activated(rows[0].id)  # open on the last conversation
-
-    def _on_saving_failed(self, reason: str) -> None:
-        self.chat.notify(
-            self.tr(
-                "⚠ Not saved: {reason}. Your conversation is kept in memory and Rill keeps trying to save it."
-            ).format(reason=reason),
-            "warning",
-        )
-
-    def _on_saving_recovered(self) -> None:
-        self.chat.notify(self.tr("Saved again: everything is in the history now."), "info")
-
-    def _on_conversation_changed(self, conversation_id: str) -> None:
-        conv = self.library.open.get(conversation_id)
-        if conv is not None and conv.messages:
-            self.sidebar.model.upsert(conv.id, conv.title or self.tr("New chat"), conv.updated_at, conv.pinned)
-            if conv is self.chat.conversation:
-                self.sidebar.select(conv.id)
-
-    def _on_conversation_activated(self, conversation_id: str) -> None:
-        if conversation_id == self.chat.conversation.id:
-            return
-
-        def show(conv: object) -> None:
-            if conv is not None:
-                self.chat.show_conversation(conv)  # type: ignore[arg-type]
-
-        self.library.load(conversation_id, show)
 
     def _on_conversation_shown(self, conv: object) -> None:
         self.sidebar.select(getattr(conv, "id", ""))
@@ -319,75 +269,8 @@ class MainWindow(QMainWindow):
         if self.find_bar.isVisible():  # stays open; the new path is highlighted, the reader's place kept
             self.view.set_find(self.find_bar.edit.text())
 
-    def _on_rename_triggered(self) -> None:
-        self.sidebar.select(self.chat.conversation.id)
-        self.sidebar.rename_current()
-
     def _on_delete_conversation_triggered(self) -> None:
-        self._on_delete_requested(self.chat.conversation.id)
-
-    def _on_delete_requested(self, conversation_id: str) -> None:
-        """Take the conversation out of the list now; delete it for good when
-        the undo time is over (or at close)."""
-        row = self.sidebar.model.hide(conversation_id)
-        if row is None:
-            return
-        reply = self.chat.current_reply
-        if reply is not None and getattr(reply.conversation, "id", None) == conversation_id:
-            self.chat.stop()
-
-        def undo() -> None:
-            self.sidebar.model.unhide(row)
-            self._on_conversation_activated(conversation_id)
-
-        def commit() -> None:
-            self.sidebar.model.forget(conversation_id)
-            self.library.delete(conversation_id)
-
-        title = row.title or self.tr("New chat")
-        self.undo_bar.offer(self.tr("Deleted “{title}”").format(title=title), undo, commit, conversation_id)
-        if conversation_id == self.chat.conversation.id:
-            rows = self.sidebar.model.rows()
-            if rows:
-                self._on_conversation_activated(rows[0].id)
-            else:
-                self.chat.new_chat()
-
-    def _on_message_deleted(self, what: str, deletion: MessageDeletion) -> None:
-        self.undo_bar.offer(what, lambda: self.chat.undo_delete(deletion))
-
-    def _commit_pending_delete(self) -> None:
-        self.undo_bar.commit()
-
-    def _on_pin_requested(self, conversation_id: str, pinned: bool) -> None:
-        self.library.set_pinned(conversation_id, pinned)
-        self.sidebar.model.set_pinned(conversation_id, pinned)
-
-    def _on_export_conversation(self, conversation_id: str) -> None:
-        conv = self.library.open.get(conversation_id)
-        title = (conv.title if conv is not None else "") or "conversation"
-        safe = "".join(c if c.isalnum() or c in " -_" else "_" for c in title)[:60].strip() or "conversation"
-        path = exchange_actions.ask_export_path(self, f"{safe}.md")
-        if path is not None:
-            exchange_actions.export_to(self.store, path, [conversation_id], self._on_exchange_done)
-
-    def _on_export_all_triggered(self) -> None:
-        path = exchange_actions.ask_export_path(self, "rill-conversations.json")
-        if path is not None:
-            exchange_actions.export_to(self.store, path, None, self._on_exchange_done)
-
-    def _on_import_triggered(self) -> None:
-        path = exchange_actions.ask_import_path(self)
-        if path is not None:
-            exchange_actions.import_from(self.store, path, self._on_imported)
-
-    def _on_exchange_done(self, message: str) -> None:
-        self._status_bar.showMessage(message, 10000)
-
-    def _on_imported(self, message: str, imported: bool) -> None:
-        self.chat.notify(message, "info" if imported else "error")
-        if imported:
-            self.sidebar.model.reset_rows()
+        self.library_wiring.delete_conversation(self.chat.conversation.id)
 
     def _on_regenerate_triggered(self) -> None:
         self.chat.regenerate()
@@ -522,7 +405,7 @@ class MainWindow(QMainWindow):
         it runs, so the process cannot end before that.
         """
         services = self.services
-        self._commit_pending_delete()
+        self.undo_bar.commit()
         self.chat.stop()
         services.request_shutdown()
         if not services.wait(CLOSE_WAIT_MS):

@@ -6,11 +6,13 @@ from typing import Any
 
 from app.core.backends.scripted import ScriptedBackend
 from app.ui.conversation.controller import ChatState
+from app.ui.window.send import SendController
 
 
 def test_an_edit_fills_the_box_and_esc_cancels_it(qtbot: Any, make_window: Any) -> None:
     window = make_window(lambda: ScriptedBackend(rate=5000, n_tokens=3))
     sender = window.send_controller
+    assert isinstance(sender, SendController)
     with qtbot.waitSignal(window.chat.reply_settled, timeout=20000):
         window.enter_prompt("first question")
     question = window.chat.conversation.messages[0]
