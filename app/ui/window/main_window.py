@@ -477,45 +477,15 @@ class MainWindow(QMainWindow):
         (``app.ui.dialogs.search``) and what choosing a match does: open its
         conversation on the branch that holds the message, scroll to it and
         highlight the words searched for."""
-        from app.ui.dialogs.search import SearchDialog, highlight_text
+        from app.ui.dialogs.search import SearchDialog
+        from app.ui.window.search_results import SearchResultOpener
 
         self.search_dialog = SearchDialog(self.store, self)
         self.menus.search_action.triggered.connect(self.search_dialog.open_search)
-
-        def open_result(conversation_id: str, message_id: str, query: str) -> None:
-            if conversation_id and self.undo_bar.pending_conversation == conversation_id:
-                self.undo_bar.undo()  # found in a conversation just deleted: bring it back
-
-            def show(conv: object) -> None:
-                if conv is None:
-                    self._status_bar.showMessage(self.tr("That conversation is no longer in the history."), 5000)
-                    return
-                msg = conv.get(message_id)  # type: ignore[attr-defined]
-                on_path = any(m.id == message_id for m in conv.messages)  # type: ignore[attr-defined]
-                if msg is not None and not on_path:
-                    conv.switch_to(message_id)  # type: ignore[attr-defined]
-                    self.library.set_current_leaf(conv)  # type: ignore[arg-type]
-                if conv is not self.chat.conversation or not on_path:
-                    self.chat.show_conversation(conv)  # type: ignore[arg-type]
-                text = highlight_text(query, msg.content if msg is not None else "")
-
-                def reveal() -> None:
-                    if self.chat.conversation is conv:
-                        self.view.set_find(text, (message_id, 0))
-
-                if self.view.has_item(message_id):
-                    reveal()
-                else:  # a long conversation: its earlier messages come a moment later
-
-                    def once() -> None:
-                        self.view.history_completed.disconnect(once)
-                        reveal()
-
-                    self.view.history_completed.connect(once)
-
-            self.library.load(conversation_id, show)
-
-        self.search_dialog.result_activated.connect(open_result)
+        self.search_results = SearchResultOpener(
+            self.chat, self.view, self.library, self.undo_bar, self._status_bar, self
+        )
+        self.search_dialog.result_activated.connect(self.search_results.open_message)
 
     # -- Settings and Conversation Settings ----------------------------------------------
 
