@@ -28,7 +28,6 @@ from PyQt6.QtWidgets import (
     QApplication,
     QFileDialog,
     QHBoxLayout,
-    QLabel,
     QMainWindow,
     QPushButton,
     QSplitter,
@@ -40,7 +39,6 @@ from app.core.backends.base import ModelInfo
 from app.core.backends.remote.servers import ServerConfig
 from app.core.config.preferences import ConversationSettings, Preferences
 from app.core.models import paths as models
-from app.core.pipeline.metrics import HealthSnapshot
 from app.resources import resource_path
 from app.ui.conversation.announcer import StreamAnnouncer
 from app.ui.conversation.controller import ChatController, ChatState
@@ -61,6 +59,7 @@ from app.ui.window.menus import MenuBar
 from app.ui.window.model_choice import ModelChoice
 from app.ui.window.navigation import KeyboardNavigation
 from app.ui.window.send import SendController
+from app.ui.window.status import StatusLabels
 from app.ui.window.stream_health import StreamHealthMonitor, StreamHealthPanel
 from app.ui.window.undo import UndoBar
 
@@ -135,11 +134,11 @@ class MainWindow(QMainWindow):
         self.stop_button = QPushButton(self.tr("Stop"))
         self.stop_button.setObjectName("stop")
         self.stop_button.setToolTip(self.tr("Stop the reply (Esc)"))
-        self.model_label = QLabel(self.tr("No model"))
-        self.state_label = QLabel("")
-        self.health_label = QLabel("")
-        self.health_label.setObjectName("health")
         self.health_monitor = StreamHealthMonitor(self.chat, self)
+        self.status_labels = StatusLabels(self.chat, self.health_monitor, self)
+        self.model_label = self.status_labels.model_label
+        self.state_label = self.status_labels.state_label
+        self.health_label = self.status_labels.health_label
         self.health_panel = StreamHealthPanel(self.health_monitor, self)
         self.health_panel.hide()
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.health_panel)
@@ -218,11 +217,7 @@ class MainWindow(QMainWindow):
         self.menus.quit_action.triggered.connect(self.close)
         self.menus.about_action.triggered.connect(self._on_about_triggered)
         self.chat.state_changed.connect(self._on_state_changed)
-        self.chat.reply_started.connect(self._on_reply_started)
-        self.chat.prompt_processed.connect(self._on_prompt_processed)
         self.chat.model_ready.connect(self._on_model_ready)
-        self.chat.model_failed.connect(self._on_model_failed)
-        self.health_monitor.updated.connect(self._on_health_updated)
         self._connect_model_choice()
         self._connect_store()
 
@@ -300,41 +295,9 @@ class MainWindow(QMainWindow):
     def _on_state_changed(self, state: ChatState) -> None:
         self.send_button.setEnabled(state == ChatState.IDLE)
         self.stop_button.setEnabled(state == ChatState.GENERATING)
-        text = {
-            ChatState.NO_MODEL: self.tr("No model loaded"),
-            ChatState.LOADING: self.tr("Loading model…"),
-            ChatState.IDLE: self.tr("Ready"),
-            ChatState.GENERATING: self.tr("Generating…  (Esc to stop)"),
-        }[state]
-        self.state_label.setText(text)
-        if state == ChatState.LOADING:
-            self.model_label.setText(self.tr("Loading model…"))
-
-    def _on_reply_started(self, request_id: int) -> None:
-        # No token yet means the model is still evaluating the prompt.
-        self.state_label.setText(self.tr("Reading the prompt…  (Esc to stop)"))
-
-    def _on_prompt_processed(self, request_id: int) -> None:
-        self.state_label.setText(self.tr("Generating…  (Esc to stop)"))
-
-    def _on_health_updated(self, snapshot: HealthSnapshot) -> None:
-        self.health_label.setText(snapshot.status_line() if snapshot.generating else "")
 
     def _on_model_ready(self, info: ModelInfo) -> None:
         self.prompt_area.set_context_limit(info.n_ctx or None)
-        parts = [info.name]
-        if info.n_ctx:
-            parts.append(self.tr("context {n_ctx}").format(n_ctx=info.n_ctx))
-        if info.n_threads:
-            parts.append(self.tr("1 thread") if info.n_threads == 1 else self.tr("%n threads", "", info.n_threads))
-        if info.chat_template:
-            parts.append(self.tr("template: {template}").format(template=info.chat_template))
-        self.model_label.setText("  ·  ".join(parts))
-        self.model_label.setToolTip(info.path)
-
-    def _on_model_failed(self, message: str) -> None:
-        self.model_label.setText(self.tr("No model loaded: choose one in the Model menu"))
-        self.model_label.setToolTip(message)
 
     def _on_open_model_triggered(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
