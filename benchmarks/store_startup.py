@@ -281,9 +281,9 @@ class _Child:
             ("app.ui.sidebar.sidebar", "ConversationListModel", ("_on_page", "fetchMore", "upsert")),
             ("app.ui.sidebar.sidebar", "_Delegate", ("sizeHint",)),
             ("app.ui.services.library", "ConversationLibrary", ("message_added", "message_changed", "load")),
-            ("app.ui.window.main_window", "MainWindow", ("_on_store_opened", "_on_first_page_loaded",
-                                                  "_on_conversation_activated", "_on_conversation_shown",
-                                                  "_on_conversation_changed")),
+            ("app.ui.window.main_window", "MainWindow", ("_on_conversation_shown",)),
+            ("app.ui.window.library_wiring", "LibraryWiring", ("_on_store_opened", "_on_first_page_loaded",
+                                                        "open_conversation", "_on_conversation_changed")),
         )
         import importlib
 

@@ -28,7 +28,6 @@ from PyQt6.QtWidgets import (
     QApplication,
     QFileDialog,
     QHBoxLayout,
-    QLabel,
     QMainWindow,
     QPushButton,
     QSplitter,
@@ -41,10 +40,8 @@ from app.core.backends.remote.servers import ServerConfig
 from app.core.config.preferences import ConversationSettings, Preferences
 from app.core.conversation.model import Conversation
 from app.core.models import paths as models
-from app.core.pipeline.metrics import HealthSnapshot
 from app.resources import resource_path
 from app.ui.conversation.announcer import StreamAnnouncer
-from app.core.conversation.deletion import MessageDeletion
 from app.ui.conversation.controller import ChatController, ChatState
 from app.ui.conversation.find_bar import FindBar
 from app.ui.conversation.prompt import PromptArea
@@ -60,9 +57,12 @@ from app.ui.sidebar.sidebar import Sidebar
 from app.ui.window.appearance_menu import AppearanceControls
 from app.ui.window.context_meter import ContextMeter, ContextTracker
 from app.ui.window.first_run import FirstRunPanel
+from app.ui.window.library_wiring import LibraryWiring
 from app.ui.window.menus import MenuBar
 from app.ui.window.model_choice import ModelChoice
 from app.ui.window.navigation import KeyboardNavigation
+from app.ui.window.send import SendController
+from app.ui.window.status import StatusLabels
 from app.ui.window.stream_health import StreamHealthMonitor, StreamHealthPanel
 from app.ui.window.undo import UndoBar
 
@@ -137,11 +137,11 @@ class MainWindow(QMainWindow):
         self.stop_button = QPushButton(self.tr("Stop"))
         self.stop_button.setObjectName("stop")
         self.stop_button.setToolTip(self.tr("Stop the reply (Esc)"))
-        self.model_label = QLabel(self.tr("No model"))
-        self.state_label = QLabel("")
-        self.health_label = QLabel("")
-        self.health_label.setObjectName("health")
         self.health_monitor = StreamHealthMonitor(self.chat, self)
+        self.status_labels = StatusLabels(self.chat, self.health_monitor, self)
+        self.model_label = self.status_labels.model_label
+        self.state_label = self.status_labels.state_label
+        self.health_label = self.status_labels.health_label
         self.health_panel = StreamHealthPanel(self.health_monitor, self)
         self.health_panel.hide()
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.health_panel)
@@ -170,7 +170,6 @@ class MainWindow(QMainWindow):
         self.splitter.setSizes([220, 680])
         self.splitter.setChildrenCollapsible(False)
         self.setCentralWidget(self.splitter)
-        self._editing: str | None = None  # a prompt being edited (its message id)
         self._status_bar.addWidget(self.model_label, 1)
         self.context_meter = ContextMeter()
         self._status_bar.addPermanentWidget(self.context_meter)
@@ -184,6 +183,7 @@ class MainWindow(QMainWindow):
         self.announcer = StreamAnnouncer(self.chat, self.state_label, self.prompt, self.stop_button, self)
         self._build_menus()
         self._stop_shortcut = bind_shortcut(QShortcut(self), "stop")
+        self.send_controller = SendController(self.chat, self.prompt_area, self._status_bar, self)
         self._connect_signals()
         self.install_search()
         self.install_model_manager()
@@ -202,10 +202,9 @@ class MainWindow(QMainWindow):
         )
 
     def _connect_signals(self) -> None:
-        self.prompt_area.submit_requested.connect(self._on_send_requested)
-        self.send_button.clicked.connect(self._on_send_requested)
+        self.send_button.clicked.connect(self.send_controller.send)
         self.stop_button.clicked.connect(self.chat.stop)
-        self._stop_shortcut.activated.connect(self._on_escape)
+        self._stop_shortcut.activated.connect(self.send_controller.escape)
         self.menus.open_model_action.triggered.connect(self._on_open_model_triggered)
         self.menus.new_chat_action.triggered.connect(self._on_new_chat_triggered)
         self.menus.copy_action.triggered.connect(self.view.copy_selection)
@@ -221,44 +220,11 @@ class MainWindow(QMainWindow):
         self.menus.quit_action.triggered.connect(self.close)
         self.menus.about_action.triggered.connect(self._on_about_triggered)
         self.chat.state_changed.connect(self._on_state_changed)
-        self.chat.reply_started.connect(self._on_reply_started)
-        self.chat.prompt_processed.connect(self._on_prompt_processed)
         self.chat.model_ready.connect(self._on_model_ready)
-        self.chat.model_failed.connect(self._on_model_failed)
-        self.health_monitor.updated.connect(self._on_health_updated)
         self._connect_model_choice()
         self._connect_store()
 
     # -- slots ------------------------------------------------------------------
-
-    def _on_send_requested(self) -> None:
-        area = self.prompt_area
-        reply = self.chat.current_reply
-        if reply is not None:
-            title = getattr(reply.conversation, "title", "")
-            if title:
-                text = self.tr(
-                    "Not sent: Rill is still answering in “{title}”. Stop it (Esc) or wait; your text stays here."
-                ).format(title=title)
-            else:
-                text = self.tr(
-                    "Not sent: Rill is still answering in “a conversation”. Stop it (Esc) or wait; your text stays here."
-                )
-            self._status_bar.showMessage(text, 8000)
-            return
-        if area.over_limit():
-            self._status_bar.showMessage(
-                self.tr("Not sent: the message is longer than the model's context. Remove the attachment or shorten it."),
-                8000,
-            )
-            return
-        editing, self._editing = self._editing, None
-        if editing is not None and self.chat.conversation.get(editing) is not None:
-            if self.chat.send_edit(area.text(), editing):
-                area.clear()
-            return
-        if self.chat.send(area.text()):
-            area.clear()
 
     def enter_prompt(self, text: str, paste: bool = False) -> None:
         """Type (or paste) ``text`` into the prompt box and press Enter, exactly
@@ -276,70 +242,20 @@ class MainWindow(QMainWindow):
     # -- the store and the sidebar ---------------------------------------------------
 
     def _connect_store(self) -> None:
-        self.store.opened.connect(self._on_store_opened)
-        self.store.saving_failed.connect(self._on_saving_failed)
-        self.store.saving_recovered.connect(self._on_saving_recovered)
-        self.library.conversation_changed.connect(self._on_conversation_changed)
-        self.sidebar.conversation_activated.connect(self._on_conversation_activated)
+        self.library_wiring = LibraryWiring(
+            self.chat, self.store, self.library, self.sidebar, self.undo_bar, self._status_bar, self
+        )
         self.sidebar.new_chat_requested.connect(self.menus.new_chat_action.trigger)
-        self.sidebar.delete_requested.connect(self._on_delete_requested)
-        self.sidebar.model.page_loaded.connect(self._on_first_page_loaded)
         self.chat.conversation_shown.connect(self._on_conversation_shown)
         self.chat.path_changed.connect(self._on_path_changed)
-        self.menus.rename_action.triggered.connect(self._on_rename_triggered)
-        self.chat.edit_requested.connect(self._on_edit_requested)
-        self.sidebar.pin_requested.connect(self._on_pin_requested)
-        self.sidebar.export_requested.connect(self._on_export_conversation)
-        self.menus.export_action.triggered.connect(lambda: self._on_export_conversation(self.chat.conversation.id))
-        self.menus.export_all_action.triggered.connect(self._on_export_all_triggered)
-        self.menus.import_action.triggered.connect(self._on_import_triggered)
-        self.chat.message_deleted.connect(self._on_message_deleted)
+        self.menus.rename_action.triggered.connect(self.library_wiring.rename_current)
+        self.menus.export_action.triggered.connect(
+            lambda: self.library_wiring.export_conversation(self.chat.conversation.id)
+        )
+        self.menus.export_all_action.triggered.connect(self.library_wiring.export_all)
+        self.menus.import_action.triggered.connect(self.library_wiring.import_conversations)
         self.menus.regenerate_action.triggered.connect(self._on_regenerate_triggered)
         self.menus.delete_conversation_action.triggered.connect(self._on_delete_conversation_triggered)
-
-    def _on_store_opened(self, usable: bool, notices: list[str], read_only: bool) -> None:
-        for notice in notices:
-            self.chat.notify(f"⚠ {notice}", "warning")
-        if not usable and self.store.enabled:
-            self.chat.notify(
-                self.tr("Conversations are kept for this session only: the history could not be opened."), "warning"
-            )
-            return
-        self.sidebar.model.fetchMore()
-
-    def _on_first_page_loaded(self, count: int) -> None:
-        self.sidebar.model.page_loaded.disconnect(self._on_first_page_loaded)
-        rows = self.sidebar.model.rows()
-        if rows and not self.chat.conversation.messages:
-            self._on_conversation_activated(rows[0].id)  # open on the last conversation
-
-    def _on_saving_failed(self, reason: str) -> None:
-        self.chat.notify(
-            self.tr(
-                "⚠ Not saved: {reason}. Your conversation is kept in memory and Rill keeps trying to save it."
-            ).format(reason=reason),
-            "warning",
-        )
-
-    def _on_saving_recovered(self) -> None:
-        self.chat.notify(self.tr("Saved again: everything is in the history now."), "info")
-
-    def _on_conversation_changed(self, conversation_id: str) -> None:
-        conv = self.library.open.get(conversation_id)
-        if conv is not None and conv.messages:
-            self.sidebar.model.upsert(conv.id, conv.title or self.tr("New chat"), conv.updated_at, conv.pinned)
-            if conv is self.chat.conversation:
-                self.sidebar.select(conv.id)
-
-    def _on_conversation_activated(self, conversation_id: str) -> None:
-        if conversation_id == self.chat.conversation.id:
-            return
-
-        def show(conv: Conversation | None) -> None:
-            if conv is not None:
-                self.chat.show_conversation(conv)
-
-        self.library.load(conversation_id, show)
 
     def _on_conversation_shown(self, conv: object) -> None:
         self.sidebar.select(getattr(conv, "id", ""))
@@ -351,92 +267,8 @@ class MainWindow(QMainWindow):
         if self.find_bar.isVisible():  # stays open; the new path is highlighted, the reader's place kept
             self.view.set_find(self.find_bar.edit.text())
 
-    def _on_rename_triggered(self) -> None:
-        self.sidebar.select(self.chat.conversation.id)
-        self.sidebar.rename_current()
-
     def _on_delete_conversation_triggered(self) -> None:
-        self._on_delete_requested(self.chat.conversation.id)
-
-    def _on_delete_requested(self, conversation_id: str) -> None:
-        """Take the conversation out of the list now; delete it for good when
-        the undo time is over (or at close)."""
-        row = self.sidebar.model.hide(conversation_id)
-        if row is None:
-            return
-        reply = self.chat.current_reply
-        if reply is not None and getattr(reply.conversation, "id", None) == conversation_id:
-            self.chat.stop()
-
-        def undo() -> None:
-            self.sidebar.model.unhide(row)
-            self._on_conversation_activated(conversation_id)
-
-        def commit() -> None:
-            self.sidebar.model.forget(conversation_id)
-            self.library.delete(conversation_id)
-
-        title = row.title or self.tr("New chat")
-        self.undo_bar.offer(self.tr("Deleted “{title}”").format(title=title), undo, commit, conversation_id)
-        if conversation_id == self.chat.conversation.id:
-            rows = self.sidebar.model.rows()
-            if rows:
-                self._on_conversation_activated(rows[0].id)
-            else:
-                self.chat.new_chat()
-
-    def _on_message_deleted(self, what: str, deletion: MessageDeletion) -> None:
-        self.undo_bar.offer(what, lambda: self.chat.undo_delete(deletion))
-
-    def _commit_pending_delete(self) -> None:
-        self.undo_bar.commit()
-
-    def _on_edit_requested(self, message_id: str, text: str) -> None:
-        """Edit a prompt: it goes back into the box; sending makes a new
-        version (the old one and its replies stay, as "1/2")."""
-        self._editing = message_id
-        self.prompt_area.clear()
-        self.prompt.setPlainText(text)
-        self.prompt.setFocus()
-        self._status_bar.showMessage(self.tr("Editing your message: Enter sends it as a new version, Esc cancels"), 8000)
-
-    def _on_pin_requested(self, conversation_id: str, pinned: bool) -> None:
-        self.library.set_pinned(conversation_id, pinned)
-        self.sidebar.model.set_pinned(conversation_id, pinned)
-
-    def _on_export_conversation(self, conversation_id: str) -> None:
-        conv = self.library.open.get(conversation_id)
-        title = (conv.title if conv is not None else "") or "conversation"
-        safe = "".join(c if c.isalnum() or c in " -_" else "_" for c in title)[:60].strip() or "conversation"
-        path = exchange_actions.ask_export_path(self, f"{safe}.md")
-        if path is not None:
-            exchange_actions.export_to(self.store, path, [conversation_id], self._on_exchange_done)
-
-    def _on_export_all_triggered(self) -> None:
-        path = exchange_actions.ask_export_path(self, "rill-conversations.json")
-        if path is not None:
-            exchange_actions.export_to(self.store, path, None, self._on_exchange_done)
-
-    def _on_import_triggered(self) -> None:
-        path = exchange_actions.ask_import_path(self)
-        if path is not None:
-            exchange_actions.import_from(self.store, path, self._on_imported)
-
-    def _on_exchange_done(self, message: str) -> None:
-        self._status_bar.showMessage(message, 10000)
-
-    def _on_imported(self, message: str, imported: bool) -> None:
-        self.chat.notify(message, "info" if imported else "error")
-        if imported:
-            self.sidebar.model.reset_rows()
-
-    def _on_escape(self) -> None:
-        if self._editing is not None:
-            self._editing = None
-            self.prompt_area.clear()
-            self._status_bar.showMessage(self.tr("Edit cancelled"), 2000)
-            return
-        self.chat.stop()
+        self.library_wiring.delete_conversation(self.chat.conversation.id)
 
     def _on_regenerate_triggered(self) -> None:
         self.chat.regenerate()
@@ -466,41 +298,9 @@ class MainWindow(QMainWindow):
     def _on_state_changed(self, state: ChatState) -> None:
         self.send_button.setEnabled(state == ChatState.IDLE)
         self.stop_button.setEnabled(state == ChatState.GENERATING)
-        text = {
-            ChatState.NO_MODEL: self.tr("No model loaded"),
-            ChatState.LOADING: self.tr("Loading model…"),
-            ChatState.IDLE: self.tr("Ready"),
-            ChatState.GENERATING: self.tr("Generating…  (Esc to stop)"),
-        }[state]
-        self.state_label.setText(text)
-        if state == ChatState.LOADING:
-            self.model_label.setText(self.tr("Loading model…"))
-
-    def _on_reply_started(self, request_id: int) -> None:
-        # No token yet means the model is still evaluating the prompt.
-        self.state_label.setText(self.tr("Reading the prompt…  (Esc to stop)"))
-
-    def _on_prompt_processed(self, request_id: int) -> None:
-        self.state_label.setText(self.tr("Generating…  (Esc to stop)"))
-
-    def _on_health_updated(self, snapshot: HealthSnapshot) -> None:
-        self.health_label.setText(snapshot.status_line() if snapshot.generating else "")
 
     def _on_model_ready(self, info: ModelInfo) -> None:
         self.prompt_area.set_context_limit(info.n_ctx or None)
-        parts = [info.name]
-        if info.n_ctx:
-            parts.append(self.tr("context {n_ctx}").format(n_ctx=info.n_ctx))
-        if info.n_threads:
-            parts.append(self.tr("1 thread") if info.n_threads == 1 else self.tr("%n threads", "", info.n_threads))
-        if info.chat_template:
-            parts.append(self.tr("template: {template}").format(template=info.chat_template))
-        self.model_label.setText("  ·  ".join(parts))
-        self.model_label.setToolTip(info.path)
-
-    def _on_model_failed(self, message: str) -> None:
-        self.model_label.setText(self.tr("No model loaded: choose one in the Model menu"))
-        self.model_label.setToolTip(message)
 
     def _on_open_model_triggered(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
@@ -571,7 +371,7 @@ class MainWindow(QMainWindow):
         it runs, so the process cannot end before that.
         """
         services = self.services
-        self._commit_pending_delete()
+        self.undo_bar.commit()
         self.chat.stop()
         services.request_shutdown()
         if not services.wait(CLOSE_WAIT_MS):
@@ -643,45 +443,15 @@ class MainWindow(QMainWindow):
         (``app.ui.dialogs.search``) and what choosing a match does: open its
         conversation on the branch that holds the message, scroll to it and
         highlight the words searched for."""
-        from app.ui.dialogs.search import SearchDialog, highlight_text
+        from app.ui.dialogs.search import SearchDialog
+        from app.ui.window.search_results import SearchResultOpener
 
         self.search_dialog = SearchDialog(self.store, self)
         self.menus.search_action.triggered.connect(self.search_dialog.open_search)
-
-        def open_result(conversation_id: str, message_id: str, query: str) -> None:
-            if conversation_id and self.undo_bar.pending_conversation == conversation_id:
-                self.undo_bar.undo()  # found in a conversation just deleted: bring it back
-
-            def show(conv: Conversation | None) -> None:
-                if conv is None:
-                    self._status_bar.showMessage(self.tr("That conversation is no longer in the history."), 5000)
-                    return
-                msg = conv.get(message_id)
-                on_path = any(m.id == message_id for m in conv.messages)
-                if msg is not None and not on_path:
-                    conv.switch_to(message_id)
-                    self.library.set_current_leaf(conv)
-                if conv is not self.chat.conversation or not on_path:
-                    self.chat.show_conversation(conv)
-                text = highlight_text(query, msg.content if msg is not None else "")
-
-                def reveal() -> None:
-                    if self.chat.conversation is conv:
-                        self.view.set_find(text, (message_id, 0))
-
-                if self.view.has_item(message_id):
-                    reveal()
-                else:  # a long conversation: its earlier messages come a moment later
-
-                    def once() -> None:
-                        self.view.history_completed.disconnect(once)
-                        reveal()
-
-                    self.view.history_completed.connect(once)
-
-            self.library.load(conversation_id, show)
-
-        self.search_dialog.result_activated.connect(open_result)
+        self.search_results = SearchResultOpener(
+            self.chat, self.view, self.library, self.undo_bar, self._status_bar, self
+        )
+        self.search_dialog.result_activated.connect(self.search_results.open_message)
 
     # -- Settings and Conversation Settings ----------------------------------------------
 

@@ -126,7 +126,7 @@ def test_delete_a_conversation_and_undo(qtbot, make_window) -> None:  # type: ig
     window.sidebar.list.setFocus()
     qtbot.keyClick(window.sidebar.list, Qt.Key.Key_Delete)
     assert window.sidebar.model.row_of(conv_id) < 0
-    window._commit_pending_delete()
+    window.undo_bar.commit()
     done: list[object] = []
     window.store.read(lambda store: store.get_conversation(conv_id), done.append)
     qtbot.waitUntil(lambda: bool(done), timeout=5000)
@@ -361,7 +361,7 @@ def test_export_and_import_from_the_window(qtbot, make_window, tmp_path: Path) -
     exchange_actions.import_from(window.store, js, lambda m, ok: results.append((m, ok)))
     qtbot.waitUntil(lambda: bool(results), timeout=10000)
     assert results[0][1] and "Imported 1 conversation" in results[0][0]
-    window._on_imported(*results[0])
+    window.library_wiring.show_import_result(*results[0])
     qtbot.waitUntil(lambda: len(window.sidebar.model.rows()) == 2, timeout=10000)
     # A malformed file imports nothing and says where it is wrong.
     bad = tmp_path / "bad.json"
