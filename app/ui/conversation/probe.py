@@ -19,7 +19,6 @@ from app.ui.conversation.hittest import Hit
 from app.ui.conversation.items import PAD_X, PAD_Y, Pos, doc_text, layout_of
 
 
-
 class ChatViewProbe:
     """Read-only questions about a ``ChatView`` (see the module docstring)."""
 
@@ -245,7 +244,7 @@ class ChatViewProbe:
         view = self._view
         item = view._item(message_id)
         if item is not None:
-            view._relayout_item(item)
+            view._results.relayout(item)
 
     def select(self, message_id: str, start: int, end: int) -> None:
         """Select characters [start, end) of a message's first unit (what a drag does)."""

@@ -52,7 +52,8 @@ from their text, and selecting it unfolds them.
 
 Collaborators (each owns its state; none holds the view): ``items.ItemList``
 (items, id index, Fenwick heights), ``geometry`` (``Metrics``, ``ItemLayout``),
-``documents.DocumentFactory``, ``streaming.StreamingTail``,
+``documents.DocumentFactory``, ``render_results.RenderResults`` (render
+results swapped in), ``streaming.StreamingTail``,
 ``thoughts.ThoughtsFold``, ``virtualizer.LiveWindow``, ``history.HistoryLoader``,
 ``footer``, ``painter.ItemPainter``, ``hittest.HitTester`` (one hit test per
 mouse event), ``selection.Selection``, ``find.FindHighlighter``, ``menu``,
@@ -101,17 +102,6 @@ from app.core.text.thinking import (
     ThinkingSplitter,
     thinking_spans,
 )
-from app.ui.misc import shortcuts
-from app.ui.services.render import (
-    PRIORITY_NOW,
-    RenderJob,
-    RenderResult,
-    RenderService,
-)
-from app.ui.services.slicer import TimeSlicer
-
-log = logging.getLogger(__name__)
-
 from app.ui.conversation.documents import DocumentFactory
 from app.ui.conversation.find import FindHighlighter
 from app.ui.conversation.footer import (
@@ -146,10 +136,21 @@ from app.ui.conversation.items import (
 from app.ui.conversation.menu import MenuTarget, build_context_menu
 from app.ui.conversation.painter import ItemPainter
 from app.ui.conversation.probe import ChatViewProbe
+from app.ui.conversation.render_results import RenderResults
 from app.ui.conversation.selection import LazyTextMime, Selection
 from app.ui.conversation.streaming import StreamingTail
 from app.ui.conversation.thoughts import ThoughtsFold
 from app.ui.conversation.virtualizer import LiveWindow
+from app.ui.misc import shortcuts
+from app.ui.services.render import (
+    PRIORITY_NOW,
+    RenderJob,
+    RenderResult,
+    RenderService,
+)
+from app.ui.services.slicer import TimeSlicer
+
+log = logging.getLogger(__name__)
 
 
 class ChatView(QAbstractScrollArea):
@@ -194,7 +195,6 @@ class ChatView(QAbstractScrollArea):
         self._history = HistoryLoader(self)
         self._decorator: Decorator | None = None
         self._generation = 0          # bumped by clear(): late results of before are dropped
-        self._finalizing: set[str] = set()  # ids of messages whose final render is awaited
         self._width = -1.0
         self._slicer = TimeSlicer(SLICE_BUDGET_S, self)
         self._visibility_timer = QTimer(self)
@@ -211,6 +211,10 @@ class ChatView(QAbstractScrollArea):
         self._metrics = Metrics(self.font(), lambda: self._vp().width())
         self._docs = DocumentFactory(self, self._metrics)
         self._stream = StreamingTail(self._docs, self._metrics, self._thoughts, self._find, self._render)
+        self._results = RenderResults(
+            self._list, self._docs, self._metrics, self._stream, self._queue, self._set_height,
+            self._tail_changed, self._on_settled, self._schedule_visibility,
+        )
         self._layout = ItemLayout(self._list, self._metrics, self._thoughts.label, self._actions)
         self._hits = HitTester(self._list, self._layout)
         self._painter = ItemPainter(
@@ -437,7 +441,7 @@ class ChatView(QAbstractScrollArea):
             if item.tail is not None:
                 item.tail.deleteLater()
             item.tail = item.tail_cursor = None
-            self._finalizing.discard(item.id)
+            self._results.finalizing.discard(item.id)
             self._thoughts.open.discard(item.id)
         ids_gone = {self._list.items[i].id for i in gone}
         if self._reveal is not None and self._reveal[0] in ids_gone:
@@ -484,7 +488,7 @@ class ChatView(QAbstractScrollArea):
         self._render.cancel_all()
         self._list.reset()
         self._window.live = set()
-        self._finalizing = set()
+        self._results.finalizing.clear()
         self._history.cancel()
         self._slicer.clear()
         self._sel.anchor = self._sel.cursor = None
@@ -580,7 +584,7 @@ class ChatView(QAbstractScrollArea):
         item.streaming = False
         item.final_pending = True
         item.splitter = None
-        self._finalizing.add(item.id)
+        self._results.finalizing.add(item.id)
         self._set_footer_from_status(item)
         content = item.message.content
         text = self._answer_source(item, content)
@@ -625,102 +629,13 @@ class ChatView(QAbstractScrollArea):
                     self._start_fill(item)
 
     def _on_rendered(self, result: RenderResult) -> None:
-        job = result.job
-        item = self._item(job.message_id)
-        if item is None:
-            return  # cleared or removed meanwhile
-        if job.kind == "stream":
-            if not item.streaming or job.token != item.committed:
-                return  # stale (the final render supersedes it)
-            self._queue(f"stream:{item.id}:{job.token}", lambda: self._apply_stream(item, job, result.units))
-        elif job.kind == "final":
-            msg = item.message
-            if msg is None or job.token != len(msg):
-                return
-            msg.rendered = result.units
-            self._queue(f"final:{item.id}", lambda: self._apply_final(item, result.units))
-        else:  # history / user: a finished message seen for the first time
-            msg = item.message
-            if msg is None or job.token != len(msg):
-                return
-            msg.rendered = result.units
-            item.units = [UnitSlot(u) for u in result.units]
-            item.rendered_len = len(msg)
-            self._relayout_item(item)
-            self._schedule_visibility()
+        self._results.on_rendered(result)
 
-    def _apply_stream(self, item: Item, job: RenderJob, units: tuple[Unit, ...]) -> Iterator[None]:
-        """Build the new units' documents (a slice each), then swap them in for
-        the same text at the start of the tail in one step."""
-        built: list[UnitSlot] = []
-        for unit in units:
-            if not item.streaming or self._item(item.id) is not item:
-                return
-            built.append(self._docs.build_unit(unit))
-            yield
-        if not item.streaming or self._item(item.id) is not item or job.token != item.committed:
-            return
-        assert item.message is not None
-        item.units.extend(built)
-        item.committed += len(job.text)
-        item.commit_asked = item.committed
-        item.rendered_len = item.committed
-        self._stream.cut_tail(item, item.committed)
-        self._tail_changed(item)
-        self._stream.maybe_commit(item)
-
-    def _apply_final(self, item: Item, units: tuple[Unit, ...]) -> Iterator[None]:
-        reuse: dict[str, list[UnitSlot]] = {}
-        for u in item.units:
-            if u.doc is not None:
-                reuse.setdefault(u.unit.body, []).append(u)
-        new: list[UnitSlot] = []
-        live = item.live or item.tail is not None
-        for unit in units:
-            same = reuse.get(unit.body)
-            if same:
-                old = same.pop(0)
-                new.append(UnitSlot(unit, old.doc, old.height, old.measured_width))
-                continue
-            if live:
-                new.append(self._docs.build_unit(unit))
-                yield
-            else:
-                new.append(UnitSlot(unit))
-        if self._item(item.id) is not item:
-            return
-        item.units = new
-        item.tail = item.tail_cursor = None
-        item.breaker = None
-        item.tail_height = 0.0
-        item.final_pending = False
-        self._finalizing.discard(item.id)
-        assert item.message is not None
-        item.rendered_len = item.committed = len(item.message)
-        self._relayout_item(item)
+    def _on_settled(self, message_id: str) -> None:
         self._vp().update()
-        self.message_settled.emit(item.id)
+        self.message_settled.emit(message_id)
 
     # ------------------------------------------------------------------ documents
-
-    def _relayout_item(self, item: Item) -> None:
-        width = self._metrics.content_width()
-        for u in item.units:
-            if u.doc is not None and u.measured_width != width:
-                u.doc.setTextWidth(width)
-                u.height = u.doc.size().height()
-                u.measured_width = width
-        if item.tail is not None and item.tail.textWidth() != width:
-            item.tail.setTextWidth(width)
-            item.tail_height = item.tail.size().height()
-        think = item.think
-        if think is not None and think.doc is not None and think.doc.textWidth() != width:
-            think.doc.setTextWidth(width)
-            if not think.filling:
-                think.height, think.measured_width = think.doc.size().height(), width
-        index = self._list.index.get(item.id)
-        if index is not None:
-            self._set_height(index, self._metrics.item_height(item))
 
     def _drop_documents(self, item: Item) -> None:
         for u in item.units:
@@ -845,7 +760,7 @@ class ChatView(QAbstractScrollArea):
     @property
     def busy(self) -> bool:
         """True while documents are being built or renders are awaited."""
-        return self._slicer.busy or bool(self._finalizing) or self._history.pending > 0
+        return self._slicer.busy or bool(self._results.finalizing) or self._history.pending > 0
 
     # ------------------------------------------------------------------ virtualization
 
@@ -1034,7 +949,7 @@ class ChatView(QAbstractScrollArea):
                     item.height = frame + (item.height - frame) * ratio
             self._list.heights.rebuild(i.height + ITEM_GAP for i in self._list.items)
             for item in live:
-                self._relayout_item(item)
+                self._results.relayout(item)
             self._update_scrollbar()
             if stick:
                 self.scroll_to_bottom()
