@@ -84,7 +84,7 @@ def no_leaked_threads() -> Iterator[None]:
 
 
 @pytest.fixture
-def make_window(qtbot):  # type: ignore[no-untyped-def]
+def make_window(qtbot):
     """make_window(factory, description="test") -> a shown MainWindow whose model is ready.
 
     The windows are held here until the test ends and closed then (which runs
@@ -97,8 +97,8 @@ def make_window(qtbot):  # type: ignore[no-untyped-def]
 
     windows: list[Any] = []
 
-    def make(factory: Callable[[], object], description: str = "test", wait_ready: bool = True):  # type: ignore[no-untyped-def]
-        window = create_window(factory, description)  # type: ignore[arg-type]
+    def make(factory: Callable[[], object], description: str = "test", wait_ready: bool = True):
+        window = create_window(factory, description)
         windows.append(window)
         qtbot.addWidget(window)
         if wait_ready:
@@ -118,7 +118,7 @@ def make_window(qtbot):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture(scope="session")
-def llama_server():  # type: ignore[no-untyped-def]
+def llama_server():
     """One ``python -m llama_cpp.server`` (default model, n_ctx 2048, one
     thread, requests queued rather than interrupting each other) for the whole session:
     a ``tests.helpers.llama_server.LlamaServer``
@@ -141,7 +141,7 @@ def llama_server():  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def fault_server():  # type: ignore[no-untyped-def]
+def fault_server():
     """A started ``tests.helpers.fault_server.FaultServer`` (default Scenario);
     set ``.scenario`` to change what the next request gets."""
     from tests.helpers.fault_server import FaultServer
@@ -158,7 +158,7 @@ def fault_server():  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def folder():  # type: ignore[no-untyped-def]
+def folder():
     """The user's models folder (under the test's own XDG_DATA_HOME), created."""
     from app.core.base import settings
 

@@ -102,7 +102,7 @@ def test_closing_mid_generation_exits_cleanly() -> None:
     assert "Destroyed while thread" not in proc.stderr
 
 
-def test_doctor_on_a_remote_server_reports_the_same_keys(fault_server) -> None:  # type: ignore[no-untyped-def]
+def test_doctor_on_a_remote_server_reports_the_same_keys(fault_server) -> None:
     from tests.helpers.fault_server import DEFAULT_TEXT, Scenario
 
     fault_server.scenario = Scenario(write_sizes=(1, 5), rate=1000)
@@ -119,7 +119,7 @@ def test_doctor_on_a_remote_server_reports_the_same_keys(fault_server) -> None: 
     assert DEFAULT_TEXT
 
 
-def test_doctor_stop_on_a_remote_server(fault_server) -> None:  # type: ignore[no-untyped-def]
+def test_doctor_stop_on_a_remote_server(fault_server) -> None:
     from tests.helpers.fault_server import Scenario
 
     fault_server.scenario = Scenario(text="word " * 3000, pieces=3000, rate=300)

@@ -32,7 +32,7 @@ def rill(data_home: Path, *args: str, stdin: str | None = None, timeout: float =
     env = dict(os.environ, XDG_DATA_HOME=str(data_home), PYTHONIOENCODING="ascii")  # the CLI must not rely on it
     env.pop("QT_QPA_PLATFORM", None)
     return subprocess.run([sys.executable, "-m", "app.cli", *args], cwd=ROOT, capture_output=True, timeout=timeout,
-                          env=env, input=None if stdin is None else stdin.encode(), text=False)  # type: ignore[call-overload]
+                          env=env, input=None if stdin is None else stdin.encode(), text=False)
 
 
 def out(proc: Any) -> str:

@@ -35,7 +35,7 @@ def test_rss_mb_reads_this_process() -> None:
     del ballast
 
 
-def test_the_heartbeat_ticks_and_measures_how_late_each_tick_is(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_the_heartbeat_ticks_and_measures_how_late_each_tick_is(qtbot) -> None:
     beat = Heartbeat()
     beat.lags_s.append(99.0)  # an earlier run's
     beat.start()
@@ -59,7 +59,7 @@ def test_the_heartbeat_ticks_and_measures_how_late_each_tick_is(qtbot) -> None: 
     assert len(beat.lags_s) == count  # stopped: no more ticks
 
 
-def test_ui_environment_reports_language_catalogues_and_fonts(qapp) -> None:  # type: ignore[no-untyped-def]
+def test_ui_environment_reports_language_catalogues_and_fonts(qapp) -> None:
     from app.ui.misc.i18n import install_translations, remove_translations
 
     fonts = BundledFonts(files=("NotoSansSC.ttf",), families=("Noto Sans SC",))

@@ -453,7 +453,7 @@ def test_stop_is_quick_with_a_stalled_stream_and_idle_connections() -> None:
 
 
 @pytest.mark.model
-def test_llama_server_lists_and_streams(llama_server) -> None:  # type: ignore[no-untyped-def]
+def test_llama_server_lists_and_streams(llama_server) -> None:
     body = {
         "messages": [{"role": "user", "content": "Say hi."}],
         "stream": True,

@@ -110,7 +110,7 @@ def shipped_languages() -> list[str]:
     return sorted(p.stem[len("rill_"):] for p in (ROOT / "resources" / "i18n").glob("rill_*.qm"))
 
 
-def run_doctor(exe: Path, env: dict[str, str], *args: str, timeout: float = 300) -> tuple[dict, subprocess.CompletedProcess]:  # type: ignore[type-arg]
+def run_doctor(exe: Path, env: dict[str, str], *args: str, timeout: float = 300) -> tuple[dict, subprocess.CompletedProcess]:
     proc = subprocess.run(
         [str(exe), "doctor", *args, "--timeout-s", str(timeout - 30)],
         env=env, capture_output=True, text=True, timeout=timeout,

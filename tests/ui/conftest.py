@@ -6,7 +6,7 @@ import pytest
 
 
 @pytest.fixture
-def view(qtbot):  # type: ignore[no-untyped-def]
+def view(qtbot):
     """A shown 700x500 ChatView, shut down (render thread joined) at teardown."""
     from app.ui.conversation.view import ChatView
 

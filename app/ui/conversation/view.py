@@ -399,7 +399,8 @@ class ChatView(QAbstractScrollArea):
         self._list.items[0:0] = older
         self._list.index.prepend([item.id for item in older])
         self._list.heights.rebuild([i.height + ITEM_GAP for i in older] + self._list.heights.values())
-        self._sel.anchor = None if self._sel.anchor is None else Pos(self._sel.anchor.item + k, self._sel.anchor.unit, self._sel.anchor.char)
+        anchor = self._sel.anchor
+        self._sel.anchor = None if anchor is None else Pos(anchor.item + k, anchor.unit, anchor.char)
         self._sel.cursor = (
             None if self._sel.cursor is None else Pos(self._sel.cursor.item + k, self._sel.cursor.unit, self._sel.cursor.char)
         )

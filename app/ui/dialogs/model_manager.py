@@ -51,15 +51,14 @@ from PyQt6.QtWidgets import (
     QWidget,
 )
 
-from app.core.models import catalog as model_catalog
-
 from app.core.base import settings
+from app.core.models import catalog as model_catalog
+from app.core.models.catalog import SOURCE_ADDED, CatalogEntry
 from app.core.models.gguf_info import FALLBACK_TEMPLATE, GGUFInfo, format_bytes
 from app.core.models.paths import DEFAULT_N_CTX
-from app.core.models.catalog import SOURCE_ADDED, CatalogEntry
-from app.ui.services.background import BackgroundCalls
 from app.ui.misc import theme
 from app.ui.misc.shortcuts import bind
+from app.ui.services.background import BackgroundCalls
 
 #: The Manage Models… shortcut.
 #: At most this many headers are read per background call (then the table updates).

@@ -52,9 +52,9 @@ from app.core.backends.remote.servers import (
     secrets,
 )
 from app.core.base import settings
+from app.ui.misc.theme import set_tone
 from app.ui.services.background import BackgroundCalls
 from app.ui.services.model_lists import fetch_model_list, list_models
-from app.ui.misc.theme import set_tone
 
 log = logging.getLogger(__name__)
 
@@ -88,7 +88,7 @@ class _Draft:
     busy: bool = False
 
     @classmethod
-    def of(cls, server: ServerConfig, models: list[str]) -> "_Draft":
+    def of(cls, server: ServerConfig, models: list[str]) -> _Draft:
         return cls(
             id=server.id, name=server.name, kind=server.kind, base_url=server.base_url,
             model=server.model, stall_s=server.stall_s, key=None, saved_key=None, models=list(models),

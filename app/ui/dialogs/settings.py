@@ -26,10 +26,10 @@ from typing import Any
 
 from PyQt6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, pyqtSignal
 from PyQt6.QtWidgets import (
-    QComboBox,
     QAbstractButton,
     QAbstractSpinBox,
     QCheckBox,
+    QComboBox,
     QDialog,
     QDialogButtonBox,
     QDoubleSpinBox,
@@ -44,11 +44,11 @@ from PyQt6.QtWidgets import (
     QWidget,
 )
 
+from app.core.backends.base import ModelInfo
 from app.core.backends.prompt_window import POLICY_LABELS
 from app.core.config import preferences as prefs_mod
-from app.core.backends.base import ModelInfo
-from app.core.config.preferences import FIELDS, SAMPLING_FIELDS, Field, Preferences
 from app.core.config.appearance import LANGUAGES, THEMES, Appearance
+from app.core.config.preferences import FIELDS, SAMPLING_FIELDS, Field, Preferences
 from app.ui.misc.theme import set_tone
 from app.ui.services.background import BackgroundCalls
 

@@ -18,9 +18,9 @@ from PyQt6.QtWidgets import QProgressBar
 from app.core.backends.base import ModelInfo
 from app.core.conversation.model import Conversation
 from app.core.text.tokens_estimate import estimate
-from app.ui.services.background import BackgroundCalls
 from app.ui.conversation.prompt import PromptArea
 from app.ui.conversation.reply import ReplyStats
+from app.ui.services.background import BackgroundCalls
 from app.ui.services.throttle import Throttle
 
 if TYPE_CHECKING:

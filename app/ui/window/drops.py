@@ -77,7 +77,9 @@ class GgufDrops(QObject):
 
     def _not_a_model(self, others: list[str]) -> str:
         if others:
-            return QCoreApplication.translate("MainWindow", "{name} is not a model: Rill opens .gguf model files.").format(name=Path(others[0]).name)
+            return QCoreApplication.translate(
+                "MainWindow", "{name} is not a model: Rill opens .gguf model files."
+            ).format(name=Path(others[0]).name)
         return QCoreApplication.translate("MainWindow", "That is not a model: Rill opens .gguf model files.")
 
     def open_dropped(self, mime: QMimeData | None) -> bool:

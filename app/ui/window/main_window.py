@@ -47,7 +47,6 @@ from app.ui.conversation.find_bar import FindBar
 from app.ui.conversation.prompt import PromptArea
 from app.ui.conversation.selection import LazyTextMime
 from app.ui.conversation.view import ChatView
-from app.ui.dialogs import exchange as exchange_actions
 from app.ui.dialogs.about import open_about_box
 from app.ui.dialogs.singleton import SingletonDialog
 from app.ui.misc.shortcuts import bind_shortcut

@@ -58,7 +58,7 @@ class KeyboardNavigation(QObject):
 
     def _set_tab_order(self) -> None:
         chain = self._chain
-        for first, second in zip(chain, chain[1:]):
+        for first, second in zip(chain, chain[1:], strict=False):
             QWidget.setTabOrder(first, second)
 
     def _on_focus_prompt_triggered(self) -> None:

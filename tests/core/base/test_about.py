@@ -15,7 +15,7 @@ SAMPLE = "CPU : SSE3 = 1 | SSSE3 = 1 | AVX = 1 | AVX2 = 1 | AVX512 = 0 | F16C = 
 
 
 @pytest.fixture(autouse=True)
-def fresh_cache(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def fresh_cache(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
     monkeypatch.setattr(about, "_cached", None)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
@@ -28,7 +28,7 @@ def test_parse_system_info() -> None:
     assert about.parse_system_info("CPU : AVX = 1 | Metal : EMBED_LIBRARY = 1 |") == ("AVX", "EMBED_LIBRARY")
 
 
-def test_about_text_lists_versions_and_flags(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_about_text_lists_versions_and_flags(tmp_path) -> None:
     info = about.LlamaInfo(
         available=True, package_version="0.3.36", library_version="0.5.0-dev",
         features=("AVX", "AVX2", "FMA"), system_info=SAMPLE,

@@ -483,8 +483,8 @@ def test_an_export_from_before_settings_follows_the_default(tmp_path: Path) -> N
         {"id": "old", "system_prompt": DEFAULT_SYSTEM_PROMPT, "params": {}, "messages": []},
         {"id": "mine", "system_prompt": "Mine.", "messages": []}]}
     exchange.import_json(s, json.dumps(old))
-    assert s.get_conversation("old").system_prompt is None  # type: ignore[union-attr]
-    assert s.get_conversation("mine").system_prompt == "Mine."  # type: ignore[union-attr]
+    assert s.get_conversation("old").system_prompt is None
+    assert s.get_conversation("mine").system_prompt == "Mine."
     s.close()
 
 

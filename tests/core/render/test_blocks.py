@@ -212,7 +212,7 @@ def test_split_sample_gives_each_top_level_element_exactly() -> None:
     fragments = split_top_level(html)
     assert "\n".join(fragments) == html.strip()
     assert all(html.count(f) >= 1 for f in fragments)
-    tags = [re.match(r"<(\w+)", f).group(1) for f in fragments]  # type: ignore[union-attr]
+    tags = [re.match(r"<(\w+)", f).group(1) for f in fragments]
     assert tags == [
         "h1", "p", "h2", "table", "h2", "pre", "h2", "ol", "ul", "h2", "p", "h2",
         "pre", "pre", "h2", "p", "blockquote", "p",
@@ -293,7 +293,7 @@ def test_sample_units() -> None:
 def test_units_are_frozen() -> None:
     unit = Unit("html", "<p>x</p>")
     with pytest.raises(AttributeError):
-        unit.body = "<p>y</p>"  # type: ignore[misc]
+        unit.body = "<p>y</p>"
 
 
 @pytest.mark.parametrize("label", ["", "python", "js", "nosuchlang", "{.python}"])

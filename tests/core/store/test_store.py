@@ -86,7 +86,7 @@ def _load(store: Store, conversation_id: str) -> Conversation | None:
 
 
 def opened(path: Path, **kwargs: object) -> Store:
-    result = Store.open(path, **kwargs)  # type: ignore[arg-type]
+    result = Store.open(path, **kwargs)
     assert result.store is not None, result.notices
     assert result.notices == [], result.notices
     return result.store
@@ -105,13 +105,13 @@ def store(db_path: Path) -> Iterator[Store]:
 
 
 def conversation(store: Store, **fields: object) -> ConversationInfo:
-    info = ConversationInfo(**fields)  # type: ignore[arg-type]
+    info = ConversationInfo(**fields)
     store.create_conversation(info)
     return info
 
 
 def reply(parent: Message, text: str = "", status: MessageStatus = MessageStatus.COMPLETE, **kw: object) -> Message:
-    return Message("assistant", text, status, parent_id=parent.id, **kw)  # type: ignore[arg-type]
+    return Message("assistant", text, status, parent_id=parent.id, **kw)
 
 
 def same(a: Message, b: Message) -> None:
@@ -276,7 +276,7 @@ def test_message_tree_round_trip_with_branches(store: Store) -> None:
 def test_add_message_bumps_updated_at_and_rejects_unknown_links(store: Store) -> None:
     info = conversation(store, updated_at=1.0)
     store.add_message(info.id, Message("user", "hi", created_at=50.0))
-    assert store.get_conversation(info.id).updated_at == 50.0  # type: ignore[union-attr]
+    assert store.get_conversation(info.id).updated_at == 50.0
     with pytest.raises(KeyError):
         store.add_message("no-such-conversation", Message("user", "x"))
     with pytest.raises(KeyError):
@@ -315,7 +315,7 @@ def test_save_message_is_one_update_by_primary_key(store: Store) -> None:
     plan = " ".join(str(r[-1]) for r in store.conn.execute("EXPLAIN QUERY PLAN " + store_rows.SAVE_MESSAGE,
                                                             (*store_rows.message_values(live), live.id)))
     assert "USING INDEX sqlite_autoindex_messages_1 (id=?)" in plan
-    assert store.get_message(live.id).content == "some streamed text"  # type: ignore[union-attr]
+    assert store.get_message(live.id).content == "some streamed text"
     store.save_message(Message("user", "never added"))  # ignored, no error
 
 
@@ -359,7 +359,7 @@ message_trees = st.lists(
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(message_trees)
-def test_any_message_tree_round_trips(rows: list[tuple]) -> None:  # type: ignore[type-arg]
+def test_any_message_tree_round_trips(rows: list[tuple]) -> None:
     msgs: list[Message] = []
     for i, (pick, role, text, status, err, tokens, tps, ttft) in enumerate(rows):
         parent = None if not msgs or pick % 5 == 0 else msgs[pick % len(msgs)].id
@@ -392,7 +392,7 @@ def test_recover_interrupted(db_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     # the CLI while no Rill runs: a crash left it streaming; it reads as interrupted, nothing is written
     peek = Store.open(db_path, recover=False)
     assert peek.store is not None and peek.recovered == 0 and not peek.store.streaming_is_live
-    assert peek.store.get_message(live.id).status is MessageStatus.INTERRUPTED  # type: ignore[union-attr]
+    assert peek.store.get_message(live.id).status is MessageStatus.INTERRUPTED
     assert [m.status for m in peek.store.load_messages(info.id)][-1] is MessageStatus.INTERRUPTED
     assert [h.message_id for h in peek.store.search("half a rep")] == [live.id]
     peek.store.close()
@@ -400,7 +400,7 @@ def test_recover_interrupted(db_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(store_opening, "rill_is_running", lambda folder: folder == db_path.parent)
     peek = Store.open(db_path, recover=False)  # the CLI beside a running app: it may still be streaming
     assert peek.store is not None and peek.recovered == 0 and peek.store.streaming_is_live
-    assert peek.store.get_message(live.id).status is MessageStatus.STREAMING  # type: ignore[union-attr]
+    assert peek.store.get_message(live.id).status is MessageStatus.STREAMING
     assert peek.store.search("half a rep") == []  # not indexed while it streams
     assert peek.store.recover_interrupted() == 1
     assert peek.store.recover_interrupted() == 0
@@ -671,7 +671,7 @@ def world_dir() -> Iterator[Path]:
         shutil.rmtree(base, ignore_errors=True)
 
 
-def read_only_checks(path: Path, make_writable) -> None:  # type: ignore[no-untyped-def]
+def read_only_checks(path: Path, make_writable) -> None:
     with as_unprivileged():
         result = Store.open(path)
     assert result.store is not None, result.notices
@@ -771,7 +771,7 @@ def test_disk_full_queues_writes_in_order_and_retry_saves_them(store: Store) -> 
     assert store.retry_pending() and store.pending_count == 0
     got = store.get_message(live.id)
     assert got is not None and got.content == live.content and got.status is MessageStatus.COMPLETE
-    assert store.get_conversation(info.id).title == "renamed while full"  # type: ignore[union-attr]
+    assert store.get_conversation(info.id).title == "renamed while full"
     assert [h.message_id for h in store.search("more 4")] == [live.id]
     # and the next write goes straight through
     store.save_message(live)

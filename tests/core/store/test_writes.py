@@ -20,7 +20,7 @@ def failing(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     def apply(store: Store, op: object) -> object:
         if state[0]:
             raise sqlite3.OperationalError("database or disk is full")
-        return real(store, op)  # type: ignore[arg-type]  # the op the store passed
+        return real(store, op)  # the op the store passed
 
     monkeypatch.setattr(Store, "_apply", apply)
     return state

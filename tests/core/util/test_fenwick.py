@@ -18,7 +18,7 @@ def prefixes(values: list[float]) -> list[float]:
 
 @settings(max_examples=200, deadline=None)
 @given(values=heights, updates=st.lists(st.tuples(st.integers(0, 199), st.floats(0.0, 500.0)), max_size=30))
-def test_matches_a_plain_list_after_appends_and_updates(values: list[float], updates) -> None:  # type: ignore[no-untyped-def]
+def test_matches_a_plain_list_after_appends_and_updates(values: list[float], updates) -> None:
     built = Fenwick(values)
     appended = Fenwick()
     for v in values:

@@ -32,10 +32,10 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from PyQt6.QtGui import QTextBlock, QTextBlockFormat, QTextCursor, QTextDocument, QTextFormat  # noqa: E402
 from PyQt6.QtWidgets import QApplication  # noqa: E402
 
+from app.core.backends.scripted import SAMPLE_MARKDOWN  # noqa: E402
 from app.core.render.blocks import Unit, render_units, user_units  # noqa: E402
 from app.core.render.markdown import render_markdown  # noqa: E402
 from app.ui.misc.theme import DARK, LIGHT  # noqa: E402
-from app.core.backends.scripted import SAMPLE_MARKDOWN  # noqa: E402
 from tests.core.render.test_blocks import HOSTILE, TRICKY_CODE, documents  # noqa: E402
 
 _HR = QTextFormat.Property.BlockTrailingHorizontalRulerWidth
@@ -103,7 +103,7 @@ def per_unit_text(units: tuple[Unit, ...]) -> str:
     texts = [d.toPlainText() for d in docs]
     table_first = [starts_with_table(d) for d in docs]
     out = []
-    for k, (doc, text) in enumerate(zip(docs, texts)):
+    for k, (doc, text) in enumerate(zip(docs, texts, strict=False)):
         if k > 0 and table_first[k]:
             assert text.startswith("\n")
             text = text[1:]  # quirk 1: only a document's very start has that block
@@ -171,7 +171,7 @@ def test_quirk_3_empty_pre_before_a_blockquote(qapp: QApplication) -> None:
 
 
 @pytest.mark.parametrize("theme", [LIGHT, DARK], ids=["light", "dark"])
-def test_a_code_unit_has_one_block_background(qapp: QApplication, theme) -> None:  # type: ignore[no-untyped-def]
+def test_a_code_unit_has_one_block_background(qapp: QApplication, theme) -> None:
     background = theme.colors["code_bg"]
     text = f"Intro\n\n```python\n{TRICKY_CODE}```\n\n```\nplain <code>\n\n  second\n```\n\n    indented\n"
     codes = [u for u in render_units(text + "\n" + SAMPLE_MARKDOWN) if u.kind == "code"]
@@ -195,7 +195,7 @@ def test_plain_units_show_their_text(qapp: QApplication) -> None:
     assert len(units) > 10 and {u.kind for u in units} == {"plain"}
     shown = [unit_doc(u).toPlainText() for u in units]
     # A piece cut at a newline keeps it: Qt shows an empty last line for it.
-    assert all(s == u.body for s, u in zip(shown, units))
+    assert all(s == u.body for s, u in zip(shown, units, strict=False))
     assert "".join(shown) == text
 
 

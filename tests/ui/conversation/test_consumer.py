@@ -40,7 +40,7 @@ class RecordingSink(QObject):
 
 
 @pytest.fixture
-def service(qtbot) -> Iterator[InferenceService]:  # type: ignore[no-untyped-def]
+def service(qtbot) -> Iterator[InferenceService]:
     svc = InferenceService()
     yield svc
     if not svc.is_finished():
@@ -48,7 +48,7 @@ def service(qtbot) -> Iterator[InferenceService]:  # type: ignore[no-untyped-def
             svc.request_shutdown()
 
 
-def load(qtbot, service: InferenceService, backend: ScriptedBackend) -> None:  # type: ignore[no-untyped-def]
+def load(qtbot, service: InferenceService, backend: ScriptedBackend) -> None:
     with qtbot.waitSignal(service.model_loaded, timeout=10000):
         service.load(lambda: backend, "scripted")
 
@@ -66,7 +66,7 @@ def test_clean_text_keeps_tab_and_newline_and_drops_other_controls() -> None:
     assert clean_text("héllo 世界 🙂") == "héllo 世界 🙂"
 
 
-def test_a_scripted_reply_is_shown_in_order_cleaned_and_settles(qtbot, service: InferenceService) -> None:  # type: ignore[no-untyped-def]
+def test_a_scripted_reply_is_shown_in_order_cleaned_and_settles(qtbot, service: InferenceService) -> None:
     tokens = [f"w{i} ".encode() for i in range(200)] + [b"bell\x07 cr\r\n", b"end"]
     load(qtbot, service, ScriptedBackend(tokens, rate=0))
     consumer = StreamConsumer(service)
@@ -94,7 +94,7 @@ def test_a_scripted_reply_is_shown_in_order_cleaned_and_settles(qtbot, service: 
     assert consumer.current is None and consumer.replies_pending() == 0 and consumer.last_stats is stats
 
 
-def test_stop_makes_the_consumer_idle_at_once_and_the_reply_settles_later(qtbot, service: InferenceService) -> None:  # type: ignore[no-untyped-def]
+def test_stop_makes_the_consumer_idle_at_once_and_the_reply_settles_later(qtbot, service: InferenceService) -> None:
     load(qtbot, service, ScriptedBackend([b"tick "], rate=50, n_tokens=100000))
     consumer = StreamConsumer(service)
     sink = RecordingSink()
@@ -116,7 +116,7 @@ def test_stop_makes_the_consumer_idle_at_once_and_the_reply_settles_later(qtbot,
     assert consumer.last_stats.finish_reason == FinishReason.CANCELLED
 
 
-def test_chunks_of_another_request_are_never_shown(qtbot, service: InferenceService) -> None:  # type: ignore[no-untyped-def]
+def test_chunks_of_another_request_are_never_shown(qtbot, service: InferenceService) -> None:
     load(qtbot, service, ScriptedBackend([b"mine "], rate=0, n_tokens=50))
     consumer = StreamConsumer(service)
     sink = RecordingSink()

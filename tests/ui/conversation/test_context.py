@@ -14,7 +14,7 @@ def conversation(n: int) -> tuple[Conversation, list[str]]:
     return conv, ids
 
 
-def test_a_notice_comes_only_when_the_number_dropped_changes(qapp) -> None:  # type: ignore[no-untyped-def]
+def test_a_notice_comes_only_when_the_number_dropped_changes(qapp) -> None:
     conv, ids = conversation(5)
     notices = DroppedNotices()
     assert notices.notice(conv, (), shown=True) is None  # nothing dropped
@@ -28,7 +28,7 @@ def test_a_notice_comes_only_when_the_number_dropped_changes(qapp) -> None:  # t
     assert notices.notice(conv, tuple(ids[:3]), shown=True) is not None  # ... and then no longer does
 
 
-def test_the_notice_names_excerpts_of_the_first_and_last_message_dropped(qapp) -> None:  # type: ignore[no-untyped-def]
+def test_the_notice_names_excerpts_of_the_first_and_last_message_dropped(qapp) -> None:
     conv, ids = conversation(4)
     long = conv.add_user("word " * 30)
     text = DroppedNotices().notice(conv, (ids[0], ids[2]), shown=True)
@@ -40,7 +40,7 @@ def test_the_notice_names_excerpts_of_the_first_and_last_message_dropped(qapp) -
     assert len(excerpt) == 40 and excerpt.endswith("…") and excerpt.startswith("word word")
 
 
-def test_unknown_ids_give_the_notice_without_excerpts(qapp) -> None:  # type: ignore[no-untyped-def]
+def test_unknown_ids_give_the_notice_without_excerpts(qapp) -> None:
     conv, _ = conversation(1)
     one = DroppedNotices().notice(conv, ("gone",), shown=True)
     assert one is not None and "an earlier message." in one and "“" not in one
@@ -48,7 +48,7 @@ def test_unknown_ids_give_the_notice_without_excerpts(qapp) -> None:  # type: ig
     assert many is not None and "2 earlier messages." in many
 
 
-def test_a_conversation_not_shown_gets_no_notice_but_is_remembered(qapp) -> None:  # type: ignore[no-untyped-def]
+def test_a_conversation_not_shown_gets_no_notice_but_is_remembered(qapp) -> None:
     a, a_ids = conversation(3)
     b, b_ids = conversation(3)
     notices = DroppedNotices()

@@ -9,7 +9,7 @@ from app.ui.conversation.controller import ChatController, ChatState
 from app.ui.services.inference import InferenceService
 
 
-def test_an_injected_service_is_used_and_the_state_follows_its_parts(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+def test_an_injected_service_is_used_and_the_state_follows_its_parts(qtbot, view) -> None:
     service = InferenceService()
     chat = ChatController(view, service=service)
     try:

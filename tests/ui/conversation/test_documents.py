@@ -10,7 +10,7 @@ from app.ui.conversation.documents import DocumentFactory
 from app.ui.conversation.geometry import Metrics
 
 
-def test_a_built_unit_is_measured_at_the_text_width(qapp) -> None:  # type: ignore[no-untyped-def]
+def test_a_built_unit_is_measured_at_the_text_width(qapp) -> None:
     owner = QObject()
     metrics = Metrics(QFont(), lambda: 500)
     factory = DocumentFactory(owner, metrics)

@@ -20,7 +20,7 @@ def test_the_rule_is_literal_case_insensitive_and_keeps_offsets() -> None:
     pattern = find_pattern("the")
     assert pattern is not None
     assert text_matches(pattern, "The cat, THE hat; theme") == [0, 9, 18]
-    assert text_matches(find_pattern("a.b"), "axb a.b") == [4]  # type: ignore[arg-type]
+    assert text_matches(find_pattern("a.b"), "axb a.b") == [4]
     assert find_pattern("") is None and find_pattern("two\nlines") is None
     assert sum(count_chunks(pattern, "the " * 1000, 100)) == 1000
 
@@ -32,7 +32,7 @@ def test_a_message_is_searched_as_shown_thoughts_first() -> None:
     assert list(message_texts(Message("user", "plain"))) == ["plain"]
 
 
-def _stream_reply(view, text: str) -> Message:  # type: ignore[no-untyped-def]
+def _stream_reply(view, text: str) -> Message:
     msg = Message("assistant", status=MessageStatus.STREAMING)
     view.add_message(msg)
     msg.append(text)
@@ -40,7 +40,7 @@ def _stream_reply(view, text: str) -> Message:  # type: ignore[no-untyped-def]
     return msg
 
 
-def test_painting_with_find_active_never_searches_a_document(qtbot, view, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_painting_with_find_active_never_searches_a_document(qtbot, view, monkeypatch) -> None:
     # A 100 K-character streaming reply (one paragraph: it stays in the tail).
     msg = _stream_reply(view, "the quick fox " * 7200)
     view.set_find("the")
@@ -55,7 +55,7 @@ def test_painting_with_find_active_never_searches_a_document(qtbot, view, monkey
     assert view.probe.find_scans() == scans, "painting only reads the cached ranges"
 
 
-def test_matches_follow_the_streaming_text(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+def test_matches_follow_the_streaming_text(qtbot, view) -> None:
     msg = _stream_reply(view, "the start ")
     view.set_find("the")
     qtbot.waitUntil(lambda: view.probe.find_matches(msg.id) == 1, timeout=5000)
@@ -66,7 +66,7 @@ def test_matches_follow_the_streaming_text(qtbot, view) -> None:  # type: ignore
         qtbot.waitUntil(lambda n=n: view.probe.find_matches(msg.id) == n, timeout=5000)
 
 
-def test_the_bar_counts_what_the_view_highlights(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+def test_the_bar_counts_what_the_view_highlights(qtbot, view) -> None:
     msgs = [Message("user", "Where is the example?"),
             Message("assistant", "See [the docs](http://example.com/the) or `the example`, **the** end.")]
     with qtbot.waitSignal(view.viewport_ready, timeout=10000):
@@ -85,7 +85,7 @@ def test_the_bar_counts_what_the_view_highlights(qtbot, view) -> None:  # type: 
     assert sum(1 for mid, _k in bar.matches if mid == msgs[1].id) == 1
 
 
-def test_next_and_previous_reveal_the_right_match(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+def test_next_and_previous_reveal_the_right_match(qtbot, view) -> None:
     msgs = history_messages(200)
     with qtbot.waitSignal(view.viewport_ready, timeout=20000):
         view.add_messages(msgs)
@@ -111,7 +111,7 @@ def test_next_and_previous_reveal_the_right_match(qtbot, view) -> None:  # type:
     assert view.probe.find_state()[1] == bar.matches[0]
 
 
-def test_a_long_message_is_searched_in_several_slices(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_a_long_message_is_searched_in_several_slices(qtbot) -> None:
     prompt = Message("user", "the words go on " * 250_000)  # 4 MB
     bar = FindBar(lambda: [prompt])
     qtbot.addWidget(bar)

@@ -11,7 +11,7 @@ from app.ui.conversation.footer import (
 from app.ui.conversation.items import Item
 
 
-def test_a_stopped_reply_says_so_and_lists_its_facts(qapp) -> None:  # type: ignore[no-untyped-def]
+def test_a_stopped_reply_says_so_and_lists_its_facts(qapp) -> None:
     msg = Message("assistant", "hi", MessageStatus.STOPPED)
     msg.meta.tokens = 12
     item = Item(msg.id, "assistant", msg)
@@ -20,7 +20,7 @@ def test_a_stopped_reply_says_so_and_lists_its_facts(qapp) -> None:  # type: ign
     assert item.facts == "12 tokens"
 
 
-def test_actions_follow_the_decorator(qapp) -> None:  # type: ignore[no-untyped-def]
+def test_actions_follow_the_decorator(qapp) -> None:
     item = Item("m", "assistant", Message("assistant", "x"))
     assert footer_actions(item, None) == [("copy", "Copy")]
     actions = footer_actions(item, lambda _id: ((2, 3), ("edit", "delete")))

@@ -10,7 +10,7 @@ from app.ui.conversation.geometry import ItemLayout, Metrics
 from app.ui.conversation.items import Item, ItemList, UnitSlot
 
 
-def test_estimates_grow_with_the_text_and_the_zoom(qapp) -> None:  # type: ignore[no-untyped-def]
+def test_estimates_grow_with_the_text_and_the_zoom(qapp) -> None:
     metrics = Metrics(QFont(), lambda: 700)
     short = metrics.estimate_text(100, 0, metrics.content_width())
     long = metrics.estimate_text(10_000, 0, metrics.content_width())
@@ -21,7 +21,7 @@ def test_estimates_grow_with_the_text_and_the_zoom(qapp) -> None:  # type: ignor
     assert metrics.font.pixelSize() == 28
 
 
-def test_rows_follow_each_other_and_the_footer_lists_the_actions(qapp) -> None:  # type: ignore[no-untyped-def]
+def test_rows_follow_each_other_and_the_footer_lists_the_actions(qapp) -> None:
     metrics = Metrics(QFont(), lambda: 700)
     items = ItemList()
     item = Item("m", "assistant", Message("assistant", "x"), units=[UnitSlot(Unit("plain", "a"), height=20.0),

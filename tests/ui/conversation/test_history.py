@@ -19,7 +19,7 @@ def _history_threads() -> list[threading.Thread]:
     return [t for t in threading.enumerate() if t.name == "rill-history"]
 
 
-def test_deleting_the_view_while_history_loads_leaves_gc_on_and_raises_nothing(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_deleting_the_view_while_history_loads_leaves_gc_on_and_raises_nothing(qtbot) -> None:
     errors: list[BaseException | None] = []
     old_hook = threading.excepthook
     threading.excepthook = lambda args: errors.append(args.exc_value)
@@ -42,7 +42,7 @@ def test_deleting_the_view_while_history_loads_leaves_gc_on_and_raises_nothing(q
         gc.unfreeze()
 
 
-def test_a_long_history_never_turns_gc_off(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+def test_a_long_history_never_turns_gc_off(qtbot, view) -> None:
     states: list[bool] = []
     with qtbot.waitSignal(view.history_completed, timeout=30000):
         view.add_messages(history_messages(history.SYNC_HISTORY * 3))

@@ -6,7 +6,7 @@ from app.core.conversation.model import Message
 from app.ui.conversation.hittest import Hit
 
 
-def test_one_hit_finds_links_actions_and_copy_buttons(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+def test_one_hit_finds_links_actions_and_copy_buttons(qtbot, view) -> None:
     msg = Message("assistant", "Read [the docs](https://example.com/) first.\n\n```\ncode\n```")
     with qtbot.waitSignal(view.viewport_ready, timeout=10000):
         view.add_messages([msg])

@@ -7,7 +7,7 @@ from PyQt6.QtWidgets import QWidget
 from app.ui.conversation.menu import MenuTarget, build_context_menu
 
 
-def test_the_menu_lists_the_message_actions_and_runs_them(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_the_menu_lists_the_message_actions_and_runs_them(qtbot) -> None:
     parent = QWidget()
     qtbot.addWidget(parent)
     acted: list[tuple[str, str]] = []

@@ -7,7 +7,7 @@ from app.core.conversation.model import Message
 from app.ui.conversation.painter import note_color
 
 
-def test_painting_with_matches_on_screen_reads_only_the_cache(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+def test_painting_with_matches_on_screen_reads_only_the_cache(qtbot, view) -> None:
     msgs = [Message("user", "the cat and the hat"), Message("assistant", "**the** end, the `the`")]
     with qtbot.waitSignal(view.viewport_ready, timeout=10000):
         view.add_messages(msgs)

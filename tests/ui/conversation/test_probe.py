@@ -6,7 +6,7 @@ from app.core.conversation.model import Message
 from app.ui.conversation.probe import ChatViewProbe
 
 
-def test_the_probe_reads_texts_footers_and_documents(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+def test_the_probe_reads_texts_footers_and_documents(qtbot, view) -> None:
     msgs = [Message("user", "hello **there**"), Message("assistant", "A [link](https://example.com/) here.\n\n```\ncode\n```")]
     with qtbot.waitSignal(view.viewport_ready, timeout=10000):
         view.add_messages(msgs)

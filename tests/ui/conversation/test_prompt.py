@@ -33,7 +33,7 @@ def _big_text(n_chars: int = FOUR_MB) -> str:
 
 
 @pytest.fixture
-def area(qtbot) -> PromptArea:  # type: ignore[no-untyped-def]
+def area(qtbot) -> PromptArea:
     widget = PromptArea()
     qtbot.addWidget(widget)
     widget.resize(700, 220)
@@ -61,7 +61,7 @@ def _drop(area: PromptArea, text: str) -> None:
     assert drop.isAccepted()
 
 
-def test_a_4_mb_paste_becomes_one_attachment_and_the_editor_stays_empty(qtbot, area) -> None:  # type: ignore[no-untyped-def]
+def test_a_4_mb_paste_becomes_one_attachment_and_the_editor_stays_empty(qtbot, area) -> None:
     big = _big_text()
     with qtbot.waitSignal(area.attachments_changed, timeout=5000):
         _paste(area, big)
@@ -72,7 +72,7 @@ def test_a_4_mb_paste_becomes_one_attachment_and_the_editor_stays_empty(qtbot, a
     assert area.text() == big, "the full 4 MB, character for character"
 
 
-def test_text_is_the_typed_message_then_each_attachment_after_a_blank_line(qtbot, area) -> None:  # type: ignore[no-untyped-def]
+def test_text_is_the_typed_message_then_each_attachment_after_a_blank_line(qtbot, area) -> None:
     first, second = _big_text(PASTE_INLINE_LIMIT + 1), "y" * 20_000
     qtbot.keyClicks(area.editor, "Summarise these:")
     with qtbot.waitSignal(area.attachments_changed, timeout=5000):
@@ -85,7 +85,7 @@ def test_text_is_the_typed_message_then_each_attachment_after_a_blank_line(qtbot
     assert area.text() == first + "\n\n" + second, "blank typed text is left out"
 
 
-def test_removing_the_chip_drops_the_attachment(qtbot, area) -> None:  # type: ignore[no-untyped-def]
+def test_removing_the_chip_drops_the_attachment(qtbot, area) -> None:
     qtbot.keyClicks(area.editor, "hello")
     with qtbot.waitSignal(area.attachments_changed, timeout=5000):
         _paste(area, _big_text(100_000))
@@ -98,7 +98,7 @@ def test_removing_the_chip_drops_the_attachment(qtbot, area) -> None:  # type: i
     qtbot.waitUntil(lambda: not area.findChildren(AttachmentChip), timeout=2000)
 
 
-def test_a_small_paste_goes_inline(qtbot, area) -> None:  # type: ignore[no-untyped-def]
+def test_a_small_paste_goes_inline(qtbot, area) -> None:
     with qtbot.assertNotEmitted(area.attachments_changed):
         _paste(area, "hello, world\nsecond line")
     assert area.editor.toPlainText() == "hello, world\nsecond line"
@@ -106,7 +106,7 @@ def test_a_small_paste_goes_inline(qtbot, area) -> None:  # type: ignore[no-unty
     assert area.text() == "hello, world\nsecond line"
 
 
-def test_the_inline_limit_is_a_number_of_characters(qtbot, area) -> None:  # type: ignore[no-untyped-def]
+def test_the_inline_limit_is_a_number_of_characters(qtbot, area) -> None:
     lines = ("z" * 99 + "\n") * (PASTE_INLINE_LIMIT // 100 + 1)
     at_limit = lines[:PASTE_INLINE_LIMIT]
     with qtbot.assertNotEmitted(area.attachments_changed):
@@ -118,14 +118,14 @@ def test_the_inline_limit_is_a_number_of_characters(qtbot, area) -> None:  # typ
     assert area.editor.toPlainText() == "" and area.attachments() == (at_limit + "z",)
 
 
-def test_a_20000_character_line_without_spaces_becomes_an_attachment(qtbot, area) -> None:  # type: ignore[no-untyped-def]
+def test_a_20000_character_line_without_spaces_becomes_an_attachment(qtbot, area) -> None:
     line = "QmFzZTY0" * 2500
     with qtbot.waitSignal(area.attachments_changed, timeout=5000):
         _paste(area, line)
     assert area.editor.toPlainText() == "" and area.attachments() == (line,)
 
 
-def test_a_short_paste_with_one_overlong_line_becomes_an_attachment(qtbot, area) -> None:  # type: ignore[no-untyped-def]
+def test_a_short_paste_with_one_overlong_line_becomes_an_attachment(qtbot, area) -> None:
     ok = "short line\n" + "中" * PASTE_LINE_LIMIT + "\nend"
     with qtbot.assertNotEmitted(area.attachments_changed):
         _paste(area, ok)
@@ -138,7 +138,7 @@ def test_a_short_paste_with_one_overlong_line_becomes_an_attachment(qtbot, area)
     assert area.editor.toPlainText() == "" and area.text() == too_long
 
 
-def test_dropped_text_takes_the_same_path(qtbot, area) -> None:  # type: ignore[no-untyped-def]
+def test_dropped_text_takes_the_same_path(qtbot, area) -> None:
     _drop(area, "dropped")
     assert area.editor.toPlainText() == "dropped"
     big = _big_text(500_000)
@@ -151,7 +151,7 @@ def test_dropped_text_takes_the_same_path(qtbot, area) -> None:  # type: ignore[
     assert area.editor.canInsertFromMimeData(mime)
 
 
-def test_the_chip_shows_size_and_tokens_and_a_short_escaped_preview(qtbot, area) -> None:  # type: ignore[no-untyped-def]
+def test_the_chip_shows_size_and_tokens_and_a_short_escaped_preview(qtbot, area) -> None:
     text = ("<b>not bold</b> " + "lorem ipsum " * 400_000)[:FOUR_MB]
     with qtbot.waitSignal(area.attachments_changed, timeout=5000):
         _paste(area, text)
@@ -183,7 +183,7 @@ def test_preview_is_elided_on_whole_characters() -> None:
     assert preview("x" * PREVIEW_CHARS) == "x" * PREVIEW_CHARS
 
 
-def test_over_limit_warning_follows_the_context_limit(qtbot, area) -> None:  # type: ignore[no-untyped-def]
+def test_over_limit_warning_follows_the_context_limit(qtbot, area) -> None:
     assert not area.over_limit()
     with qtbot.waitSignal(area.attachments_changed, timeout=5000):
         _paste(area, "lorem ipsum " * 350_000)  # 4.2 MB of ASCII
@@ -203,7 +203,7 @@ def test_over_limit_warning_follows_the_context_limit(qtbot, area) -> None:  # t
     assert not area.warning.isVisible() and not area.over_limit()
 
 
-def test_typed_text_over_the_limit_warns_too(qtbot, area) -> None:  # type: ignore[no-untyped-def]
+def test_typed_text_over_the_limit_warns_too(qtbot, area) -> None:
     area.set_context_limit(5)
     qtbot.keyClicks(area.editor, "a fairly long message")  # 21 chars / 3.5 = 6 tokens
     assert area.over_limit() and area.warning.isVisible()
@@ -212,7 +212,7 @@ def test_typed_text_over_the_limit_warns_too(qtbot, area) -> None:  # type: igno
     assert not area.warning.isVisible()
 
 
-def test_a_long_typed_text_is_re_estimated_after_a_pause(qtbot, area) -> None:  # type: ignore[no-untyped-def]
+def test_a_long_typed_text_is_re_estimated_after_a_pause(qtbot, area) -> None:
     area.set_context_limit(12_000)
     area.editor.setPlainText("word " * 10_000)  # 50,000 characters (14,286 tokens): estimated after a pause
     assert area.over_limit(), "asking is always up to date"
@@ -222,7 +222,7 @@ def test_a_long_typed_text_is_re_estimated_after_a_pause(qtbot, area) -> None:  
     assert not area.over_limit()
 
 
-def test_clear_empties_editor_and_attachments(qtbot, area) -> None:  # type: ignore[no-untyped-def]
+def test_clear_empties_editor_and_attachments(qtbot, area) -> None:
     qtbot.keyClicks(area.editor, "typed")
     with qtbot.waitSignal(area.attachments_changed, timeout=5000):
         _paste(area, "x" * 50_000)
@@ -234,7 +234,7 @@ def test_clear_empties_editor_and_attachments(qtbot, area) -> None:  # type: ign
     assert area.text() == "" and not area.warning.isVisible() and not area.over_limit()
 
 
-def test_enter_sends_and_shift_enter_starts_a_new_line(qtbot, area) -> None:  # type: ignore[no-untyped-def]
+def test_enter_sends_and_shift_enter_starts_a_new_line(qtbot, area) -> None:
     qtbot.keyClicks(area.editor, "hi")
     with qtbot.waitSignal(area.submit_requested, timeout=2000):
         qtbot.keyClick(area.editor, Qt.Key.Key_Return)
@@ -246,7 +246,7 @@ def test_enter_sends_and_shift_enter_starts_a_new_line(qtbot, area) -> None:  # 
     assert area.editor.toPlainText() == "hi\n"
 
 
-def test_every_control_has_an_accessible_name_and_a_tooltip(qtbot, area) -> None:  # type: ignore[no-untyped-def]
+def test_every_control_has_an_accessible_name_and_a_tooltip(qtbot, area) -> None:
     with qtbot.waitSignal(area.attachments_changed, timeout=5000):
         _paste(area, "x" * 50_000)
     area.set_context_limit(10)
@@ -258,7 +258,7 @@ def test_every_control_has_an_accessible_name_and_a_tooltip(qtbot, area) -> None
     assert "50 KB" in chip.remove_button.accessibleName()
 
 
-def test_many_chips_wrap_instead_of_widening_the_window(qtbot, area) -> None:  # type: ignore[no-untyped-def]
+def test_many_chips_wrap_instead_of_widening_the_window(qtbot, area) -> None:
     for n in (20_000, 200_000, 2_000_000, 3_000_000):
         with qtbot.waitSignal(area.attachments_changed, timeout=5000):
             _paste(area, "x" * n)

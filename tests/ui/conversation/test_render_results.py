@@ -53,7 +53,7 @@ class _Harness:
         self.items.heights.append(item.height + ITEM_GAP)
 
 
-def test_a_first_render_gives_the_message_its_units_and_a_measured_height(qapp) -> None:  # type: ignore[no-untyped-def]
+def test_a_first_render_gives_the_message_its_units_and_a_measured_height(qapp) -> None:
     h = _Harness()
     msg = Message("assistant", "hello")
     h.add(Item("m", "assistant", msg))
@@ -65,7 +65,7 @@ def test_a_first_render_gives_the_message_its_units_and_a_measured_height(qapp) 
     assert 0 in h.heights and h.scheduled == 1
 
 
-def test_a_stale_or_unknown_result_is_dropped(qapp) -> None:  # type: ignore[no-untyped-def]
+def test_a_stale_or_unknown_result_is_dropped(qapp) -> None:
     h = _Harness()
     msg = Message("assistant", "hello")
     h.add(Item("m", "assistant", msg))
@@ -74,7 +74,7 @@ def test_a_stale_or_unknown_result_is_dropped(qapp) -> None:  # type: ignore[no-
     assert h.items.items[0].units == [] and msg.rendered is None and h.settled == []
 
 
-def test_a_final_render_reuses_unchanged_documents_and_settles(qapp) -> None:  # type: ignore[no-untyped-def]
+def test_a_final_render_reuses_unchanged_documents_and_settles(qapp) -> None:
     h = _Harness()
     msg = Message("assistant", "a\n\nb")
     item = Item("m", "assistant", msg, live=True, final_pending=True)

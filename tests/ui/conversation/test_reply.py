@@ -38,7 +38,7 @@ def make(sink: FakeSink) -> tuple[Reply, list[ReplyPhase], list[object]]:
     return reply, phases, settled
 
 
-def test_a_reply_streams_drains_finalizes_and_settles_once(qapp) -> None:  # type: ignore[no-untyped-def]
+def test_a_reply_streams_drains_finalizes_and_settles_once(qapp) -> None:
     sink = FakeSink()
     reply, phases, settled = make(sink)
     saves: list[bool] = []
@@ -60,7 +60,7 @@ def test_a_reply_streams_drains_finalizes_and_settles_once(qapp) -> None:  # typ
     assert reply.stats.render_passes == 1
 
 
-def test_a_stopped_reply_settles_after_its_worker_exits(qapp) -> None:  # type: ignore[no-untyped-def]
+def test_a_stopped_reply_settles_after_its_worker_exits(qapp) -> None:
     sink = FakeSink(shown=False)  # another conversation is shown: nothing to render
     reply, _phases, settled = make(sink)
     reply.add_text("Hal", [])
@@ -73,7 +73,7 @@ def test_a_stopped_reply_settles_after_its_worker_exits(qapp) -> None:  # type: 
     assert reply.message.content == "Hal"
 
 
-def test_a_finalizing_reply_whose_item_was_dropped_settles(qapp) -> None:  # type: ignore[no-untyped-def]
+def test_a_finalizing_reply_whose_item_was_dropped_settles(qapp) -> None:
     sink = FakeSink()
     reply, _phases, settled = make(sink)
     reply.on_producer_done(FinishReason.ERROR, "boom", 0, 0, 1.0)

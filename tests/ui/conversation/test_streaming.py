@@ -25,12 +25,12 @@ class _NoRender:
         self.jobs.append(job)
 
 
-def test_thinking_goes_to_the_thoughts_and_the_answer_to_the_tail(qapp) -> None:  # type: ignore[no-untyped-def]
+def test_thinking_goes_to_the_thoughts_and_the_answer_to_the_tail(qapp) -> None:
     owner = QObject()
     metrics = Metrics(QFont(), lambda: 600)
     find = FindHighlighter(TimeSlicer(), lambda: None)
     render = _NoRender()
-    tail = StreamingTail(DocumentFactory(owner, metrics), metrics, ThoughtsFold(find), find, render)  # type: ignore[arg-type]
+    tail = StreamingTail(DocumentFactory(owner, metrics), metrics, ThoughtsFold(find), find, render)
     msg = Message("assistant", status=MessageStatus.STREAMING)
     item = Item(msg.id, "assistant", msg, streaming=True, splitter=ThinkingSplitter())
     tail.new_tail(item)

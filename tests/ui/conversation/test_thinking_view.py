@@ -25,20 +25,20 @@ def feed(view: ChatView, msg: Message, *chunks: str) -> None:
         view.append_stream(msg.id, chunk)
 
 
-def finish(qtbot, view: ChatView, msg: Message) -> None:  # type: ignore[no-untyped-def]
+def finish(qtbot, view: ChatView, msg: Message) -> None:
     msg.status = MessageStatus.COMPLETE
     with qtbot.waitSignal(view.message_settled, timeout=20000, check_params_cb=lambda mid: mid == msg.id):
         view.finish_stream(msg.id)
 
 
-def stream(qtbot, view: ChatView, text: str, piece: int) -> Message:  # type: ignore[no-untyped-def]
+def stream(qtbot, view: ChatView, text: str, piece: int) -> Message:
     msg = start(view)
     feed(view, msg, *(text[i : i + piece] for i in range(0, len(text), piece)))
     finish(qtbot, view, msg)
     return msg
 
 
-def click_header(qtbot, view: ChatView, message_id: str, expanded: bool) -> None:  # type: ignore[no-untyped-def]
+def click_header(qtbot, view: ChatView, message_id: str, expanded: bool) -> None:
     point = view.probe.thinking_header_point(message_id)
     assert point is not None
     with qtbot.waitSignal(view.thoughts_toggled, timeout=2000) as blocker:
@@ -47,7 +47,7 @@ def click_header(qtbot, view: ChatView, message_id: str, expanded: bool) -> None
 
 
 @pytest.mark.parametrize("piece", [1, 3, 100])
-def test_thoughts_are_folded_and_a_click_shows_then_hides_them(qtbot, view, piece: int) -> None:  # type: ignore[no-untyped-def]
+def test_thoughts_are_folded_and_a_click_shows_then_hides_them(qtbot, view, piece: int) -> None:
     msg = stream(qtbot, view, "<think>secret plan</think>The answer", piece)
     assert view.probe.message_text(msg.id) == "The answer"
     assert view.probe.thinking_header(msg.id) == "▸ Thought for 2 words"
@@ -71,7 +71,7 @@ def test_thoughts_are_folded_and_a_click_shows_then_hides_them(qtbot, view, piec
     assert view.probe.thinking_header(msg.id).startswith("▸")
 
 
-def test_the_header_is_a_pointing_hand_target(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+def test_the_header_is_a_pointing_hand_target(qtbot, view) -> None:
     msg = stream(qtbot, view, "<think>a b c</think>Done.", 5)
     point = view.probe.thinking_header_point(msg.id)
     assert point is not None
@@ -83,7 +83,7 @@ def test_the_header_is_a_pointing_hand_target(qtbot, view) -> None:  # type: ign
     qtbot.waitUntil(lambda: view.viewport().cursor().shape() == Qt.CursorShape.IBeamCursor, timeout=2000)
 
 
-def test_tags_split_across_chunks_never_flash_as_text(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+def test_tags_split_across_chunks_never_flash_as_text(qtbot, view) -> None:
     msg = start(view)
     feed(view, msg, "\n<thi")
     assert view.probe.message_text(msg.id) == "" and view.probe.thinking_header(msg.id) == ""
@@ -100,7 +100,7 @@ def test_tags_split_across_chunks_never_flash_as_text(qtbot, view) -> None:  # t
     assert view.probe.thinking_header(msg.id) == "▸ Thought for 4 words"
 
 
-def test_a_think_tag_that_is_not_at_the_start_is_text(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+def test_a_think_tag_that_is_not_at_the_start_is_text(qtbot, view) -> None:
     msg = stream(qtbot, view, "Use the <think> tag, then </think>.", 4)
     assert view.probe.thinking_header(msg.id) == ""
     assert view.probe.message_text(msg.id) == "Use the <think> tag, then </think>."
@@ -109,7 +109,7 @@ def test_a_think_tag_that_is_not_at_the_start_is_text(qtbot, view) -> None:  # t
     assert view.probe.message_text(msg.id) == "<thi"
 
 
-def test_the_answer_is_rendered_as_markdown_while_streaming_and_after(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+def test_the_answer_is_rendered_as_markdown_while_streaming_and_after(qtbot, view) -> None:
     msg = start(view)
     feed(view, msg, "<think>\n**not bold**\n\n# not a heading\n</think>\n\n# Title\n\nFirst para.\n\n", "tail")
     # Completed answer blocks are committed and rendered; the thoughts never are.
@@ -121,7 +121,7 @@ def test_the_answer_is_rendered_as_markdown_while_streaming_and_after(qtbot, vie
     assert view.probe.thoughts_text(msg.id) == "**not bold**\n\n# not a heading"
 
 
-def test_unfolded_while_streaming_the_thoughts_grow_live(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+def test_unfolded_while_streaming_the_thoughts_grow_live(qtbot, view) -> None:
     msg = start(view)
     feed(view, msg, "<think>first ")
     view.toggle_thoughts(msg.id)
@@ -135,7 +135,7 @@ def test_unfolded_while_streaming_the_thoughts_grow_live(qtbot, view) -> None:  
     assert view.probe.message_text(msg.id) == "Answer"
 
 
-def test_a_reply_stopped_while_thinking(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+def test_a_reply_stopped_while_thinking(qtbot, view) -> None:
     msg = start(view)
     feed(view, msg, "<think>still thinking about it</th")
     assert view.probe.thinking_header(msg.id) == "▸ Thinking… · 4 words"
@@ -150,7 +150,7 @@ def test_a_reply_stopped_while_thinking(qtbot, view) -> None:  # type: ignore[no
     assert view.probe.thinking_header(msg.id) == "▾ Thought for 4 words"
 
 
-def test_history_messages_show_their_thinking_folded(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+def test_history_messages_show_their_thinking_folded(qtbot, view) -> None:
     user = Message("user", "<think>a user's text is never thinking</think> hi")
     reply = Message("assistant", "\n<think>\nweigh the options\n</think>\n\n**Bold** answer")
     with qtbot.waitSignal(view.viewport_ready, timeout=10000):
@@ -169,7 +169,7 @@ def test_history_messages_show_their_thinking_folded(qtbot, view) -> None:  # ty
     assert view.probe.thinking_header(other.id) == "▸ Thought for 1 word"
 
 
-def test_hostile_thoughts_are_shown_as_literal_text(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+def test_hostile_thoughts_are_shown_as_literal_text(qtbot, view) -> None:
     hostile = '<script>alert(1)</script> <b>bold</b> <img src="file:///etc/passwd"> [x](javascript:alert(1)) &amp;'
     msg = stream(qtbot, view, f"<think>{hostile}</think>Fine.", 7)
     view.toggle_thoughts(msg.id)
@@ -189,7 +189,7 @@ def test_hostile_thoughts_are_shown_as_literal_text(qtbot, view) -> None:  # typ
     assert view.probe.message_links(msg.id) == []
 
 
-def test_folding_is_kept_per_message_through_virtualization(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+def test_folding_is_kept_per_message_through_virtualization(qtbot, view) -> None:
     msgs = history_messages(300)
     thinker = Message("assistant", "<think>remember me</think>Early answer.")
     msgs.insert(1, thinker)
@@ -215,7 +215,7 @@ def test_folding_is_kept_per_message_through_virtualization(qtbot, view) -> None
     qtbot.waitUntil(lambda: view.probe.thoughts_text(thinker.id) == "remember me", timeout=5000)
 
 
-def test_copying_a_message_copies_the_answer_only(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+def test_copying_a_message_copies_the_answer_only(qtbot, view) -> None:
     msg = stream(qtbot, view, "<think>private</think>\n**The** answer", 6)
     point = view.probe.footer_action_point(msg.id, "copy")
     assert point is not None
@@ -225,7 +225,7 @@ def test_copying_a_message_copies_the_answer_only(qtbot, view) -> None:  # type:
     assert QGuiApplication.clipboard().text() == "**The** answer"
 
 
-def test_select_all_copies_answers_without_thinking(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+def test_select_all_copies_answers_without_thinking(qtbot, view) -> None:
     msgs = [
         Message("user", "question"),
         Message("assistant", "<think>hidden</think>Answer one."),
@@ -240,7 +240,7 @@ def test_select_all_copies_answers_without_thinking(qtbot, view) -> None:  # typ
     assert "hidden" not in QGuiApplication.clipboard().text()
 
 
-def test_finding_a_match_inside_folded_thoughts_unfolds_them(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+def test_finding_a_match_inside_folded_thoughts_unfolds_them(qtbot, view) -> None:
     msg = stream(qtbot, view, "<think>the needle is here</think>No needle... wait, a needle.", 50)
     view.set_find("needle", (msg.id, 1))  # the first match in the answer: stays folded
     assert not view.thoughts_expanded(msg.id)

@@ -12,7 +12,7 @@ from app.ui.conversation.thoughts import ThoughtsFold
 from app.ui.services.slicer import TimeSlicer
 
 
-def test_the_label_counts_the_words_and_the_document_shows_plain_text(qapp) -> None:  # type: ignore[no-untyped-def]
+def test_the_label_counts_the_words_and_the_document_shows_plain_text(qapp) -> None:
     fold = ThoughtsFold(FindHighlighter(TimeSlicer(), lambda: None))
     msg = Message("assistant", "<think>one two three</think>Answer")
     item = Item(msg.id, "assistant", msg)

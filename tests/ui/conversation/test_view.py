@@ -8,14 +8,14 @@ from PyQt6.QtCore import Qt
 from PyQt6.QtGui import QGuiApplication, QTextDocument
 from PyQt6.QtWidgets import QApplication
 
-from app.core.render import markdown as render
+from app.core.backends.scripted import SAMPLE_MARKDOWN
 from app.core.conversation.model import Message, MessageStatus
 from app.core.conversation.sample import history_messages
-from app.core.backends.scripted import SAMPLE_MARKDOWN
+from app.core.render import markdown as render
 from app.ui.conversation.view import BREAK_LIMIT, ChatView
 
 
-def stream(qtbot, view: ChatView, text: str, piece: int = 37) -> Message:  # type: ignore[no-untyped-def]
+def stream(qtbot, view: ChatView, text: str, piece: int = 37) -> Message:
     """Stream ``text`` into a new reply in pieces, then finish it and wait
     for its final render."""
     msg = Message("assistant", status=MessageStatus.STREAMING)
@@ -35,7 +35,7 @@ def one_shot(text: str) -> str:
     return doc.toPlainText()
 
 
-def test_streamed_blocks_render_while_streaming_and_the_rest_stays_plain(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+def test_streamed_blocks_render_while_streaming_and_the_rest_stays_plain(qtbot, view) -> None:
     msg = Message("assistant", status=MessageStatus.STREAMING)
     view.add_message(msg)
     cut = SAMPLE_MARKDOWN.index("## A list")
@@ -65,12 +65,12 @@ def test_streamed_blocks_render_while_streaming_and_the_rest_stays_plain(qtbot, 
         SAMPLE_MARKDOWN,
     ],
 )
-def test_streamed_reply_shows_what_a_one_shot_render_shows(qtbot, view, text: str, piece: int) -> None:  # type: ignore[no-untyped-def]
+def test_streamed_reply_shows_what_a_one_shot_render_shows(qtbot, view, text: str, piece: int) -> None:
     msg = stream(qtbot, view, text, piece)
     assert view.probe.message_text(msg.id) == one_shot(text)
 
 
-def test_reference_links_defined_later_work_after_the_final_render(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+def test_reference_links_defined_later_work_after_the_final_render(qtbot, view) -> None:
     msg = stream(qtbot, view, "See [the docs][d].\n\nMore text.\n\n[d]: https://example.com/docs\n")
     assert view.probe.message_links(msg.id) == ["https://example.com/docs"]
     assert "[d]" not in view.probe.message_text(msg.id)
@@ -97,7 +97,7 @@ def longest_tail_paragraph(view: ChatView, message_id: str) -> int:
     ],
     ids=["AAAA", "base64", "cjk", "combining", "emoji"],
 )
-def test_tail_paragraphs_stay_short_whatever_the_characters(qtbot, view, para: str) -> None:  # type: ignore[no-untyped-def]
+def test_tail_paragraphs_stay_short_whatever_the_characters(qtbot, view, para: str) -> None:
     msg = Message("assistant", status=MessageStatus.STREAMING)
     view.add_message(msg)
     for i in range(0, len(para), 41):
@@ -114,7 +114,7 @@ def test_tail_paragraphs_stay_short_whatever_the_characters(qtbot, view, para: s
     assert "\ufffd" not in view.probe.message_text(msg.id)
 
 
-def test_history_is_virtualized_and_costs_no_layout_off_screen(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+def test_history_is_virtualized_and_costs_no_layout_off_screen(qtbot, view) -> None:
     msgs = history_messages(2000)
     with qtbot.waitSignal(view.viewport_ready, timeout=20000):
         view.add_messages(msgs)
@@ -129,7 +129,7 @@ def test_history_is_virtualized_and_costs_no_layout_off_screen(qtbot, view) -> N
     assert view.probe.holds_documents(msgs[0].id) and not view.probe.holds_documents(msgs[-1].id)
 
 
-def test_scroll_position_holds_when_items_above_are_measured(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+def test_scroll_position_holds_when_items_above_are_measured(qtbot, view) -> None:
     msgs = history_messages(400)
     with qtbot.waitSignal(view.viewport_ready, timeout=20000):
         view.add_messages(msgs)
@@ -149,7 +149,7 @@ def test_scroll_position_holds_when_items_above_are_measured(qtbot, view) -> Non
     assert sb.value() > 0
 
 
-def test_copy_message_and_code(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+def test_copy_message_and_code(qtbot, view) -> None:
     msg = stream(qtbot, view, SAMPLE_MARKDOWN, piece=500)
     clipboard = QGuiApplication.clipboard()
     point = view.probe.footer_action_point(msg.id, "copy")
@@ -169,7 +169,7 @@ def test_copy_message_and_code(qtbot, view) -> None:  # type: ignore[no-untyped-
     assert clipboard.text() == code
 
 
-def test_select_all_and_copy_take_every_message(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+def test_select_all_and_copy_take_every_message(qtbot, view) -> None:
     msgs = history_messages(300)
     view.add_messages(msgs)
     view.setFocus()
@@ -179,7 +179,7 @@ def test_select_all_and_copy_take_every_message(qtbot, view) -> None:  # type: i
     assert copied == "\n\n".join(m.content for m in msgs)
 
 
-def test_notices_are_their_own_items_and_never_enter_a_reply(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+def test_notices_are_their_own_items_and_never_enter_a_reply(qtbot, view) -> None:
     msg = Message("assistant", status=MessageStatus.STREAMING)
     view.add_message(msg)
     msg.append("first part ")
@@ -194,7 +194,7 @@ def test_notices_are_their_own_items_and_never_enter_a_reply(qtbot, view) -> Non
     assert view.probe.notice_texts() == ["Could not load the model."]
 
 
-def test_clear_forgets_everything_and_late_renders_are_ignored(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+def test_clear_forgets_everything_and_late_renders_are_ignored(qtbot, view) -> None:
     msg = Message("assistant", status=MessageStatus.STREAMING)
     view.add_message(msg)
     msg.append(SAMPLE_MARKDOWN)
@@ -208,7 +208,7 @@ def test_clear_forgets_everything_and_late_renders_are_ignored(qtbot, view) -> N
     assert view.item_count() == 0 and view.probe.live_document_count() == 0
 
 
-def test_find_highlights_matches_in_messages_without_layout(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+def test_find_highlights_matches_in_messages_without_layout(qtbot, view) -> None:
     from app.ui.conversation.find_bar import FindBar
 
     msgs = history_messages(600)
@@ -228,7 +228,7 @@ def test_find_highlights_matches_in_messages_without_layout(qtbot, view) -> None
     assert view.probe.point_of_text(target.id, "turn 10)") is not None
 
 
-def test_a_very_long_history_shows_its_end_at_once_and_the_rest_follows(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+def test_a_very_long_history_shows_its_end_at_once_and_the_rest_follows(qtbot, view) -> None:
     from app.ui.conversation.view import SYNC_HISTORY
 
     msgs = history_messages(SYNC_HISTORY * 3)
@@ -245,7 +245,7 @@ def test_a_very_long_history_shows_its_end_at_once_and_the_rest_follows(qtbot, v
     assert view.probe.point_of_text(msgs[0].id, "turn 0") is not None
 
 
-def test_clear_while_earlier_history_is_being_prepared(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+def test_clear_while_earlier_history_is_being_prepared(qtbot, view) -> None:
     from app.ui.conversation.view import SYNC_HISTORY
 
     msgs = history_messages(SYNC_HISTORY * 3)
@@ -256,12 +256,12 @@ def test_clear_while_earlier_history_is_being_prepared(qtbot, view) -> None:  # 
     assert view.item_count() == 0
 
 
-def test_resize_re_lays_out_what_is_on_screen_and_keeps_the_bottom(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+def test_resize_re_lays_out_what_is_on_screen_and_keeps_the_bottom(qtbot, view) -> None:
     msgs = history_messages(300)
     with qtbot.waitSignal(view.viewport_ready, timeout=20000):
         view.add_messages(msgs)
     last = msgs[-1].id
-    wide = view.probe.point_of_text(last, "##") or view.probe.point_of_text(last, "turn")
+    assert view.probe.point_of_text(last, "##") or view.probe.point_of_text(last, "turn")
     view.resize(420, 500)
     qtbot.waitUntil(lambda: not view.busy, timeout=20000)
     assert view.at_bottom()

@@ -59,7 +59,7 @@ def test_a_regenerated_reply_replaces_the_old_one_and_keeps_the_rest(view: ChatV
     dropped.clear()
     sibling = conv.start_reply(parent_id=user_id)  # regenerate: a sibling of the old reply
     sibling.append("zwei")
-    sibling.status = conv.get(user_id).status  # type: ignore[union-attr]  # it exists
+    sibling.status = conv.get(user_id).status  # it exists
     assert model.sync() == 3
     assert view.message_ids() == [*first, user_id, sibling.id]
     assert not view.has_item(old_reply)

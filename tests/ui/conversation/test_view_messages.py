@@ -7,7 +7,7 @@ from app.core.conversation.model import Message
 from app.core.conversation.sample import history_messages
 
 
-def _middle(qtbot, view, n: int = 200):  # type: ignore[no-untyped-def]
+def _middle(qtbot, view, n: int = 200):
     msgs = history_messages(n)
     with qtbot.waitSignal(view.viewport_ready, timeout=20000):
         view.add_messages(msgs)
@@ -19,7 +19,7 @@ def _middle(qtbot, view, n: int = 200):  # type: ignore[no-untyped-def]
     return msgs, middle
 
 
-def test_removing_the_last_messages_keeps_the_scroll_and_the_selection(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+def test_removing_the_last_messages_keeps_the_scroll_and_the_selection(qtbot, view) -> None:
     msgs, middle = _middle(qtbot, view)
     view.probe.select(middle.id, 0, 5)
     selected = view.selected_text()
@@ -31,7 +31,7 @@ def test_removing_the_last_messages_keeps_the_scroll_and_the_selection(qtbot, vi
     assert view.selected_text() == selected
 
 
-def test_adding_messages_below_keeps_the_scroll_and_the_selection(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+def test_adding_messages_below_keeps_the_scroll_and_the_selection(qtbot, view) -> None:
     msgs, middle = _middle(qtbot, view)
     view.probe.select(middle.id, 0, 5)
     selected = view.selected_text()
@@ -42,7 +42,7 @@ def test_adding_messages_below_keeps_the_scroll_and_the_selection(qtbot, view) -
     assert view.selected_text() == selected
 
 
-def test_adding_at_the_bottom_keeps_following(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+def test_adding_at_the_bottom_keeps_following(qtbot, view) -> None:
     with qtbot.waitSignal(view.viewport_ready, timeout=20000):
         view.add_messages(history_messages(50))
     assert view.at_bottom()
@@ -50,7 +50,7 @@ def test_adding_at_the_bottom_keeps_following(qtbot, view) -> None:  # type: ign
     assert view.at_bottom()
 
 
-def test_removing_messages_above_keeps_what_is_on_screen(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+def test_removing_messages_above_keeps_what_is_on_screen(qtbot, view) -> None:
     msgs, middle = _middle(qtbot, view)
     before = view.probe.point_of_text(middle.id, "turn")
     view.probe.select(middle.id, 0, 5)
@@ -63,7 +63,7 @@ def test_removing_messages_above_keeps_what_is_on_screen(qtbot, view) -> None:  
     assert view.selected_text() == selected, "the selection moved with its message"
 
 
-def test_removing_the_messages_on_screen_anchors_to_the_one_above(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+def test_removing_the_messages_on_screen_anchors_to_the_one_above(qtbot, view) -> None:
     msgs, middle = _middle(qtbot, view)
     k = msgs.index(middle)
     view.probe.select(middle.id, 0, 5)

@@ -12,18 +12,17 @@ from PyQt6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PyQt6.QtGui import QDragEnterEvent, QDropEvent
 from PyQt6.QtWidgets import QApplication, QMessageBox
 
-from app.core.models import catalog as model_catalog
-
-from app.core.base import settings
 from app.core.backends.base import LOAD_CANCELLED_MESSAGE
-from app.core.factory import scripted_factory
-from app.core.models.gguf_info import GGUFInfo
-from app.core.models.catalog import SOURCE_ADDED, SOURCE_FOLDER, CatalogEntry
 from app.core.backends.scripted import ScriptedBackend
-from app.ui.window import drops
+from app.core.base import settings
+from app.core.factory import scripted_factory
+from app.core.models import catalog as model_catalog
+from app.core.models.catalog import SOURCE_ADDED, SOURCE_FOLDER, CatalogEntry
+from app.core.models.gguf_info import GGUFInfo
 from app.ui.conversation.controller import ChatState
 from app.ui.dialogs.model_manager import COL_STATUS, COL_TEMPLATE, ModelManagerDialog
 from app.ui.services.background import join_background_threads
+from app.ui.window import drops
 from tests.core.models.test_gguf_info import write_gguf
 
 
@@ -34,14 +33,14 @@ def no_leaked_background_threads() -> Iterator[None]:
     assert join_background_threads(5.0), "a background read was still running"
 
 
-def make_dialog(qtbot, **kwargs) -> ModelManagerDialog:  # type: ignore[no-untyped-def]
+def make_dialog(qtbot, **kwargs) -> ModelManagerDialog:
     kwargs.setdefault("available_memory", lambda: 64 * 1024**3)
     dialog = ModelManagerDialog(None, **kwargs)
     qtbot.addWidget(dialog)
     return dialog
 
 
-def open_and_read(qtbot, **kwargs) -> ModelManagerDialog:  # type: ignore[no-untyped-def]
+def open_and_read(qtbot, **kwargs) -> ModelManagerDialog:
     """The dialog shown with every header read."""
     dialog = make_dialog(qtbot, **kwargs)
     with qtbot.waitSignal(dialog.details_finished, timeout=10000):
@@ -58,7 +57,7 @@ def status_of(dialog: ModelManagerDialog, path: Path) -> str:
 # -- listing ----------------------------------------------------------------------------
 
 
-def test_100_models_list_at_once_and_headers_are_read_off_the_gui_thread(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_100_models_list_at_once_and_headers_are_read_off_the_gui_thread(qtbot) -> None:
     entries = [CatalogEntry(Path(f"/models/m{i:03}.gguf"), (SOURCE_FOLDER,), True) for i in range(100)]
     read_on: list[threading.Thread] = []
     scanned_on: list[threading.Thread] = []
@@ -94,7 +93,7 @@ def test_100_models_list_at_once_and_headers_are_read_off_the_gui_thread(qtbot) 
     assert {status_of(dialog, e.path) for e in entries} == {"OK"}
 
 
-def test_real_headers_are_read_off_the_gui_thread(qtbot, folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+def test_real_headers_are_read_off_the_gui_thread(qtbot, folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     write_gguf(folder / "a.gguf")
     write_gguf(folder / "b.gguf")
     threads: list[threading.Thread] = []
@@ -106,7 +105,7 @@ def test_real_headers_are_read_off_the_gui_thread(qtbot, folder: Path, monkeypat
     assert status_of(dialog, folder / "a.gguf") == "OK"
 
 
-def test_corrupt_file_shows_its_reason_and_cannot_be_opened(qtbot, folder: Path, no_package_model: None) -> None:  # type: ignore[no-untyped-def]
+def test_corrupt_file_shows_its_reason_and_cannot_be_opened(qtbot, folder: Path, no_package_model: None) -> None:
     good = write_gguf(folder / "good.gguf")
     broken = folder / "broken.gguf"
     broken.write_bytes(b"GGUF\x03\x00\x00\x00\x00")
@@ -125,7 +124,7 @@ def test_corrupt_file_shows_its_reason_and_cannot_be_opened(qtbot, folder: Path,
     assert dialog.open_button.isEnabled()
 
 
-def test_deleted_file_says_file_not_found(qtbot, tmp_path: Path, no_package_model: None) -> None:  # type: ignore[no-untyped-def]
+def test_deleted_file_says_file_not_found(qtbot, tmp_path: Path, no_package_model: None) -> None:
     gone = write_gguf(tmp_path / "gone.gguf")
     settings.add_known_model(gone)
     gone.unlink()
@@ -140,7 +139,7 @@ def test_deleted_file_says_file_not_found(qtbot, tmp_path: Path, no_package_mode
         dialog._on_double_clicked(dialog.view.currentIndex())
 
 
-def test_no_chat_template_names_the_fallback(qtbot, folder: Path) -> None:  # type: ignore[no-untyped-def]
+def test_no_chat_template_names_the_fallback(qtbot, folder: Path) -> None:
     plain = write_gguf(folder / "plain.gguf", template=None)
     dialog = open_and_read(qtbot)
     assert status_of(dialog, plain) == "⚠ No template: uses ChatML"
@@ -151,7 +150,7 @@ def test_no_chat_template_names_the_fallback(qtbot, folder: Path) -> None:  # ty
     assert "Rill formats the conversation as ChatML" in dialog.details.text()
 
 
-def test_the_real_default_model_is_described(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_the_real_default_model_is_described(qtbot) -> None:
     from app.core.models.paths import package_model_path
 
     default = package_model_path()
@@ -169,7 +168,7 @@ def test_the_real_default_model_is_described(qtbot) -> None:  # type: ignore[no-
 # -- buttons -----------------------------------------------------------------------------------
 
 
-def test_open_emits_the_path_and_closes(qtbot, folder: Path) -> None:  # type: ignore[no-untyped-def]
+def test_open_emits_the_path_and_closes(qtbot, folder: Path) -> None:
     model = write_gguf(folder / "m.gguf")
     dialog = open_and_read(qtbot)
     dialog.select_path(model)
@@ -179,7 +178,7 @@ def test_open_emits_the_path_and_closes(qtbot, folder: Path) -> None:  # type: i
     assert not dialog.isVisible()
 
 
-def test_too_large_model_is_flagged_and_open_asks_first(qtbot, folder: Path) -> None:  # type: ignore[no-untyped-def]
+def test_too_large_model_is_flagged_and_open_asks_first(qtbot, folder: Path) -> None:
     model = write_gguf(folder / "big.gguf")
     dialog = open_and_read(qtbot, available_memory=lambda: 1000)  # bytes: everything is too large
     assert status_of(dialog, model) == "⚠ More memory than is free"
@@ -200,7 +199,7 @@ def test_too_large_model_is_flagged_and_open_asks_first(qtbot, folder: Path) -> 
     assert blocker.args == [str(model)]
 
 
-def test_remove_from_list_keeps_the_file(qtbot, folder: Path, tmp_path: Path, no_package_model: None) -> None:  # type: ignore[no-untyped-def]
+def test_remove_from_list_keeps_the_file(qtbot, folder: Path, tmp_path: Path, no_package_model: None) -> None:
     added = write_gguf(tmp_path / "added.gguf")
     in_folder = write_gguf(folder / "here.gguf")
     settings.add_known_model(added)
@@ -223,7 +222,7 @@ def test_remove_from_list_keeps_the_file(qtbot, folder: Path, tmp_path: Path, no
     assert settings.known_models() == []
 
 
-def test_add_puts_a_file_on_the_list(qtbot, tmp_path: Path, no_package_model: None) -> None:  # type: ignore[no-untyped-def]
+def test_add_puts_a_file_on_the_list(qtbot, tmp_path: Path, no_package_model: None) -> None:
     dialog = open_and_read(qtbot)
     assert dialog.table.rowCount() == 0
     model = write_gguf(tmp_path / "new.gguf")
@@ -235,7 +234,7 @@ def test_add_puts_a_file_on_the_list(qtbot, tmp_path: Path, no_package_model: No
     assert dialog.table.entry(0).sources == (SOURCE_ADDED,)
 
 
-def test_show_in_folder_opens_the_folder(qtbot, folder: Path) -> None:  # type: ignore[no-untyped-def]
+def test_show_in_folder_opens_the_folder(qtbot, folder: Path) -> None:
     model = write_gguf(folder / "m.gguf")
     dialog = open_and_read(qtbot)
     opened: list[QUrl] = []
@@ -245,7 +244,7 @@ def test_show_in_folder_opens_the_folder(qtbot, folder: Path) -> None:  # type: 
     assert opened == [QUrl.fromLocalFile(str(folder))]
 
 
-def test_closing_while_reading_drops_late_results(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_closing_while_reading_drops_late_results(qtbot) -> None:
     release = threading.Event()
 
     def read_info(path: str) -> GGUFInfo:
@@ -266,7 +265,7 @@ def test_closing_while_reading_drops_late_results(qtbot) -> None:  # type: ignor
 # -- the main window: menu, drag and drop -----------------------------------------------------------
 
 
-def test_manage_models_is_in_the_model_menu_after_rebuilds(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+def test_manage_models_is_in_the_model_menu_after_rebuilds(qtbot, make_window) -> None:
     window = make_window(*scripted_factory(rate=0))
     menu = window.model_menu
     action = window.menus.manage_models_action
@@ -285,7 +284,7 @@ def test_manage_models_is_in_the_model_menu_after_rebuilds(qtbot, make_window) -
 
 
 @pytest.mark.qt_log_ignore("This plugin does not support raise")  # offscreen: raise_() is a no-op
-def test_manage_models_dialog_opens_a_model_through_the_window(qtbot, make_window, folder: Path) -> None:  # type: ignore[no-untyped-def]
+def test_manage_models_dialog_opens_a_model_through_the_window(qtbot, make_window, folder: Path) -> None:
     window = make_window(*scripted_factory(rate=0))
     window.menus.manage_models_action.trigger()
     dialog = window.models_dialog
@@ -306,7 +305,7 @@ def file_mime(*paths: Path) -> QMimeData:
     return mime
 
 
-def send_drop(window, mime: QMimeData, over=None) -> QDropEvent:  # type: ignore[no-untyped-def]
+def send_drop(window, mime: QMimeData, over=None) -> QDropEvent:
     """Drag ``mime`` onto the window (over the widget ``over``, else its
     status bar) and drop it, the way the platform does: through the window
     handle, which finds the widget under the point that takes drops."""
@@ -322,7 +321,7 @@ def send_drop(window, mime: QMimeData, over=None) -> QDropEvent:  # type: ignore
     return drop
 
 
-def test_dropping_a_gguf_adds_and_opens_it(qtbot, make_window, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_dropping_a_gguf_adds_and_opens_it(qtbot, make_window, tmp_path: Path) -> None:
     window = make_window(*scripted_factory(rate=0))
     model = tmp_path / "dropped.gguf"
     model.write_bytes(b"not really a model")  # fails to load fast: only the request matters here
@@ -336,7 +335,7 @@ def test_dropping_a_gguf_adds_and_opens_it(qtbot, make_window, tmp_path: Path) -
         pass
 
 
-def test_dropping_another_file_is_refused_with_a_message(qtbot, make_window, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_dropping_another_file_is_refused_with_a_message(qtbot, make_window, tmp_path: Path) -> None:
     window = make_window(*scripted_factory(rate=0))
     text = tmp_path / "notes.txt"
     text.write_text("hello")
@@ -349,7 +348,7 @@ def test_dropping_another_file_is_refused_with_a_message(qtbot, make_window, tmp
     assert window.chat.state == ChatState.IDLE
 
 
-def test_a_gguf_dropped_on_the_message_box_opens_instead_of_pasting(qtbot, make_window, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_gguf_dropped_on_the_message_box_opens_instead_of_pasting(qtbot, make_window, tmp_path: Path) -> None:
     window = make_window(*scripted_factory(rate=0))
     model = tmp_path / "onto-prompt.gguf"
     model.write_bytes(b"x")
@@ -364,7 +363,7 @@ def test_a_gguf_dropped_on_the_message_box_opens_instead_of_pasting(qtbot, make_
 # -- the load progress bar and Cancel ------------------------------------------------------
 
 
-def test_progress_bar_follows_a_slow_load_and_goes(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+def test_progress_bar_follows_a_slow_load_and_goes(qtbot, make_window) -> None:
     window = make_window(*scripted_factory(rate=0))
     progress = window.load_progress
     assert not progress.isVisible()
@@ -379,7 +378,7 @@ def test_progress_bar_follows_a_slow_load_and_goes(qtbot, make_window) -> None: 
     assert not progress.isVisible()
 
 
-def test_cancel_stops_the_load_and_keeps_the_conversation(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+def test_cancel_stops_the_load_and_keeps_the_conversation(qtbot, make_window) -> None:
     window = make_window(*scripted_factory(rate=0))
     chat = window.chat
     with qtbot.waitSignal(chat.reply_settled, timeout=10000):
@@ -400,7 +399,7 @@ def test_cancel_stops_the_load_and_keeps_the_conversation(qtbot, make_window) ->
     assert chat.cancel_load() is False  # nothing is loading now
 
 
-def test_switching_models_frees_the_previous_one_first(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+def test_switching_models_frees_the_previous_one_first(qtbot, make_window) -> None:
     closed = threading.Event()
 
     class Tracked(ScriptedBackend):

@@ -12,15 +12,15 @@ from PyQt6.QtCore import Qt
 from PyQt6.QtWidgets import QApplication
 
 import app.core.store as store_module
-from app.core.conversation.model import Message
 from app.core.backends.scripted import ScriptedBackend
-from app.core.store.search import SearchHit
+from app.core.conversation.model import Message
 from app.core.store import ConversationInfo
+from app.core.store.search import SearchHit
 from app.ui.dialogs.search import HTML_ROLE, SearchDialog, highlight_text, snippet_html
 
 
 @pytest.fixture
-def window(qtbot, make_window):  # type: ignore[no-untyped-def]
+def window(qtbot, make_window):
     win = make_window(lambda: ScriptedBackend(rate=2000))
     if not hasattr(win, "search_dialog"):  # until MainWindow.__init__ calls it
         win.install_search()
@@ -30,7 +30,7 @@ def window(qtbot, make_window):  # type: ignore[no-untyped-def]
     return win
 
 
-def add_conversation(qtbot, window, title: str, *texts: str, branch: str | None = None) -> tuple[str, list[Message]]:  # type: ignore[no-untyped-def]
+def add_conversation(qtbot, window, title: str, *texts: str, branch: str | None = None) -> tuple[str, list[Message]]:
     """A conversation of alternating user/assistant messages; ``branch``: one
     more reply, a sibling of the last one, NOT on the current path."""
     info = ConversationInfo(title=title)
@@ -54,13 +54,13 @@ def add_conversation(qtbot, window, title: str, *texts: str, branch: str | None 
     return info.id, msgs
 
 
-def search(qtbot, dialog: SearchDialog, text: str) -> list[SearchHit]:  # type: ignore[no-untyped-def]
+def search(qtbot, dialog: SearchDialog, text: str) -> list[SearchHit]:
     with qtbot.waitSignal(dialog.results_shown, timeout=10000, check_params_cb=lambda q, n: q == text):
         dialog.edit.setText(text)
     return dialog.results()
 
 
-def open_dialog(qtbot, window) -> SearchDialog:  # type: ignore[no-untyped-def]
+def open_dialog(qtbot, window) -> SearchDialog:
     """Ctrl+K while typing a prompt opens the popup with its field focused."""
     window.activateWindow()
     window.prompt.setFocus()
@@ -70,7 +70,7 @@ def open_dialog(qtbot, window) -> SearchDialog:  # type: ignore[no-untyped-def]
     return dialog
 
 
-def test_search_latin_cjk_and_emoji_with_highlighted_snippets(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+def test_search_latin_cjk_and_emoji_with_highlighted_snippets(qtbot, window) -> None:
     py, py_msgs = add_conversation(qtbot, window, "Python tips", "How do I sort a list in Python?", "Use sorted().")
     zh, zh_msgs = add_conversation(qtbot, window, "界面设计", "用户界面的设计很重要", "是的，界面要简单。")
     party, party_msgs = add_conversation(qtbot, window, "Party", "Plans for tonight", "Let's celebrate 🎉 together")
@@ -81,7 +81,7 @@ def test_search_latin_cjk_and_emoji_with_highlighted_snippets(qtbot, window) -> 
     # Latin, typed key by key: one search after the pause, not one per key.
     reads: list[str] = []
     real_read = window.store.read
-    window.store.read = lambda fn, cb: (reads.append(dialog.edit.text()), real_read(fn, cb))  # type: ignore[method-assign]
+    window.store.read = lambda fn, cb: (reads.append(dialog.edit.text()), real_read(fn, cb))
     try:
         with qtbot.waitSignal(dialog.results_shown, timeout=10000, check_params_cb=lambda q, n: q == "python"):
             qtbot.keyClicks(dialog.edit, "python")
@@ -119,7 +119,7 @@ def test_search_latin_cjk_and_emoji_with_highlighted_snippets(qtbot, window) -> 
     assert not dialog.isVisible()
 
 
-def test_snippets_show_hostile_html_literally(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+def test_snippets_show_hostile_html_literally(qtbot, window) -> None:
     hostile = "Look: <script>alert('x')</script> & <img src=x onerror=alert(1)> <b>not bold</b>"
     add_conversation(qtbot, window, "<i>title</i> & co", hostile)
     dialog = open_dialog(qtbot, window)
@@ -137,7 +137,7 @@ def test_snippets_show_hostile_html_literally(qtbot, window) -> None:  # type: i
     assert snippet_html("\x03x\x02y").count("<span") == snippet_html("\x03x\x02y").count("</span>") == 1
 
 
-def test_enter_opens_the_conversation_on_the_branch_of_the_message(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+def test_enter_opens_the_conversation_on_the_branch_of_the_message(qtbot, window) -> None:
     other, other_msgs = add_conversation(qtbot, window, "Other", "zebras are striped", "Yes they are.")
     conv_id, msgs = add_conversation(
         qtbot, window, "Branches", "Tell me about animals", "Lions are big cats.",
@@ -177,11 +177,11 @@ def test_enter_opens_the_conversation_on_the_branch_of_the_message(qtbot, window
     qtbot.waitUntil(lambda: other_msgs[0].id in window.view.message_ids(), timeout=10000)
 
 
-def test_a_slow_older_answer_never_replaces_a_newer_one(qtbot, window, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_a_slow_older_answer_never_replaces_a_newer_one(qtbot, window, monkeypatch) -> None:
     add_conversation(qtbot, window, "Greek", "alpha particles", "beta decay")
     real = store_module.Store.search
 
-    def slow(self, query: str, limit: int = 50):  # type: ignore[no-untyped-def]
+    def slow(self, query: str, limit: int = 50):
         if query == "alpha":
             time.sleep(0.4)  # on the store thread
         return real(self, query, limit)
@@ -214,7 +214,7 @@ def hit(text: str, n: int = 0) -> SearchHit:
     return SearchHit(f"c{n}", f"title {n}", f"m{n}", "user", f"\x02{text}\x03", 0.0)
 
 
-def test_cleared_or_changed_queries_drop_late_answers_and_enter_waits_for_the_latest(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_cleared_or_changed_queries_drop_late_answers_and_enter_waits_for_the_latest(qtbot) -> None:
     fake = FakeStore()
     dialog = SearchDialog(fake)
     qtbot.addWidget(dialog)
@@ -247,7 +247,7 @@ def test_cleared_or_changed_queries_drop_late_answers_and_enter_waits_for_the_la
     assert not dialog.isVisible()
 
     # No store: said plainly.
-    fake.available = False  # type: ignore[attr-defined]
+    fake.available = False
     dialog.show()
     dialog.edit.setText("gamma")
     dialog.search_now()
@@ -263,7 +263,7 @@ def test_highlight_text_picks_a_term_present_in_the_message() -> None:
     assert QApplication.instance() is not None
 
 
-def test_a_message_early_in_a_long_conversation_is_revealed_once_its_history_arrives(qtbot, window, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_a_message_early_in_a_long_conversation_is_revealed_once_its_history_arrives(qtbot, window, monkeypatch) -> None:
     from app.ui.conversation import view as chat_view
 
     monkeypatch.setattr(chat_view, "SYNC_HISTORY", 4)  # the last 4 at once, the rest from the helper thread

@@ -18,16 +18,16 @@ from PyQt6.QtCore import QObject, Qt, QTimer
 from PyQt6.QtWidgets import QApplication, QLineEdit
 
 import app.application
-from app.core.base import settings
 from app.core.backends.base import BackendError
-from app.core.factory import remote_factory
 from app.core.backends.remote import servers as servers_module
 from app.core.backends.remote.servers import ServerConfig, load_servers, save_servers
 from app.core.backends.scripted import ScriptedBackend
-from app.ui.services import model_lists
+from app.core.base import settings
+from app.core.factory import remote_factory
 from app.ui.dialogs import servers as servers_dialog
-from app.ui.services.background import BackgroundCalls, join_background_threads
 from app.ui.dialogs.servers import ServersDialog
+from app.ui.services import model_lists
+from app.ui.services.background import BackgroundCalls, join_background_threads
 
 SECRET = "sk-test-0123456789abcdef"
 
@@ -35,7 +35,7 @@ SECRET = "sk-test-0123456789abcdef"
 class MemoryKeyring(KeyringBackend):
     """A keyring in a dict (the machine's own keyring is never touched)."""
 
-    priority = 10  # type: ignore[assignment]
+    priority = 10
 
     def __init__(self) -> None:
         super().__init__()
@@ -55,7 +55,7 @@ class MemoryKeyring(KeyringBackend):
 
 # Defining a backend registers it for keyring's own auto-detection: undo that,
 # so no later test gets this one without asking for it.
-KeyringBackend._classes.discard(MemoryKeyring)  # type: ignore[attr-defined]
+KeyringBackend._classes.discard(MemoryKeyring)
 
 
 def use_keyring(monkeypatch: pytest.MonkeyPatch, backend: KeyringBackend) -> None:
@@ -83,9 +83,9 @@ def no_leaked_background_threads() -> Iterator[None]:
 
 
 @pytest.fixture
-def open_dialog(qtbot) -> Callable[..., ServersDialog]:  # type: ignore[no-untyped-def]
+def open_dialog(qtbot) -> Callable[..., ServersDialog]:
     def make(**kwargs: object) -> ServersDialog:
-        dialog = ServersDialog(**kwargs)  # type: ignore[arg-type]
+        dialog = ServersDialog(**kwargs)
         qtbot.addWidget(dialog)
         dialog.show()
         qtbot.waitUntil(lambda: dialog.keys_loaded, timeout=5000)
@@ -116,7 +116,7 @@ class BlockingLister:
         return list(self.models)
 
 
-def retype(qtbot, edit: QLineEdit, text: str) -> None:  # type: ignore[no-untyped-def]
+def retype(qtbot, edit: QLineEdit, text: str) -> None:
     """Replace the field's text as a user does (textEdited fires)."""
     edit.setFocus()
     edit.selectAll()
@@ -133,7 +133,7 @@ def settings_text() -> str:
 # ------------------------------------------------------------------ adding and validating
 
 
-def test_add_server_with_validation_messages(qtbot, open_dialog, ring) -> None:  # type: ignore[no-untyped-def]
+def test_add_server_with_validation_messages(qtbot, open_dialog, ring) -> None:
     dialog = open_dialog()
     assert dialog.empty_label.isVisible() and not dialog.form.isVisible()
     qtbot.mouseClick(dialog.add_button, Qt.MouseButton.LeftButton)
@@ -170,7 +170,7 @@ def test_add_server_with_validation_messages(qtbot, open_dialog, ring) -> None: 
     assert server.api_root == "http://desk.local:8080/v1"
 
 
-def test_two_servers_cannot_share_a_name(qtbot, open_dialog, ring) -> None:  # type: ignore[no-untyped-def]
+def test_two_servers_cannot_share_a_name(qtbot, open_dialog, ring) -> None:
     dialog = open_dialog()
     dialog.add_button.click()
     dialog.add_button.click()
@@ -179,7 +179,7 @@ def test_two_servers_cannot_share_a_name(qtbot, open_dialog, ring) -> None:  # t
     assert "already named" in dialog.error_label.text()
 
 
-def test_kind_suggests_its_default_url_only_over_a_default(qtbot, open_dialog, ring) -> None:  # type: ignore[no-untyped-def]
+def test_kind_suggests_its_default_url_only_over_a_default(qtbot, open_dialog, ring) -> None:
     dialog = open_dialog()
     dialog.add_button.click()
     dialog.kind_combo.setCurrentIndex(dialog.kind_combo.findData("ollama"))
@@ -189,13 +189,13 @@ def test_kind_suggests_its_default_url_only_over_a_default(qtbot, open_dialog, r
     dialog.kind_combo.setCurrentIndex(dialog.kind_combo.findData("openai"))
     assert dialog.url_edit.text() == "http://gpu-box:9000"  # typed by the user: kept
     assert "/v1" in dialog.url_note.text()
-    assert dialog.current_draft().kind == "openai"  # type: ignore[union-attr]
+    assert dialog.current_draft().kind == "openai"
 
 
 # ------------------------------------------------------------------ keys
 
 
-def test_save_writes_servers_to_settings_and_keys_to_the_keyring(qtbot, open_dialog, ring) -> None:  # type: ignore[no-untyped-def]
+def test_save_writes_servers_to_settings_and_keys_to_the_keyring(qtbot, open_dialog, ring) -> None:
     dialog = open_dialog()
     dialog.add_button.click()
     assert not dialog.key_note.isVisible()  # a keyring: nothing to warn about
@@ -236,7 +236,7 @@ def test_save_writes_servers_to_settings_and_keys_to_the_keyring(qtbot, open_dia
     assert ("rill", server.id) not in ring.data
 
 
-def test_remove_is_undoable_and_cancel_changes_nothing(qtbot, open_dialog, ring) -> None:  # type: ignore[no-untyped-def]
+def test_remove_is_undoable_and_cancel_changes_nothing(qtbot, open_dialog, ring) -> None:
     a = ServerConfig("A", "openai", "http://a:1").validated()
     b = ServerConfig("B", "ollama", "http://b:2").validated()
     save_servers([a, b])
@@ -254,7 +254,7 @@ def test_remove_is_undoable_and_cancel_changes_nothing(qtbot, open_dialog, ring)
     assert settings_text() == before and ring.data[("rill", a.id)] == SECRET
 
 
-def test_without_a_keyring_the_dialog_says_keys_last_this_session(qtbot, open_dialog, no_keyring) -> None:  # type: ignore[no-untyped-def]
+def test_without_a_keyring_the_dialog_says_keys_last_this_session(qtbot, open_dialog, no_keyring) -> None:
     dialog = open_dialog()
     dialog.add_button.click()
     assert dialog.key_note.isVisible()
@@ -270,7 +270,7 @@ def test_without_a_keyring_the_dialog_says_keys_last_this_session(qtbot, open_di
 # ------------------------------------------------------------------ Test (off the GUI thread)
 
 
-def test_test_runs_off_the_gui_thread_and_fills_the_models(qtbot, open_dialog, ring, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_test_runs_off_the_gui_thread_and_fills_the_models(qtbot, open_dialog, ring, monkeypatch) -> None:
     fake = BlockingLister(["qwen2.5-7b", "llama-3.2-3b"])
     monkeypatch.setattr(servers_dialog, "list_models", fake)
     dialog = open_dialog()
@@ -304,7 +304,7 @@ def test_test_runs_off_the_gui_thread_and_fills_the_models(qtbot, open_dialog, r
     assert load_servers()[0].model == "llama-3.2-3b"
 
 
-def test_test_failure_shows_the_message_without_the_key(qtbot, open_dialog, ring, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_test_failure_shows_the_message_without_the_key(qtbot, open_dialog, ring, monkeypatch) -> None:
     fake = BlockingLister(error="Cannot connect to New server at http://127.0.0.1:8080: connection refused (key {key})")
     fake.release.set()
     monkeypatch.setattr(servers_dialog, "list_models", fake)
@@ -325,7 +325,7 @@ def test_test_failure_shows_the_message_without_the_key(qtbot, open_dialog, ring
     assert load_servers()[0].base_url == "http://127.0.0.1:8081"
 
 
-def test_an_answer_after_the_dialog_closed_is_harmless(qtbot, open_dialog, ring, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_an_answer_after_the_dialog_closed_is_harmless(qtbot, open_dialog, ring, monkeypatch) -> None:
     fake = BlockingLister(["m"])
     monkeypatch.setattr(servers_dialog, "list_models", fake)
     dialog = open_dialog()
@@ -343,7 +343,7 @@ def test_an_answer_after_the_dialog_closed_is_harmless(qtbot, open_dialog, ring,
     assert fetched == [] and dialog.status_label.text() == "Testing…"
 
 
-def test_background_call_of_a_deleted_owner_is_dropped(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_background_call_of_a_deleted_owner_is_dropped(qtbot) -> None:
     parent = QObject()
     calls = BackgroundCalls(parent)
     release = threading.Event()
@@ -366,7 +366,7 @@ def test_background_call_of_a_deleted_owner_is_dropped(qtbot) -> None:  # type: 
 
 
 @pytest.fixture
-def configured_server(ring) -> ServerConfig:  # type: ignore[no-untyped-def]
+def configured_server(ring) -> ServerConfig:
     server = ServerConfig("Desk", "openai", "http://desk.local:8080", "qwen2.5-7b").validated()
     save_servers([server])
     return server
@@ -376,18 +376,21 @@ def configured_server(ring) -> ServerConfig:  # type: ignore[no-untyped-def]
 def fake_backends(monkeypatch: pytest.MonkeyPatch) -> None:
     """Choosing a model loads a scripted backend (same descriptions as the real factories)."""
 
-    def fake_remote(server: ServerConfig, model: str = "", api_key: str | None = None):  # type: ignore[no-untyped-def]
+    def fake_remote(server: ServerConfig, model: str = "", api_key: str | None = None):
         return (lambda: ScriptedBackend(rate=3000)), remote_factory(server, model)[1]
 
     monkeypatch.setattr(app.application, "remote_factory", fake_remote)
-    monkeypatch.setattr(app.application, "local_factory", lambda path: ((lambda: ScriptedBackend(rate=3000)), str(path) if path else "the default model"))
+    monkeypatch.setattr(
+        app.application, "local_factory",
+        lambda path: ((lambda: ScriptedBackend(rate=3000)), str(path) if path else "the default model"),
+    )
 
 
-def menu_texts(menu) -> list[str]:  # type: ignore[no-untyped-def]
+def menu_texts(menu) -> list[str]:
     return [a.text() for a in menu.actions()]
 
 
-def test_model_menu_lists_server_models_and_choosing_one_loads_it(  # type: ignore[no-untyped-def]
+def test_model_menu_lists_server_models_and_choosing_one_loads_it(
     qtbot, make_window, configured_server, fake_backends, monkeypatch
 ) -> None:
     fake = BlockingLister(["qwen2.5-7b", "phi-4"])
@@ -435,7 +438,7 @@ def test_model_menu_lists_server_models_and_choosing_one_loads_it(  # type: igno
     assert app.application.startup_choice() is None
 
 
-def test_startup_choice_forgets_a_removed_server(configured_server) -> None:  # type: ignore[no-untyped-def]
+def test_startup_choice_forgets_a_removed_server(configured_server) -> None:
     data = settings.load_settings()
     data["last_backend"] = {"kind": "server", "server_id": configured_server.id, "model": ""}
     settings.save_settings(data)
@@ -445,7 +448,7 @@ def test_startup_choice_forgets_a_removed_server(configured_server) -> None:  # 
     assert app.application.startup_choice() is None
 
 
-def test_servers_dialog_from_the_menu_chats_with_the_chosen_server(  # type: ignore[no-untyped-def]
+def test_servers_dialog_from_the_menu_chats_with_the_chosen_server(
     qtbot, make_window, configured_server, fake_backends
 ) -> None:
     window = make_window(lambda: ScriptedBackend(rate=3000))
@@ -470,7 +473,7 @@ def test_servers_dialog_from_the_menu_chats_with_the_chosen_server(  # type: ign
 # ------------------------------------------------------------------ end to end (a real HTTP server)
 
 
-def test_test_and_chat_against_a_real_server(qtbot, make_window, ring) -> None:  # type: ignore[no-untyped-def]
+def test_test_and_chat_against_a_real_server(qtbot, make_window, ring) -> None:
     """No fake list_models: the real client against the stdlib fault server,
     a wrong key (401, named without the key), then the right one, then a chat."""
     from tests.helpers.fault_server import FaultServer, Scenario
@@ -499,7 +502,7 @@ def test_test_and_chat_against_a_real_server(qtbot, make_window, ring) -> None: 
         assert ring.data[("rill", load_servers()[0].id)] == SECRET
         assert "beta (default)" in menu_texts(window.model_menu) and "alpha" in menu_texts(window.model_menu)
         qtbot.waitUntil(lambda: window.model_menu.current is not None, timeout=5000)
-        assert window.model_menu.current["model"] == "beta"  # type: ignore[index]
+        assert window.model_menu.current["model"] == "beta"
         assert SECRET not in settings_text()
         with qtbot.waitSignal(window.chat.reply_settled, timeout=15000):
             window.enter_prompt("Hello")

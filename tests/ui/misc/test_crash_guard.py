@@ -74,7 +74,7 @@ def test_install_is_idempotent_and_uninstall_restores_the_hooks(qapp: QApplicati
     assert not default_log_path().exists()
 
 
-def test_exception_in_a_timer_slot_is_logged_and_shown_once(qtbot, guard: CrashGuard) -> None:  # type: ignore[no-untyped-def]
+def test_exception_in_a_timer_slot_is_logged_and_shown_once(qtbot, guard: CrashGuard) -> None:
     after: list[bool] = []
 
     def boom() -> None:
@@ -109,7 +109,7 @@ def test_exception_in_a_timer_slot_is_logged_and_shown_once(qtbot, guard: CrashG
     assert guard.dialog is None
 
 
-def test_exception_in_a_signal_slot_does_not_stop_later_slots(qtbot, guard: CrashGuard) -> None:  # type: ignore[no-untyped-def]
+def test_exception_in_a_signal_slot_does_not_stop_later_slots(qtbot, guard: CrashGuard) -> None:
     emitter = Emitter()
     received: list[str] = []
 
@@ -123,11 +123,11 @@ def test_exception_in_a_signal_slot_does_not_stop_later_slots(qtbot, guard: Cras
     assert received == ["one", "two"], "the app (and this signal) keep working"
     qtbot.waitUntil(lambda: len(error_dialogs()) == 1, timeout=5000)
     assert guard.error_count == 2
-    text = guard.log_file.read_text(encoding="utf-8")  # type: ignore[union-attr]
+    text = guard.log_file.read_text(encoding="utf-8")
     assert "ValueError: bad slot got one" in text and "ValueError: bad slot got two" in text
 
 
-def test_repeated_errors_count_in_the_open_dialog(qtbot, guard: CrashGuard) -> None:  # type: ignore[no-untyped-def]
+def test_repeated_errors_count_in_the_open_dialog(qtbot, guard: CrashGuard) -> None:
     def boom() -> None:
         raise KeyError("again")
 
@@ -153,7 +153,7 @@ def test_repeated_errors_count_in_the_open_dialog(qtbot, guard: CrashGuard) -> N
     assert "times" not in error_dialogs()[0].informativeText()
 
 
-def test_error_reported_is_announced_on_the_gui_thread(qtbot, guard: CrashGuard) -> None:  # type: ignore[no-untyped-def]
+def test_error_reported_is_announced_on_the_gui_thread(qtbot, guard: CrashGuard) -> None:
     got: list[tuple[str, bool]] = []
 
     def listener(summary: str, text: str) -> None:
@@ -167,7 +167,7 @@ def test_error_reported_is_announced_on_the_gui_thread(qtbot, guard: CrashGuard)
     assert guard.error_count == 2 and guard.dialog_count == 2
 
 
-def test_the_dialog_blocks_no_window(qtbot, guard: CrashGuard) -> None:  # type: ignore[no-untyped-def]
+def test_the_dialog_blocks_no_window(qtbot, guard: CrashGuard) -> None:
     class BlockWatch(QObject):
         blocked = False
 
@@ -192,14 +192,14 @@ def test_the_dialog_blocks_no_window(qtbot, guard: CrashGuard) -> None:  # type:
     assert not watch.blocked, "the error dialog must not block the main window"
 
 
-def test_exception_in_a_python_thread_is_logged(qtbot, guard: CrashGuard) -> None:  # type: ignore[no-untyped-def]
+def test_exception_in_a_python_thread_is_logged(qtbot, guard: CrashGuard) -> None:
     def work() -> None:
         raise ZeroDivisionError("thread went wrong")
 
     thread = threading.Thread(target=work, name="rill-test-worker")
     thread.start()
     thread.join(5)
-    text = guard.log_file.read_text(encoding="utf-8")  # type: ignore[union-attr]
+    text = guard.log_file.read_text(encoding="utf-8")
     assert "rill-test-worker" in text
     assert "in work\n" in text and "ZeroDivisionError: thread went wrong" in text
     # The dialog is built on the GUI thread, from a queued signal.
@@ -208,7 +208,7 @@ def test_exception_in_a_python_thread_is_logged(qtbot, guard: CrashGuard) -> Non
 
 
 def test_unwritable_data_dir_falls_back_to_stderr(
-    qtbot, qapp: QApplication, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]  # type: ignore[no-untyped-def]
+    qtbot, qapp: QApplication, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     not_a_dir = tmp_path / "data"
     not_a_dir.write_text("a file where the data folder should be")
@@ -239,7 +239,7 @@ def test_keyboard_interrupt_is_left_to_the_previous_hook(qapp: QApplication) -> 
             try:
                 raise KeyboardInterrupt
             except KeyboardInterrupt:
-                sys.excepthook(*sys.exc_info())  # type: ignore[arg-type]
+                sys.excepthook(*sys.exc_info())
             assert seen == [KeyboardInterrupt]
             assert g.error_count == 0
         finally:

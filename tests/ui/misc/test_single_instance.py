@@ -122,7 +122,7 @@ def test_a_killed_instance_does_not_block_the_next_start() -> None:
             second.wait()
 
 
-def test_in_process_instance_gets_activation_and_raises_the_window(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_in_process_instance_gets_activation_and_raises_the_window(qtbot) -> None:
     window = QWidget()
     qtbot.addWidget(window)
     instance = claim_single_instance(QCoreApplication.instance())
@@ -140,7 +140,7 @@ def test_in_process_instance_gets_activation_and_raises_the_window(qtbot) -> Non
     assert not instance.is_listening and not Path(lock_path()).exists()
 
 
-def test_other_data_dirs_and_junk_requests_are_ignored(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_other_data_dirs_and_junk_requests_are_ignored(qtbot, tmp_path: Path) -> None:
     assert server_name(tmp_path / "a") != server_name(tmp_path / "b")
     assert server_name(tmp_path / "a") == server_name(str(tmp_path / "a" / ".." / "a"))
     a = claim_single_instance(None, tmp_path / "a")
@@ -187,7 +187,7 @@ def _start_for(data_dir: Path) -> subprocess.Popen[str]:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
-def test_the_store_commands_run_beside_a_running_instance(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_the_store_commands_run_beside_a_running_instance(qtbot) -> None:
     instance = claim_single_instance(QCoreApplication.instance())
     assert instance is not None
     fired: list[bool] = []

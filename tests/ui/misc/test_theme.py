@@ -40,7 +40,7 @@ def test_contrast_formula_matches_wcag_examples() -> None:
 
 
 @pytest.fixture
-def applied(qapp: QApplication, qtbot) -> Iterator[callable]:  # type: ignore[valid-type, no-untyped-def]
+def applied(qapp: QApplication, qtbot) -> Iterator[callable]:
     """Apply a theme by name to the application (its palette and, a turn of
     the event loop later, its style sheet); light again afterwards."""
     manager = theme_manager()
@@ -71,7 +71,7 @@ PALETTE_PAIRS = [
 
 
 @pytest.mark.parametrize("name", sorted(THEMES))
-def test_palette_text_passes_aa(applied, name: str) -> None:  # type: ignore[no-untyped-def]
+def test_palette_text_passes_aa(applied, name: str) -> None:
     applied(name)
     palette = QApplication.palette()
     for fg, bg in PALETTE_PAIRS:
@@ -105,7 +105,7 @@ def style_sheet_pairs(sheet: str, palette: QPalette, name: str) -> list[tuple[st
 
 
 @pytest.mark.parametrize("name", sorted(THEMES))
-def test_style_sheet_text_passes_aa(applied, name: str) -> None:  # type: ignore[no-untyped-def]
+def test_style_sheet_text_passes_aa(applied, name: str) -> None:
     applied(name)
     app = QApplication.instance()
     assert isinstance(app, QApplication)
@@ -119,7 +119,7 @@ def test_style_sheet_text_passes_aa(applied, name: str) -> None:  # type: ignore
         assert ratio >= AA, f"{name}: {selector} {fg} on {bg} is {ratio:.2f}:1"
 
 
-def test_a_window_and_its_dialogs_switch_theme(qtbot, applied) -> None:  # type: ignore[no-untyped-def]
+def test_a_window_and_its_dialogs_switch_theme(qtbot, applied) -> None:
     from PyQt6.QtWidgets import QDialog, QLabel, QMainWindow, QVBoxLayout
 
     window = QMainWindow()
@@ -197,7 +197,7 @@ def test_every_palette_colour_name_exists() -> None:
         assert set(theme.colors) == set(LIGHT.colors), theme.name
 
 
-def test_follows_the_desktop_scheme_live(applied, monkeypatch: pytest.MonkeyPatch, qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_follows_the_desktop_scheme_live(applied, monkeypatch: pytest.MonkeyPatch, qtbot) -> None:
     manager = theme_manager()
     applied("light")
     manager.set_preference("system")

@@ -194,7 +194,7 @@ def texts_of(root: QWidget) -> list[tuple[str, str]]:
 
 
 @pytest.fixture
-def chinese(qapp: QApplication):  # type: ignore[no-untyped-def]
+def chinese(qapp: QApplication):
     from app.ui.misc.i18n import install_translations, remove_translations
 
     assert install_translations(qapp, "zh_CN") == "zh_CN"
@@ -202,7 +202,7 @@ def chinese(qapp: QApplication):  # type: ignore[no-untyped-def]
     remove_translations(qapp)
 
 
-def test_every_window_dialog_and_menu_is_chinese(qtbot, chinese, make_window) -> None:  # type: ignore[no-untyped-def]
+def test_every_window_dialog_and_menu_is_chinese(qtbot, chinese, make_window) -> None:
     from app.core.backends.scripted import ScriptedBackend
     from app.ui.misc.shortcuts import ShortcutsDialog
 

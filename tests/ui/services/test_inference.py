@@ -30,11 +30,11 @@ class GatedBackend(ScriptedBackend):
     ``gate``: the worker is inside ``load()`` once ``entered`` is set."""
 
     def __init__(self, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+        super().__init__(**kwargs)
         self.entered = threading.Event()
         self.gate = threading.Event()
 
-    def load(self) -> ModelInfo:  # type: ignore[override]
+    def load(self) -> ModelInfo:
         self.entered.set()
         self.gate.wait(30)
         return ModelInfo(name="gated")
@@ -45,11 +45,11 @@ class LegacyBackend(ScriptedBackend):
     it stands for a load busy between two cancellation points."""
 
     def __init__(self, load_s: float, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+        super().__init__(**kwargs)
         self.load_s = load_s
         self.closed = False
 
-    def load(self) -> ModelInfo:  # type: ignore[override]
+    def load(self) -> ModelInfo:
         time.sleep(self.load_s)
         return ModelInfo(name="legacy")
 
@@ -65,7 +65,7 @@ def test_load_backend_passes_only_what_load_accepts() -> None:
     assert load_backend(legacy, threading.Event(), lambda f: None).name == "legacy"
 
     class KwargsBackend(LegacyBackend):
-        def load(self, **kwargs: object) -> ModelInfo:  # type: ignore[override]
+        def load(self, **kwargs: object) -> ModelInfo:
             self.got = sorted(kwargs)
             return ModelInfo(name="kwargs")
 
@@ -109,7 +109,7 @@ def test_a_failing_progress_callback_does_not_break_the_load() -> None:
 
 
 @pytest.fixture
-def service(qtbot):  # type: ignore[no-untyped-def]
+def service(qtbot):
     svc = InferenceService()
     yield svc
     if not svc.is_finished():
@@ -117,7 +117,7 @@ def service(qtbot):  # type: ignore[no-untyped-def]
             svc.request_shutdown()
 
 
-def test_request_shutdown_during_a_slow_load_returns_at_once(qtbot, service: InferenceService) -> None:  # type: ignore[no-untyped-def]
+def test_request_shutdown_during_a_slow_load_returns_at_once(qtbot, service: InferenceService) -> None:
     failed: list[str] = []
     service.model_load_failed.connect(failed.append)
     with qtbot.waitSignal(service.model_load_progress, timeout=5000):
@@ -130,7 +130,7 @@ def test_request_shutdown_during_a_slow_load_returns_at_once(qtbot, service: Inf
     assert service.shutdown(10000) is True  # already done
 
 
-def test_request_shutdown_returns_while_the_worker_is_still_busy(qtbot, service: InferenceService) -> None:  # type: ignore[no-untyped-def]
+def test_request_shutdown_returns_while_the_worker_is_still_busy(qtbot, service: InferenceService) -> None:
     backend = GatedBackend()
     with qtbot.waitSignal(service.model_load_started, timeout=5000):
         service.load(lambda: backend, "gated")
@@ -145,7 +145,7 @@ def test_request_shutdown_returns_while_the_worker_is_still_busy(qtbot, service:
     assert service.is_finished() and finished == [1]
 
 
-def test_shutdown_finished_is_emitted_once(qtbot, service: InferenceService) -> None:  # type: ignore[no-untyped-def]
+def test_shutdown_finished_is_emitted_once(qtbot, service: InferenceService) -> None:
     count: list[int] = []
     service.shutdown_finished.connect(lambda: count.append(1))
     service.load(lambda: ScriptedBackend(), "fast")
@@ -153,7 +153,7 @@ def test_shutdown_finished_is_emitted_once(qtbot, service: InferenceService) -> 
     qtbot.waitUntil(lambda: count == [1], timeout=5000)  # the queued QThread.finished arrives too
 
 
-def test_a_new_load_cancels_the_one_in_progress(qtbot, service: InferenceService) -> None:  # type: ignore[no-untyped-def]
+def test_a_new_load_cancels_the_one_in_progress(qtbot, service: InferenceService) -> None:
     failed: list[str] = []
     service.model_load_failed.connect(failed.append)
     with qtbot.waitSignal(service.model_load_progress, timeout=5000):
@@ -164,7 +164,7 @@ def test_a_new_load_cancels_the_one_in_progress(qtbot, service: InferenceService
     assert "Scripted producer" in blocker.args[0].name
 
 
-def test_load_progress_is_throttled(qtbot, service: InferenceService) -> None:  # type: ignore[no-untyped-def]
+def test_load_progress_is_throttled(qtbot, service: InferenceService) -> None:
     values: list[float] = []
     service.model_load_progress.connect(values.append)
     delay = 0.6
@@ -177,9 +177,9 @@ def test_load_progress_is_throttled(qtbot, service: InferenceService) -> None:  
     assert 3 <= len(values) <= delay * LOAD_PROGRESS_MAX_HZ + 2
 
 
-def test_throttle_drops_reports_faster_than_the_limit(qtbot, service: InferenceService) -> None:  # type: ignore[no-untyped-def]
+def test_throttle_drops_reports_faster_than_the_limit(qtbot, service: InferenceService) -> None:
     class Chatty(ScriptedBackend):
-        def load(self, cancel=None, progress=None):  # type: ignore[no-untyped-def]
+        def load(self, cancel=None, progress=None):
             end = time.monotonic() + 0.3
             i = 0
             while time.monotonic() < end:  # ~thousands of reports, as llama.cpp per tensor
@@ -197,7 +197,7 @@ def test_throttle_drops_reports_faster_than_the_limit(qtbot, service: InferenceS
     assert len(values) <= 0.3 * LOAD_PROGRESS_MAX_HZ + 3
 
 
-def test_a_deleted_service_does_not_destroy_its_running_thread(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_a_deleted_service_does_not_destroy_its_running_thread(qtbot) -> None:
     import gc
     import weakref
 
@@ -219,11 +219,11 @@ def test_a_deleted_service_does_not_destroy_its_running_thread(qtbot) -> None:  
 # -- the window ----------------------------------------------------------------------
 
 
-def _spy_close_events(window):  # type: ignore[no-untyped-def]
+def _spy_close_events(window):
     accepted: list[bool] = []
     original = window.closeEvent
 
-    def spy(event):  # type: ignore[no-untyped-def]
+    def spy(event):
         original(event)
         accepted.append(event.isAccepted())
 
@@ -231,7 +231,7 @@ def _spy_close_events(window):  # type: ignore[no-untyped-def]
     return accepted
 
 
-def test_closing_during_a_slow_load_hides_at_once_and_finishes(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+def test_closing_during_a_slow_load_hides_at_once_and_finishes(qtbot, make_window) -> None:
     window = make_window(lambda: ScriptedBackend(load_delay_s=30), wait_ready=False)
     service = window.services.inference
     qtbot.waitSignal(service.model_load_progress, timeout=5000).wait()
@@ -241,7 +241,7 @@ def test_closing_during_a_slow_load_hides_at_once_and_finishes(qtbot, make_windo
     assert service.is_finished() and window.services.is_finished()
 
 
-def test_closing_during_an_uncancellable_load_defers_the_close(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+def test_closing_during_an_uncancellable_load_defers_the_close(qtbot, make_window) -> None:
     backend = GatedBackend()
     window = make_window(lambda: backend, wait_ready=False)
     service = window.services.inference
@@ -258,7 +258,7 @@ def test_closing_during_an_uncancellable_load_defers_the_close(qtbot, make_windo
     assert not window.isVisible() and service.is_finished()
 
 
-def test_closing_an_idle_window_closes_at_once(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+def test_closing_an_idle_window_closes_at_once(qtbot, make_window) -> None:
     window = make_window(lambda: ScriptedBackend())
     accepted = _spy_close_events(window)
     window.close()

@@ -21,7 +21,7 @@ class GatedBackend(ScriptedBackend):
         self.entered = threading.Event()
         self.gate = threading.Event()
 
-    def load(self) -> ModelInfo:  # type: ignore[override]
+    def load(self) -> ModelInfo:
         self.entered.set()
         self.gate.wait(30)
         return ModelInfo(name="gated")

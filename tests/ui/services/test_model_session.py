@@ -22,14 +22,14 @@ class GatedBackend(ScriptedBackend):
         self.entered = threading.Event()
         self.gate = threading.Event()
 
-    def load(self) -> ModelInfo:  # type: ignore[override]
+    def load(self) -> ModelInfo:
         self.entered.set()
         self.gate.wait(30)
         return ModelInfo(name="gated")
 
 
 @pytest.fixture
-def session(qtbot) -> Iterator[ModelSession]:  # type: ignore[no-untyped-def]
+def session(qtbot) -> Iterator[ModelSession]:
     svc = InferenceService()
     s = ModelSession(svc)
     yield s
@@ -46,7 +46,7 @@ def record(session: ModelSession) -> tuple[list[ModelState], list[tuple[str, str
     return states, notices
 
 
-def test_a_scripted_load_goes_from_no_model_through_loading_to_ready(qtbot, session: ModelSession) -> None:  # type: ignore[no-untyped-def]
+def test_a_scripted_load_goes_from_no_model_through_loading_to_ready(qtbot, session: ModelSession) -> None:
     states, notices = record(session)
     assert session.state == ModelState.NO_MODEL and session.last_load is None
     assert session.last_load_description is None
@@ -64,9 +64,9 @@ def test_a_scripted_load_goes_from_no_model_through_loading_to_ready(qtbot, sess
     assert session.cancel() is False  # nothing is loading
 
 
-def test_the_warnings_of_a_loaded_model_become_notices(qtbot, session: ModelSession) -> None:  # type: ignore[no-untyped-def]
+def test_the_warnings_of_a_loaded_model_become_notices(qtbot, session: ModelSession) -> None:
     class Warned(ScriptedBackend):
-        def load(self, cancel=None, progress=None) -> ModelInfo:  # type: ignore[no-untyped-def, override]
+        def load(self, cancel=None, progress=None) -> ModelInfo:
             return ModelInfo(name="warned", warnings=("no chat template", "tiny context"))
 
     _, notices = record(session)
@@ -75,7 +75,7 @@ def test_the_warnings_of_a_loaded_model_become_notices(qtbot, session: ModelSess
     assert notices == [("⚠ no chat template", "warning"), ("⚠ tiny context", "warning")]
 
 
-def test_a_failing_factory_is_reported_through_model_failed(qtbot, session: ModelSession) -> None:  # type: ignore[no-untyped-def]
+def test_a_failing_factory_is_reported_through_model_failed(qtbot, session: ModelSession) -> None:
     def broken() -> ScriptedBackend:
         raise BackendError("The model file is corrupt.")
 
@@ -90,7 +90,7 @@ def test_a_failing_factory_is_reported_through_model_failed(qtbot, session: Mode
     assert session.last_load_description == "broken"  # what a reload would try again
 
 
-def test_cancel_during_a_load_reports_a_cancellation_not_an_error(qtbot, session: ModelSession) -> None:  # type: ignore[no-untyped-def]
+def test_cancel_during_a_load_reports_a_cancellation_not_an_error(qtbot, session: ModelSession) -> None:
     states, notices = record(session)
     with qtbot.waitSignal(session.state_changed, timeout=10000):
         session.load(lambda: ScriptedBackend(load_delay_s=30), "slow")
@@ -103,7 +103,7 @@ def test_cancel_during_a_load_reports_a_cancellation_not_an_error(qtbot, session
     assert session.cancel() is False
 
 
-def test_cancel_of_a_load_busy_in_the_backend_is_honoured_once_it_returns(qtbot, session: ModelSession) -> None:  # type: ignore[no-untyped-def]
+def test_cancel_of_a_load_busy_in_the_backend_is_honoured_once_it_returns(qtbot, session: ModelSession) -> None:
     backend = GatedBackend()
     states, notices = record(session)
     with qtbot.waitSignal(session.state_changed, timeout=10000):

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from app.ui.services.slicer import TimeSlicer
 
 
-def test_jobs_run_in_order_and_generators_go_on_in_later_slices(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_jobs_run_in_order_and_generators_go_on_in_later_slices(qtbot) -> None:
     slicer = TimeSlicer(budget_s=0.0)  # every slice does one step
     done: list[str] = []
 
@@ -25,21 +25,21 @@ def test_jobs_run_in_order_and_generators_go_on_in_later_slices(qtbot) -> None: 
     assert slicer.slices >= 4 and not slicer.busy
 
 
-def test_a_failing_step_does_not_stop_the_others(qtbot, caplog) -> None:  # type: ignore[no-untyped-def]
+def test_a_failing_step_does_not_stop_the_others(qtbot, caplog) -> None:
     slicer = TimeSlicer()
     done: list[int] = []
-    slicer.queue("bad", lambda: 1 // 0)  # type: ignore[arg-type,return-value]
-    slicer.queue("good", lambda: done.append(1))  # type: ignore[func-returns-value]
+    slicer.queue("bad", lambda: 1 // 0)
+    slicer.queue("good", lambda: done.append(1))
     with qtbot.waitSignal(slicer.drained, timeout=5000):
         pass
     assert done == [1]
     assert "failed" in caplog.text
 
 
-def test_stop_drops_the_queue(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_stop_drops_the_queue(qtbot) -> None:
     slicer = TimeSlicer()
     done: list[int] = []
-    slicer.queue("x", lambda: done.append(1))  # type: ignore[func-returns-value]
+    slicer.queue("x", lambda: done.append(1))
     slicer.stop()
     slicer.run_slice()
     assert done == [] and not slicer.busy

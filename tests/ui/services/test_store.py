@@ -29,13 +29,13 @@ class _Disk:
             def failing(store: Store, payload: object, real: object = real) -> object:
                 if self.full:
                     raise sqlite3.OperationalError("database or disk is full")
-                return real(store, payload)  # type: ignore[operator]  # the method taken above
+                return real(store, payload)  # the method taken above
 
             monkeypatch.setattr(Store, name, failing)
 
 
 @pytest.fixture
-def service(qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[StoreService]:  # type: ignore[no-untyped-def]
+def service(qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[StoreService]:
     monkeypatch.setattr(service_module, "RETRY_S", 0.05)
     svc = StoreService(tmp_path / "rill.db")
     with qtbot.waitSignal(svc.opened, timeout=10000):
@@ -45,13 +45,13 @@ def service(qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[
 
 
 def _stored(path: Path, message_id: str) -> tuple[str, str] | None:
-    with Store.open(path, recover=False).store as store:  # type: ignore[union-attr]  # the test made it
+    with Store.open(path, recover=False).store as store:  # the test made it
         msg = store.get_message(message_id)
         return None if msg is None else (msg.content, msg.status.value)
 
 
 def test_a_refused_write_is_retried_by_the_store_newest_snapshot_only(
-    qtbot, service: StoreService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
+    qtbot, service: StoreService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     disk = _Disk(monkeypatch)
     library = ConversationLibrary(service)
@@ -83,7 +83,7 @@ def test_a_refused_write_is_retried_by_the_store_newest_snapshot_only(
     assert _stored(tmp_path / "rill.db", prompt.id) == ("hello", "complete")
 
 
-def test_writes_after_recovery_say_nothing_more(qtbot, service: StoreService) -> None:  # type: ignore[no-untyped-def]
+def test_writes_after_recovery_say_nothing_more(qtbot, service: StoreService) -> None:
     msg = Message("user", "x")
     with qtbot.assertNotEmitted(service.saving_failed, wait=100):
         service.save_message("c", msg)  # not stored: an UPDATE of nothing, no failure

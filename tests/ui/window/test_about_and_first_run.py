@@ -13,12 +13,11 @@ from PyQt6.QtWidgets import QFileDialog
 
 import app.application
 from app import __version__
-from app.core.base import about
-from app.core.models import paths as models
-from app.core.base import settings
 from app.core.backends.base import BackendError, ModelInfo
-from app.core.factory import local_factory
 from app.core.backends.scripted import ScriptedBackend
+from app.core.base import about, settings
+from app.core.factory import local_factory
+from app.core.models import paths as models
 from app.ui.conversation.controller import ChatState
 
 
@@ -63,7 +62,7 @@ def fake_gguf(path: Path) -> Path:
     return path
 
 
-def open_model_via_menu(qtbot, window, monkeypatch, path: str) -> None:  # type: ignore[no-untyped-def]
+def open_model_via_menu(qtbot, window, monkeypatch, path: str) -> None:
     monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(lambda *a, **k: (path, "")))
     window.menus.open_model_action.trigger()
 
@@ -71,7 +70,9 @@ def open_model_via_menu(qtbot, window, monkeypatch, path: str) -> None:  # type:
 # ------------------------------------------------------------------ About
 
 
-def test_about_box_shows_versions_and_cpu_flags(qtbot, make_window, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_about_box_shows_versions_and_cpu_flags(
+    qtbot, make_window, monkeypatch
+) -> None:
     monkeypatch.setattr(about, "_cached", None)
     window = make_window(lambda: ScriptedBackend(rate=2000))
     window.menus.about_action.trigger()
@@ -92,7 +93,9 @@ def test_about_box_shows_versions_and_cpu_flags(qtbot, make_window, monkeypatch)
     box.accept()
 
 
-def test_about_box_without_llama_cpp(qtbot, make_window, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_about_box_without_llama_cpp(
+    qtbot, make_window, monkeypatch
+) -> None:
     monkeypatch.setattr(about, "_cached", about.LlamaInfo(available=False, error="ImportError: gone"))
     window = make_window(lambda: ScriptedBackend(rate=2000))
     window.menus.about_action.trigger()
@@ -103,7 +106,9 @@ def test_about_box_without_llama_cpp(qtbot, make_window, monkeypatch) -> None:  
 # -------------------------------------------------------------- first run
 
 
-def test_first_run_view_when_there_is_no_model(qtbot, make_window, monkeypatch, tmp_path, no_model_anywhere, fake_local_models) -> None:  # type: ignore[no-untyped-def]
+def test_first_run_view_when_there_is_no_model(
+    qtbot, make_window, monkeypatch, tmp_path, no_model_anywhere, fake_local_models
+) -> None:
     window = make_window(*local_factory(None), wait_ready=False)
     qtbot.waitUntil(lambda: window.first_run.isVisible(), timeout=10000)
     body = window.first_run.body.text()
@@ -120,7 +125,9 @@ def test_first_run_view_when_there_is_no_model(qtbot, make_window, monkeypatch, 
     assert window.chat.state == ChatState.IDLE
 
 
-def test_no_first_run_view_when_another_model_exists(qtbot, make_window, tmp_path, no_model_anywhere) -> None:  # type: ignore[no-untyped-def]
+def test_no_first_run_view_when_another_model_exists(
+    qtbot, make_window, tmp_path, no_model_anywhere
+) -> None:
     fake_gguf(settings.user_models_dir() / "there.gguf")
     window = make_window(lambda: PathBackend(str(tmp_path / "missing.gguf")), wait_ready=False)
     with qtbot.waitSignal(window.chat.model_failed, timeout=10000):
@@ -128,7 +135,9 @@ def test_no_first_run_view_when_another_model_exists(qtbot, make_window, tmp_pat
     assert not window.first_run.isVisible()
 
 
-def test_model_opened_from_the_menu_is_remembered(qtbot, make_window, monkeypatch, tmp_path, no_model_anywhere, fake_local_models) -> None:  # type: ignore[no-untyped-def]
+def test_model_opened_from_the_menu_is_remembered(
+    qtbot, make_window, monkeypatch, tmp_path, no_model_anywhere, fake_local_models
+) -> None:
     window = make_window(lambda: ScriptedBackend(rate=2000))
     assert not settings.settings_path().exists(), "the start-up model is not recorded"
     model = fake_gguf(tmp_path / "mine" / "chosen.gguf")
@@ -138,14 +147,18 @@ def test_model_opened_from_the_menu_is_remembered(qtbot, make_window, monkeypatc
     assert models.default_model_path() == model, "it is the model of the next start"
 
 
-def test_a_model_that_fails_to_open_is_not_remembered(qtbot, make_window, monkeypatch, tmp_path, fake_local_models) -> None:  # type: ignore[no-untyped-def]
+def test_a_model_that_fails_to_open_is_not_remembered(
+    qtbot, make_window, monkeypatch, tmp_path, fake_local_models
+) -> None:
     window = make_window(lambda: ScriptedBackend(rate=2000))
     with qtbot.waitSignal(window.chat.model_failed, timeout=10000):
         open_model_via_menu(qtbot, window, monkeypatch, str(tmp_path / "nope.gguf"))
     assert not settings.settings_path().exists()
 
 
-def test_unwritable_config_dir_is_logged_and_the_app_continues(qtbot, make_window, monkeypatch, tmp_path, caplog, fake_local_models) -> None:  # type: ignore[no-untyped-def]
+def test_unwritable_config_dir_is_logged_and_the_app_continues(
+    qtbot, make_window, monkeypatch, tmp_path, caplog, fake_local_models
+) -> None:
     blocker = tmp_path / "config-is-a-file"
     blocker.write_text("x")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(blocker))
@@ -164,7 +177,9 @@ def test_unwritable_config_dir_is_logged_and_the_app_continues(qtbot, make_windo
 # ---------------------------------------------------------- bad resources
 
 
-def test_window_opens_without_its_resources(qtbot, make_window, monkeypatch, tmp_path, caplog) -> None:  # type: ignore[no-untyped-def]
+def test_window_opens_without_its_resources(
+    qtbot, make_window, monkeypatch, tmp_path, caplog
+) -> None:
     import app.resources
 
     monkeypatch.setattr(app.resources, "resources_dir", lambda: tmp_path / "no-resources")
@@ -187,7 +202,9 @@ def test_window_opens_without_its_resources(qtbot, make_window, monkeypatch, tmp
 
 
 @pytest.mark.qt_log_ignore("Cannot read file .*icon.svg", "Could not parse stylesheet")
-def test_window_opens_with_broken_resources(qtbot, make_window, monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_window_opens_with_broken_resources(
+    qtbot, make_window, monkeypatch, tmp_path
+) -> None:
     import app.resources
 
     folder = tmp_path / "broken-resources"

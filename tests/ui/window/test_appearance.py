@@ -19,10 +19,9 @@ from PyQt6.QtWidgets import (
     QWidget,
 )
 
-from app.core.config.appearance import Appearance, load_appearance, save_appearance
 from app.core.backends.scripted import ScriptedBackend
-from app.ui.misc import shortcuts
-from app.ui.misc import theme
+from app.core.config.appearance import Appearance, load_appearance, save_appearance
+from app.ui.misc import shortcuts, theme
 from app.ui.misc.i18n import resolve_language
 from app.ui.misc.shortcuts import SHORTCUT_PROPERTY, SHORTCUTS, ShortcutsDialog
 
@@ -30,13 +29,13 @@ CODE_REPLY = "Here:\n\n```python\ndef f(x):\n    return x + 1\n```\n\nDone.\n"
 
 
 @pytest.fixture
-def window(qtbot, make_window):  # type: ignore[no-untyped-def]
+def window(qtbot, make_window):
     w = make_window(lambda: ScriptedBackend.from_text(CODE_REPLY, rate=5000))
     yield w
     theme.theme_manager().set_preference("light")
 
 
-def send(qtbot, window, text: str = "hi") -> None:  # type: ignore[no-untyped-def]
+def send(qtbot, window, text: str = "hi") -> None:
     window.prompt.setPlainText(text)
     with qtbot.waitSignal(window.chat.reply_settled, timeout=20000):
         qtbot.keyClick(window.prompt, Qt.Key.Key_Return)
@@ -45,7 +44,7 @@ def send(qtbot, window, text: str = "hi") -> None:  # type: ignore[no-untyped-de
 # ------------------------------------------------------------------ zoom
 
 
-def test_zoom_keys_change_the_text_size_and_are_remembered(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+def test_zoom_keys_change_the_text_size_and_are_remembered(qtbot, window) -> None:
     send(qtbot, window)
     mid = window.view.message_ids()[-1]
     before = window.view.total_height()
@@ -62,7 +61,7 @@ def test_zoom_keys_change_the_text_size_and_are_remembered(qtbot, window) -> Non
     assert "def f(x)" in window.view.probe.message_text(mid)
 
 
-def test_zoom_stops_at_its_limits(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+def test_zoom_stops_at_its_limits(qtbot, window) -> None:
     for _ in range(20):
         window.appearance.zoom_out_action.trigger()
     assert not window.appearance.zoom_out_action.isEnabled()
@@ -70,7 +69,7 @@ def test_zoom_stops_at_its_limits(qtbot, window) -> None:  # type: ignore[no-unt
     assert window.view.probe.text_pixel_size() >= 8
 
 
-def test_a_saved_zoom_applies_to_a_new_window(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+def test_a_saved_zoom_applies_to_a_new_window(qtbot, make_window) -> None:
     save_appearance(Appearance(zoom=3))
     w = make_window(lambda: ScriptedBackend(rate=5000))
     assert w.view.zoom == pytest.approx(1.3)
@@ -79,7 +78,7 @@ def test_a_saved_zoom_applies_to_a_new_window(qtbot, make_window) -> None:  # ty
 # ------------------------------------------------------------------ theme
 
 
-def code_background(window) -> str:  # type: ignore[no-untyped-def]
+def code_background(window) -> str:
     view = window.view
     for message_id in view.message_ids():
         for doc in view.probe.documents(message_id, "code"):
@@ -87,7 +86,7 @@ def code_background(window) -> str:  # type: ignore[no-untyped-def]
     return ""
 
 
-def test_theme_menu_switches_everything_live(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+def test_theme_menu_switches_everything_live(qtbot, window) -> None:
     send(qtbot, window)
     qtbot.waitUntil(lambda: code_background(window) == theme.LIGHT.colors["code_bg"], timeout=5000)
     manager = theme.theme_manager()
@@ -102,7 +101,7 @@ def test_theme_menu_switches_everything_live(qtbot, window) -> None:  # type: ig
     qtbot.waitUntil(lambda: code_background(window) == theme.LIGHT.colors["code_bg"], timeout=5000)
 
 
-def test_settings_sets_theme_and_language(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+def test_settings_sets_theme_and_language(qtbot, window) -> None:
     window.menus.settings_action.trigger()
     dialog = window.settings_dialog
     qtbot.waitUntil(dialog.isVisible, timeout=2000)
@@ -132,7 +131,7 @@ def test_the_language_follows_the_system(locale: str, expected: str) -> None:
 WIDGET_KEYS = {"send", "newline", "top", "bottom"}  # handled in keyPressEvent of the prompt / the view
 
 
-def bound(window) -> dict[str, list[object]]:  # type: ignore[no-untyped-def]
+def bound(window) -> dict[str, list[object]]:
     out: dict[str, list[object]] = {}
     for obj in window.findChildren(QAction) + window.findChildren(QShortcut):
         sid = obj.property(SHORTCUT_PROPERTY)
@@ -141,7 +140,7 @@ def bound(window) -> dict[str, list[object]]:  # type: ignore[no-untyped-def]
     return out
 
 
-def test_every_shortcut_comes_from_the_table(window) -> None:  # type: ignore[no-untyped-def]
+def test_every_shortcut_comes_from_the_table(window) -> None:
     by_id = bound(window)
     missing = {s.id for s in SHORTCUTS} - WIDGET_KEYS - set(by_id)
     assert not missing, f"in the table but bound to nothing: {missing}"
@@ -160,7 +159,7 @@ def test_every_shortcut_comes_from_the_table(window) -> None:  # type: ignore[no
             assert other == sid, f"{k.toString()} is both {other} and {sid}"
 
 
-def test_help_lists_the_table(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+def test_help_lists_the_table(qtbot, window) -> None:
     window.navigation.shortcuts_action.trigger()
     dialog = window.findChild(ShortcutsDialog)
     assert dialog is not None and dialog.isVisible()
@@ -173,7 +172,7 @@ def test_help_lists_the_table(qtbot, window) -> None:  # type: ignore[no-untyped
     dialog.close()
 
 
-def test_keyboard_moves_between_conversations_and_the_message_box(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+def test_keyboard_moves_between_conversations_and_the_message_box(qtbot, window) -> None:
     send(qtbot, window, "first")
     first = window.chat.conversation
     window.menus.new_chat_action.trigger()
@@ -192,7 +191,7 @@ def test_keyboard_moves_between_conversations_and_the_message_box(qtbot, window)
     qtbot.waitUntil(lambda: window.prompt.hasFocus(), timeout=2000)
 
 
-def test_the_menu_key_reaches_a_messages_actions(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+def test_the_menu_key_reaches_a_messages_actions(qtbot, window) -> None:
     from PyQt6.QtCore import QPointF
 
     send(qtbot, window)
@@ -205,7 +204,7 @@ def test_the_menu_key_reaches_a_messages_actions(qtbot, window) -> None:  # type
     menu.deleteLater()
 
 
-def test_tab_order_runs_list_view_prompt_send(window) -> None:  # type: ignore[no-untyped-def]
+def test_tab_order_runs_list_view_prompt_send(window) -> None:
     assert window.sidebar.list.nextInFocusChain() is not None
     chain = []
     w: QWidget = window.sidebar.new_button
@@ -251,7 +250,7 @@ def unnamed_controls(root: QWidget) -> list[str]:
     return out
 
 
-def test_every_control_of_the_window_has_a_name(window) -> None:  # type: ignore[no-untyped-def]
+def test_every_control_of_the_window_has_a_name(window) -> None:
     assert not unnamed_controls(window)
     for w in (window.prompt, window.view, window.sidebar.list, window.send_button, window.stop_button):
         assert w.accessibleDescription() or w.toolTip(), type(w).__name__
@@ -268,7 +267,7 @@ DIALOG_ACTIONS = {
 
 
 @pytest.mark.parametrize("name", sorted(DIALOG_ACTIONS))
-def test_every_control_of_the_dialogs_has_a_name(qtbot, window, name) -> None:  # type: ignore[no-untyped-def]
+def test_every_control_of_the_dialogs_has_a_name(qtbot, window, name) -> None:
     before = set(QApplication.topLevelWidgets())
     DIALOG_ACTIONS[name](window).trigger()
     if name == "search":
@@ -282,7 +281,7 @@ def test_every_control_of_the_dialogs_has_a_name(qtbot, window, name) -> None:  
         dialog.close()
 
 
-def test_streaming_is_announced_a_few_times_not_per_token(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+def test_streaming_is_announced_a_few_times_not_per_token(qtbot, make_window) -> None:
     window = make_window(lambda: ScriptedBackend.from_text("word " * 400, rate=4000))
     said: list[str] = []
     window.announcer.announced.connect(said.append)
@@ -293,7 +292,7 @@ def test_streaming_is_announced_a_few_times_not_per_token(qtbot, make_window) ->
     assert window.state_label.accessibleName() == said[-1]
 
 
-def test_stop_announces_and_keeps_the_focus(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+def test_stop_announces_and_keeps_the_focus(qtbot, make_window) -> None:
     window = make_window(lambda: ScriptedBackend.from_text("slow " * 400, rate=50))
     said: list[str] = []
     window.announcer.announced.connect(said.append)
@@ -307,7 +306,7 @@ def test_stop_announces_and_keeps_the_focus(qtbot, make_window) -> None:  # type
     assert window.prompt.hasFocus() or QApplication.focusWidget() is window.prompt
 
 
-def test_zoom_actions_change_and_announce_the_appearance(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+def test_zoom_actions_change_and_announce_the_appearance(qtbot, make_window) -> None:
     from app.core.backends.scripted import ScriptedBackend
     from app.ui.window.appearance_menu import AppearanceControls
 

@@ -10,13 +10,13 @@ from PyQt6.QtCore import Qt, QUrl
 from PyQt6.QtGui import QDesktopServices
 
 from app.core.backends.base import FinishReason, GenerationRequest
+from app.core.backends.scripted import ScriptedBackend
 from app.core.conversation.model import MessageStatus
 from app.core.factory import local_factory
-from app.core.backends.scripted import ScriptedBackend, tokenize_text
 from app.ui.conversation.controller import ChatState
 
 
-def scripted(**kwargs):  # type: ignore[no-untyped-def]
+def scripted(**kwargs):
     return lambda: ScriptedBackend(**kwargs)
 
 
@@ -33,12 +33,12 @@ class TaggedBackend(ScriptedBackend):
         return FinishReason.STOP
 
 
-def send_with_enter(qtbot, window, text: str) -> None:  # type: ignore[no-untyped-def]
+def send_with_enter(qtbot, window, text: str) -> None:
     window.prompt.setPlainText(text)
     qtbot.keyClick(window.prompt, Qt.Key.Key_Return)
 
 
-def test_reply_streams_in_and_renders(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+def test_reply_streams_in_and_renders(qtbot, make_window) -> None:
     window = make_window(scripted(rate=3000))
     shown: list[str] = []
     original = window.view.append_stream
@@ -65,7 +65,7 @@ def test_reply_streams_in_and_renders(qtbot, make_window) -> None:  # type: igno
     assert window.send_button.isEnabled() and not window.stop_button.isEnabled()
 
 
-def test_completed_blocks_render_while_streaming(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+def test_completed_blocks_render_while_streaming(qtbot, make_window) -> None:
     window = make_window(scripted(rate=400))
     with qtbot.waitSignal(window.chat.reply_started, timeout=5000):
         send_with_enter(qtbot, window, "go")
@@ -83,7 +83,7 @@ def test_completed_blocks_render_while_streaming(qtbot, make_window) -> None:  #
         window.stop_button.click()
 
 
-def test_stop_then_send_again(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+def test_stop_then_send_again(qtbot, make_window) -> None:
     window = make_window(lambda: TaggedBackend(rate=300, n_tokens=100000))
     chat = window.chat
     with qtbot.waitSignal(chat.reply_started, timeout=5000):
@@ -116,8 +116,8 @@ def test_stop_then_send_again(qtbot, make_window) -> None:  # type: ignore[no-un
     assert chat.conversation.prompt()[2].content == partial
 
 
-def test_split_multibyte_characters_never_show_broken(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
-    one_byte_tokens = [bytes([b]) for b in "你好😀".encode("utf-8")]
+def test_split_multibyte_characters_never_show_broken(qtbot, make_window) -> None:
+    one_byte_tokens = [bytes([b]) for b in "你好😀".encode()]
     window = make_window(scripted(tokens=one_byte_tokens, rate=200))
     shown: list[str] = []
     original = window.view.append_stream
@@ -138,7 +138,7 @@ HOSTILE = (
 )
 
 
-def test_hostile_output_is_text_and_links_are_inert(qtbot, make_window, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_hostile_output_is_text_and_links_are_inert(qtbot, make_window, monkeypatch) -> None:
     opened: list[QUrl] = []
     monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url) or True)
     window = make_window(lambda: ScriptedBackend.from_text(HOSTILE, rate=2000))
@@ -172,7 +172,7 @@ def test_hostile_output_is_text_and_links_are_inert(qtbot, make_window, monkeypa
     assert [u.toString() for u in opened] == ["https://example.com/ok"]
 
 
-def test_backend_error_shows_on_the_reply(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+def test_backend_error_shows_on_the_reply(qtbot, make_window) -> None:
     window = make_window(scripted(rate=2000, fail_after=12))
     with qtbot.waitSignal(window.chat.reply_settled, timeout=10000) as blocker:
         send_with_enter(qtbot, window, "fail please")
@@ -184,7 +184,7 @@ def test_backend_error_shows_on_the_reply(qtbot, make_window) -> None:  # type: 
     assert window.chat.state == ChatState.IDLE and window.send_button.isEnabled()
 
 
-def test_corrupt_model_gives_a_message_and_the_app_stays_usable(qtbot, make_window, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_corrupt_model_gives_a_message_and_the_app_stays_usable(qtbot, make_window, tmp_path) -> None:
     bad = tmp_path / "broken.gguf"
     bad.write_bytes(b"this is not a model at all" * 100)
     window = make_window(*local_factory(bad), wait_ready=False)
@@ -203,14 +203,14 @@ def test_corrupt_model_gives_a_message_and_the_app_stays_usable(qtbot, make_wind
         send_with_enter(qtbot, window, "works again?")
 
 
-def test_missing_model_file_is_reported(qtbot, make_window, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_missing_model_file_is_reported(qtbot, make_window, tmp_path) -> None:
     window = make_window(*local_factory(tmp_path / "nope.gguf"), wait_ready=False)
     with qtbot.waitSignal(window.chat.model_failed, timeout=30000) as blocker:
         pass
     assert "not found" in blocker.args[0].lower()
 
 
-def add_history(window, n: int = 30):  # type: ignore[no-untyped-def]
+def add_history(window, n: int = 30):
     """Earlier messages, shown as when a conversation is opened; waits until laid out."""
     from app.core.conversation.model import Message
 
@@ -221,7 +221,7 @@ def add_history(window, n: int = 30):  # type: ignore[no-untyped-def]
     return msgs
 
 
-def test_autoscroll_only_when_at_bottom(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+def test_autoscroll_only_when_at_bottom(qtbot, make_window) -> None:
     window = make_window(scripted(rate=400, n_tokens=100000))
     add_history(window)
     sb = window.view.verticalScrollBar()
@@ -239,7 +239,7 @@ def test_autoscroll_only_when_at_bottom(qtbot, make_window) -> None:  # type: ig
     window.chat.stop()
 
 
-def test_selection_survives_streaming(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+def test_selection_survives_streaming(qtbot, make_window) -> None:
     window = make_window(scripted(rate=400, n_tokens=100000))
     view = window.view
     msgs = add_history(window, 1)
@@ -258,7 +258,7 @@ def test_selection_survives_streaming(qtbot, make_window) -> None:  # type: igno
     window.chat.stop()
 
 
-def test_close_during_generation_joins_the_worker(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+def test_close_during_generation_joins_the_worker(qtbot, make_window) -> None:
     window = make_window(scripted(rate=500, n_tokens=100000))
     with qtbot.waitSignal(window.chat.reply_started, timeout=5000):
         send_with_enter(qtbot, window, "long one")
@@ -272,7 +272,7 @@ def test_close_during_generation_joins_the_worker(qtbot, make_window) -> None:  
 
 
 @pytest.mark.model
-def test_real_default_model_short_reply(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+def test_real_default_model_short_reply(qtbot, make_window) -> None:
     from app.core.models.paths import default_model_path
 
     if default_model_path() is None:
@@ -294,7 +294,7 @@ def test_real_default_model_short_reply(qtbot, make_window) -> None:  # type: ig
     assert "\ufffd" not in window.chat.conversation.messages[-1].content
 
 
-def test_status_says_reading_the_prompt_until_the_first_token(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+def test_status_says_reading_the_prompt_until_the_first_token(qtbot, make_window) -> None:
     window = make_window(scripted(rate=500, prefill_s=30.0))
     with qtbot.waitSignal(window.chat.reply_started, timeout=5000):
         send_with_enter(qtbot, window, "a long prompt")
@@ -305,7 +305,7 @@ def test_status_says_reading_the_prompt_until_the_first_token(qtbot, make_window
     assert window.chat.state == ChatState.IDLE
 
 
-def test_status_switches_to_generating_at_the_first_token(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+def test_status_switches_to_generating_at_the_first_token(qtbot, make_window) -> None:
     window = make_window(scripted(rate=200, n_tokens=100000, prefill_s=0.2))
     with qtbot.waitSignal(window.chat.prompt_processed, timeout=5000):
         send_with_enter(qtbot, window, "go")
@@ -313,7 +313,7 @@ def test_status_switches_to_generating_at_the_first_token(qtbot, make_window) ->
     window.chat.stop()
 
 
-def test_control_characters_are_dropped_and_crlf_is_one_line_break(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+def test_control_characters_are_dropped_and_crlf_is_one_line_break(qtbot, make_window) -> None:
     tokens = [b"one\r", b"\ntwo\x00\x1b[31m", b"red\x07\tend"]
     window = make_window(scripted(tokens=tokens, rate=100))
     with qtbot.waitSignal(window.chat.reply_settled, timeout=10000) as blocker:
@@ -323,7 +323,7 @@ def test_control_characters_are_dropped_and_crlf_is_one_line_break(qtbot, make_w
     assert window.view.probe.message_text(blocker.args[0].message_id) == "one two[31mred end"
 
 
-def test_reply_settles_only_once_the_stopped_worker_has_exited(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+def test_reply_settles_only_once_the_stopped_worker_has_exited(qtbot, make_window) -> None:
     window = make_window(scripted(rate=300, n_tokens=100000))
     chat = window.chat
     with qtbot.waitSignal(chat.reply_started, timeout=5000):
@@ -339,7 +339,7 @@ def test_reply_settles_only_once_the_stopped_worker_has_exited(qtbot, make_windo
 # -- the defects of the one-document transcript (issue #7), each pinned ---------
 
 
-def test_enter_right_after_a_long_reply_does_not_wait_for_its_final_render(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+def test_enter_right_after_a_long_reply_does_not_wait_for_its_final_render(qtbot, make_window) -> None:
     from app.core.backends.scripted import SAMPLE_MARKDOWN
 
     long_text = SAMPLE_MARKDOWN * 40  # ~100 KB of Markdown
@@ -365,7 +365,7 @@ def test_enter_right_after_a_long_reply_does_not_wait_for_its_final_render(qtbot
     window.chat.stop()
 
 
-def test_a_notice_during_a_final_render_is_kept_and_stays_out_of_the_reply(qtbot, make_window, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_notice_during_a_final_render_is_kept_and_stays_out_of_the_reply(qtbot, make_window, tmp_path) -> None:
     from app.core.backends.scripted import SAMPLE_MARKDOWN
 
     long_text = SAMPLE_MARKDOWN * 20
@@ -383,7 +383,7 @@ def test_a_notice_during_a_final_render_is_kept_and_stays_out_of_the_reply(qtbot
     assert window.view.message_ids()[-1] == mid, "the notice is an item of its own, after the reply"
 
 
-def test_a_multi_megabyte_paste_is_sent_without_ever_entering_a_text_widget(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+def test_a_multi_megabyte_paste_is_sent_without_ever_entering_a_text_widget(qtbot, make_window) -> None:
     from PyQt6.QtWidgets import QApplication
 
     big = ("word " * 40 + "\n") * 20000  # ~4 MB
@@ -402,7 +402,7 @@ def test_a_multi_megabyte_paste_is_sent_without_ever_entering_a_text_widget(qtbo
     assert window.view.probe.live_document_count() < 200
 
 
-def test_a_prompt_that_cannot_fit_the_context_is_not_sent(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+def test_a_prompt_that_cannot_fit_the_context_is_not_sent(qtbot, make_window) -> None:
     from PyQt6.QtWidgets import QApplication
 
     window = make_window(scripted(rate=2000, n_tokens=20))
@@ -416,7 +416,7 @@ def test_a_prompt_that_cannot_fit_the_context_is_not_sent(qtbot, make_window) ->
     assert len(window.prompt_area.attachments()) == 1, "nothing the user pasted is lost"
 
 
-def test_new_chat_with_a_long_conversation_forgets_it_at_once(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+def test_new_chat_with_a_long_conversation_forgets_it_at_once(qtbot, make_window) -> None:
     from app.core.conversation.sample import history_of_chars
 
     window = make_window(scripted(rate=2000, n_tokens=20))

@@ -25,13 +25,13 @@ class WindowedBackend(ScriptedBackend):
         return FinishReason.STOP
 
 
-def send(qtbot, window, text: str) -> None:  # type: ignore[no-untyped-def]
+def send(qtbot, window, text: str) -> None:
     with qtbot.waitSignal(window.chat.reply_settled, timeout=10000):
         window.prompt.setPlainText(text)
         qtbot.keyClick(window.prompt, Qt.Key.Key_Return)
 
 
-def test_a_notice_names_the_messages_left_out_once(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+def test_a_notice_names_the_messages_left_out_once(qtbot, make_window) -> None:
     WindowedBackend.requests = []
     window = make_window(lambda: WindowedBackend(rate=1000))
     notices: list[str] = []
@@ -55,7 +55,7 @@ def test_a_notice_names_the_messages_left_out_once(qtbot, make_window) -> None: 
 class CountingBackend(ScriptedBackend):
     """Reports exact prompt sizes like the local model does."""
 
-    def load(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+    def load(self, *args, **kwargs):
         import dataclasses
 
         info = super().load(*args, **kwargs)
@@ -70,7 +70,7 @@ class CountingBackend(ScriptedBackend):
         return FinishReason.STOP
 
 
-def test_the_context_meter_follows_typing_streaming_and_replies(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+def test_the_context_meter_follows_typing_streaming_and_replies(qtbot, make_window) -> None:
     window = make_window(lambda: CountingBackend(rate=1000))
     meter = window.context_meter
     assert meter.isVisibleTo(window) and meter.limit == 1000
@@ -88,7 +88,7 @@ def test_the_context_meter_follows_typing_streaming_and_replies(qtbot, make_wind
     assert meter.property("level") == "full" and "no longer sees" in meter.toolTip()
 
 
-def test_the_overflow_policy_from_settings_reaches_the_request(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+def test_the_overflow_policy_from_settings_reaches_the_request(qtbot, make_window) -> None:
     from app.core.config.preferences import Preferences
 
     WindowedBackend.requests = []

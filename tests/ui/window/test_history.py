@@ -16,31 +16,31 @@ from pathlib import Path
 import pytest
 from PyQt6.QtCore import Qt
 
-from app.core.conversation.model import MessageStatus
 from app.core.backends.scripted import ScriptedBackend
+from app.core.conversation.model import MessageStatus
 
 
-def scripted(**kwargs):  # type: ignore[no-untyped-def]
+def scripted(**kwargs):
     return lambda: ScriptedBackend(**kwargs)
 
 
-def send_with_enter(qtbot, window, text: str) -> None:  # type: ignore[no-untyped-def]
+def send_with_enter(qtbot, window, text: str) -> None:
     window.prompt.setPlainText(text)
     qtbot.keyClick(window.prompt, Qt.Key.Key_Return)
 
 
-def wait_store_open(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+def wait_store_open(qtbot, window) -> None:
     if not window.store.available:
         with qtbot.waitSignal(window.store.opened, timeout=10000):
             pass
 
 
-def close_and_wait(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+def close_and_wait(qtbot, window) -> None:
     with qtbot.waitSignal(window.services.shutdown_finished, timeout=10000):
         window.close()
 
 
-def test_a_conversation_survives_closing_and_opens_again_at_start(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+def test_a_conversation_survives_closing_and_opens_again_at_start(qtbot, make_window) -> None:
     window = make_window(scripted(rate=3000, n_tokens=60))
     wait_store_open(qtbot, window)
     with qtbot.waitSignal(window.chat.reply_settled, timeout=20000) as blocker:
@@ -60,7 +60,7 @@ def test_a_conversation_survives_closing_and_opens_again_at_start(qtbot, make_wi
     qtbot.waitUntil(lambda: reply_id in again.view.message_ids(), timeout=10000)
 
 
-def test_switching_away_while_a_reply_streams_and_coming_back_shows_it_live(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+def test_switching_away_while_a_reply_streams_and_coming_back_shows_it_live(qtbot, make_window) -> None:
     window = make_window(scripted(rate=300, n_tokens=100000))
     wait_store_open(qtbot, window)
     chat = window.chat
@@ -87,7 +87,7 @@ def test_switching_away_while_a_reply_streams_and_coming_back_shows_it_live(qtbo
         chat.stop()
 
 
-def test_a_search_result_in_a_just_deleted_conversation_brings_it_back(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+def test_a_search_result_in_a_just_deleted_conversation_brings_it_back(qtbot, make_window) -> None:
     window = make_window(scripted(rate=3000, n_tokens=20))
     wait_store_open(qtbot, window)
     with qtbot.waitSignal(window.chat.reply_settled, timeout=20000):
@@ -106,7 +106,7 @@ def test_a_search_result_in_a_just_deleted_conversation_brings_it_back(qtbot, ma
     qtbot.waitUntil(lambda: window.chat.conversation.id == conv_id, timeout=5000)
 
 
-def test_delete_a_conversation_and_undo(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+def test_delete_a_conversation_and_undo(qtbot, make_window) -> None:
     window = make_window(scripted(rate=3000, n_tokens=20))
     wait_store_open(qtbot, window)
     with qtbot.waitSignal(window.chat.reply_settled, timeout=20000):
@@ -133,7 +133,7 @@ def test_delete_a_conversation_and_undo(qtbot, make_window) -> None:  # type: ig
     assert done == [None]
 
 
-def test_rename_with_f2(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+def test_rename_with_f2(qtbot, make_window) -> None:
     window = make_window(scripted(rate=3000, n_tokens=20))
     wait_store_open(qtbot, window)
     with qtbot.waitSignal(window.chat.reply_settled, timeout=20000):
@@ -228,13 +228,13 @@ def test_kill_9_during_a_reply_loses_at_most_a_second(tmp_path: Path, attempt: i
 # -- message actions that need the store (issue #8 item 5) ------------------------
 
 
-def finished_reply(qtbot, window, text: str):  # type: ignore[no-untyped-def]
+def finished_reply(qtbot, window, text: str):
     with qtbot.waitSignal(window.chat.reply_settled, timeout=20000) as blocker:
         send_with_enter(qtbot, window, text)
     return window.chat.conversation.get(blocker.args[0].message_id)
 
 
-def click_action(qtbot, window, message_id: str, action: str) -> None:  # type: ignore[no-untyped-def]
+def click_action(qtbot, window, message_id: str, action: str) -> None:
     view = window.view
     view.scroll_to_message(message_id)
     qtbot.waitUntil(lambda: view.probe.footer_action_point(message_id, action) is not None, timeout=5000)
@@ -246,7 +246,7 @@ def click_action(qtbot, window, message_id: str, action: str) -> None:  # type: 
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=point.toPoint())
 
 
-def test_regenerate_keeps_both_replies_and_the_switcher_moves_between_them(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+def test_regenerate_keeps_both_replies_and_the_switcher_moves_between_them(qtbot, make_window) -> None:
     window = make_window(scripted(rate=3000, n_tokens=30))
     wait_store_open(qtbot, window)
     first = finished_reply(qtbot, window, "tell me")
@@ -266,11 +266,11 @@ def test_regenerate_keeps_both_replies_and_the_switcher_moves_between_them(qtbot
     window.store.read(lambda s: ({m.id for m in s.load_messages(chat.conversation.id)},
                                  s.get_conversation(chat.conversation.id).current_leaf), done.append)
     qtbot.waitUntil(lambda: bool(done), timeout=5000)
-    ids, leaf = done[0]  # type: ignore[misc]
+    ids, leaf = done[0]
     assert {first.id, second.id} <= ids and leaf == first.id
 
 
-def test_edit_and_resend_makes_a_new_branch_and_keeps_the_old_one(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+def test_edit_and_resend_makes_a_new_branch_and_keeps_the_old_one(qtbot, make_window) -> None:
     window = make_window(scripted(rate=3000, n_tokens=30))
     wait_store_open(qtbot, window)
     reply = finished_reply(qtbot, window, "original question")
@@ -287,7 +287,7 @@ def test_edit_and_resend_makes_a_new_branch_and_keeps_the_old_one(qtbot, make_wi
     assert chat.conversation.get(reply.id) is reply, "the old branch is kept"
 
 
-def test_continue_a_stopped_reply_in_the_same_message(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+def test_continue_a_stopped_reply_in_the_same_message(qtbot, make_window) -> None:
     window = make_window(scripted(rate=300, n_tokens=100000))
     wait_store_open(qtbot, window)
     chat = window.chat
@@ -309,7 +309,7 @@ def test_continue_a_stopped_reply_in_the_same_message(qtbot, make_window) -> Non
         chat.stop()
 
 
-def test_delete_a_message_and_undo(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+def test_delete_a_message_and_undo(qtbot, make_window) -> None:
     window = make_window(scripted(rate=3000, n_tokens=20))
     wait_store_open(qtbot, window)
     reply = finished_reply(qtbot, window, "delete my answer")
@@ -325,7 +325,7 @@ def test_delete_a_message_and_undo(qtbot, make_window) -> None:  # type: ignore[
     assert done == [True]
 
 
-def test_only_one_local_generation_at_a_time_is_said_clearly(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+def test_only_one_local_generation_at_a_time_is_said_clearly(qtbot, make_window) -> None:
     window = make_window(scripted(rate=300, n_tokens=100000))
     wait_store_open(qtbot, window)
     chat = window.chat
@@ -340,7 +340,7 @@ def test_only_one_local_generation_at_a_time_is_said_clearly(qtbot, make_window)
     chat.stop()
 
 
-def test_export_and_import_from_the_window(qtbot, make_window, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_export_and_import_from_the_window(qtbot, make_window, tmp_path: Path) -> None:
     from app.ui.dialogs import exchange as exchange_actions
 
     window = make_window(scripted(rate=3000, n_tokens=20))
@@ -373,7 +373,7 @@ def test_export_and_import_from_the_window(qtbot, make_window, tmp_path: Path) -
     assert reply.id
 
 
-def test_pin_moves_a_conversation_to_the_top(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+def test_pin_moves_a_conversation_to_the_top(qtbot, make_window) -> None:
     window = make_window(scripted(rate=3000, n_tokens=10))
     wait_store_open(qtbot, window)
     finished_reply(qtbot, window, "older one")
@@ -391,7 +391,7 @@ def test_pin_moves_a_conversation_to_the_top(qtbot, make_window) -> None:  # typ
     assert done == [older]
 
 
-def test_copy_conversation_gives_what_file_export_writes(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+def test_copy_conversation_gives_what_file_export_writes(qtbot, make_window) -> None:
     """One Markdown exporter: Edit › Copy Conversation as Markdown and File ›
     Export (``rill export --format md``) give the same text."""
     from PyQt6.QtWidgets import QApplication

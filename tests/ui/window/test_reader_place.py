@@ -13,7 +13,7 @@ from app.core.backends.scripted import ScriptedBackend
 from app.core.conversation.model import Message, Role
 
 
-def scripted(**kwargs):  # type: ignore[no-untyped-def]
+def scripted(**kwargs):
     return lambda: ScriptedBackend(**kwargs)
 
 
@@ -55,7 +55,7 @@ def screen_y(qtbot: Any, view: Any, message_id: str) -> float:
     return point.y()
 
 
-def test_path_changes_keep_the_readers_place_and_the_find_bar(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+def test_path_changes_keep_the_readers_place_and_the_find_bar(qtbot, make_window) -> None:
     window = make_window(scripted(rate=3000, n_tokens=20))
     chat, view = window.chat, window.view
     conv, first, second = long_branched_conversation(window)
@@ -125,7 +125,7 @@ def test_path_changes_keep_the_readers_place_and_the_find_bar(qtbot, make_window
     assert len(paths) == 4
 
 
-def test_another_conversation_is_still_a_reset_to_the_bottom(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+def test_another_conversation_is_still_a_reset_to_the_bottom(qtbot, make_window) -> None:
     window = make_window(scripted(rate=3000, n_tokens=20))
     chat, view = window.chat, window.view
     conv, _first, _second = long_branched_conversation(window)

@@ -7,9 +7,9 @@ import pytest
 from PyQt6.QtCore import Qt
 
 from app.core.backends.base import FinishReason
+from app.core.backends.remote.servers import ServerConfig
 from app.core.conversation.model import MessageStatus
 from app.core.factory import remote_factory
-from app.core.backends.remote.servers import ServerConfig
 from app.ui.conversation.controller import ChatState
 from tests.helpers.fault_server import DEFAULT_TEXT, FaultServer, Scenario
 
@@ -20,17 +20,17 @@ def fault():
         yield server
 
 
-def send(qtbot, window, text: str) -> None:  # type: ignore[no-untyped-def]
+def send(qtbot, window, text: str) -> None:
     window.prompt.setPlainText(text)
     qtbot.keyClick(window.prompt, Qt.Key.Key_Return)
 
 
-def remote(url: str, kind: str = "openai", **kw):  # type: ignore[no-untyped-def]
+def remote(url: str, kind: str = "openai", **kw):
     return remote_factory(ServerConfig("Fault box", kind, url, **kw), "fault-model", api_key="")
 
 
 @pytest.mark.parametrize("kind", ["openai", "ollama"])
-def test_a_remote_reply_streams_exactly(qtbot, make_window, fault: FaultServer, kind: str) -> None:  # type: ignore[no-untyped-def]
+def test_a_remote_reply_streams_exactly(qtbot, make_window, fault: FaultServer, kind: str) -> None:
     fault.scenario = Scenario(write_sizes=(1, 2, 3), rate=400)
     window = make_window(*remote(fault.url, kind))
     with qtbot.waitSignal(window.chat.reply_settled, timeout=30000) as blocker:
@@ -43,7 +43,7 @@ def test_a_remote_reply_streams_exactly(qtbot, make_window, fault: FaultServer, 
     assert "\ufffd" not in window.view.probe.message_text(stats.message_id)
 
 
-def test_stop_while_the_server_reads_the_prompt(qtbot, make_window, fault: FaultServer) -> None:  # type: ignore[no-untyped-def]
+def test_stop_while_the_server_reads_the_prompt(qtbot, make_window, fault: FaultServer) -> None:
     """The server has sent nothing yet (not even headers): Stop makes the UI
     idle at once and the connection is closed (the server sees the client
     go, long before its 60 s delay), and the next request goes out at once."""
@@ -65,7 +65,7 @@ def test_stop_while_the_server_reads_the_prompt(qtbot, make_window, fault: Fault
     assert chat.conversation.messages[-1].content == DEFAULT_TEXT
 
 
-def test_a_mid_stream_fault_keeps_the_partial_reply_and_names_the_server(qtbot, make_window, fault: FaultServer) -> None:  # type: ignore[no-untyped-def]
+def test_a_mid_stream_fault_keeps_the_partial_reply_and_names_the_server(qtbot, make_window, fault: FaultServer) -> None:
     fault.scenario = Scenario(fault="close_mid", fail_after=4, pieces=30)
     window = make_window(*remote(fault.url))
     with qtbot.waitSignal(window.chat.reply_settled, timeout=20000) as blocker:
@@ -81,7 +81,7 @@ def test_a_mid_stream_fault_keeps_the_partial_reply_and_names_the_server(qtbot, 
     assert window.chat.state == ChatState.IDLE and window.send_button.isEnabled()
 
 
-def test_a_dead_server_is_a_clear_model_message(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+def test_a_dead_server_is_a_clear_model_message(qtbot, make_window) -> None:
     import socket
 
     with socket.socket() as s:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from PyQt6.QtCore import Qt
 
-from app.core.pipeline.metrics import RateMeter
 from app.core.backends.scripted import ScriptedBackend
+from app.core.pipeline.metrics import RateMeter
 
 
 def test_rate_meter_measures_over_its_window() -> None:
@@ -17,7 +17,7 @@ def test_rate_meter_measures_over_its_window() -> None:
     assert meter.sample(3.0, 100) == 0.0
 
 
-def test_health_readout_while_streaming_and_quiet_when_idle(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+def test_health_readout_while_streaming_and_quiet_when_idle(qtbot, make_window) -> None:
     window = make_window(lambda: ScriptedBackend(rate=400, n_tokens=100000))
     monitor = window.health_monitor
     assert not monitor.active, "no sampling while idle with the panel closed"
@@ -42,7 +42,7 @@ def test_health_readout_while_streaming_and_quiet_when_idle(qtbot, make_window) 
     qtbot.waitUntil(lambda: not monitor.active, timeout=2000)
 
 
-def test_the_monitor_samples_only_while_needed(qtbot, make_window) -> None:  # type: ignore[no-untyped-def]
+def test_the_monitor_samples_only_while_needed(qtbot, make_window) -> None:
     from app.ui.window.stream_health import StreamHealthMonitor
 
     window = make_window(lambda: ScriptedBackend(rate=2000))

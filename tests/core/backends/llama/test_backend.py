@@ -39,7 +39,7 @@ SYSTEM = ChatMessage("system", "You are a helpful assistant.")
 
 
 def request(*messages: ChatMessage, rid: int = 1, **params: object) -> GenerationRequest:
-    return GenerationRequest(rid, (SYSTEM, *messages), SamplingParams(**params))  # type: ignore[arg-type]
+    return GenerationRequest(rid, (SYSTEM, *messages), SamplingParams(**params))
 
 
 def run(
@@ -61,7 +61,7 @@ def long_text(n_words: int, lead: str) -> str:
 
 @pytest.fixture(scope="module")
 def backend() -> Iterator[LlamaBackend]:
-    b = LlamaBackend(MODEL)  # type: ignore[arg-type]
+    b = LlamaBackend(MODEL)
     b.load()
     yield b
     b.close()
@@ -70,7 +70,7 @@ def backend() -> Iterator[LlamaBackend]:
 @pytest.fixture(scope="module")
 def small_backend() -> Iterator[LlamaBackend]:
     """A 256-token context, so overflow and trimming are cheap to exercise."""
-    b = LlamaBackend(MODEL, n_ctx=256)  # type: ignore[arg-type]
+    b = LlamaBackend(MODEL, n_ctx=256)
     b.load()
     yield b
     b.close()
@@ -194,7 +194,7 @@ def test_not_a_gguf_file(tmp_path: Path) -> None:
 )
 def test_truncated_gguf_reports_llama_cpp_reason(tmp_path: Path, size: int, reason: str) -> None:
     truncated = tmp_path / "truncated.gguf"
-    with open(MODEL, "rb") as src:  # type: ignore[arg-type]
+    with open(MODEL, "rb") as src:
         truncated.write_bytes(src.read(size))
     with pytest.raises(BackendError) as excinfo:
         LlamaBackend(truncated).load()

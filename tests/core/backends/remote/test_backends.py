@@ -249,4 +249,4 @@ def test_the_key_is_sent_as_a_bearer_token_and_prompt_fields(fault: FaultServer)
 
 def test_dataclass_is_frozen() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
-        server_config("http://x", "openai").name = "y"  # type: ignore[misc]
+        server_config("http://x", "openai").name = "y"

@@ -41,7 +41,7 @@ def test_status_errors_carry_the_code_and_redact_the_key(code: int, words: str) 
     response = httpx.Response(code, headers={"retry-after": "7"})
     body = b'{"error": {"message": "bad key sk-SECRET123"}}'
     error = errors.status_error(SERVER, response, body, model="m", key="sk-SECRET123")
-    assert words in str(error) and error.status == code  # type: ignore[attr-defined]  # set by status_error
+    assert words in str(error) and error.status == code  # set by status_error
     assert "sk-SECRET123" not in str(error) and "bad key" in str(error)
 
 

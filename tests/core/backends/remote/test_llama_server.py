@@ -31,7 +31,7 @@ def config(url: str) -> ServerConfig:
     return ServerConfig("llama-cpp-python server", "openai", url + "/v1/")
 
 
-def test_lists_models_and_streams_a_reply(llama_server) -> None:  # type: ignore[no-untyped-def]
+def test_lists_models_and_streams_a_reply(llama_server) -> None:
     assert list_models(config(llama_server.url)) == [llama_server.model_id]
     backend = make_backend(config(llama_server.url))
     info = backend.load()
@@ -51,7 +51,7 @@ def test_lists_models_and_streams_a_reply(llama_server) -> None:  # type: ignore
     assert text.strip() and "\ufffd" not in text
 
 
-def test_stop_ends_generation_on_the_server_and_the_next_request_is_served(llama_server) -> None:  # type: ignore[no-untyped-def]
+def test_stop_ends_generation_on_the_server_and_the_next_request_is_served(llama_server) -> None:
     """The server queues requests (interrupt_requests=False): the next one is
     served only once the previous ended. Stop closes the connection, the
     server notices (its log says so) mid-generation and frees itself; the

@@ -57,7 +57,7 @@ def test_servers_round_trip_and_bad_entries_are_skipped(tmp_path) -> None:
 
 
 class MemoryKeyring(KeyringBackend):
-    priority = 10  # type: ignore[assignment]
+    priority = 10
 
     def __init__(self) -> None:
         super().__init__()
