@@ -8,6 +8,11 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from app.core.store import Store
 
 
 def _add_backend_options(p: argparse.ArgumentParser) -> None:
@@ -109,7 +114,7 @@ def _utf8_stdout() -> None:
                 pass
 
 
-def _open_store(db: str | None, *, write: bool):  # type: ignore[no-untyped-def]
+def _open_store(db: str | None, *, write: bool) -> Store:
     """The store at ``--db`` (default: the app's), or ``_Failed`` with a plain
     message: no database (when only reading: looking creates nothing), one
     from a newer Rill (never touched), one that cannot be opened or written."""
@@ -154,7 +159,7 @@ def _open_store(db: str | None, *, write: bool):  # type: ignore[no-untyped-def]
     return result.store
 
 
-def _write_atomically(path_text: str, write) -> None:  # type: ignore[no-untyped-def]
+def _write_atomically(path_text: str, write: Callable[[TextIO], object]) -> None:
     import os
     import tempfile
     from pathlib import Path

@@ -771,7 +771,7 @@ def _patch(paints: list[float], rec: Any) -> None:
         timed_paint(self, event)
         paints.append(time.perf_counter())
 
-    ChatView.paintEvent = paint  # type: ignore[method-assign]
+    ChatView.paintEvent = paint
 
 
 def blocker(spans: list[tuple[str, float, float]], fired: float, late: float,

@@ -242,9 +242,9 @@ def main(argv: list[str] | None = None) -> None:
                   max_tokens=args.max_tokens, n_ctx=args.n_ctx, llm=llm)
     try:
         runs = [
-            bench_generate_loop(ignore_eos=False, **common),  # type: ignore[arg-type]
-            bench_chat_completion(**common),  # type: ignore[arg-type]
-            bench_generate_loop(ignore_eos=True, **common),  # type: ignore[arg-type]
+            bench_generate_loop(ignore_eos=False, **common),
+            bench_chat_completion(**common),
+            bench_generate_loop(ignore_eos=True, **common),
         ]
     finally:
         llm.close()

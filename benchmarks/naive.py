@@ -89,7 +89,7 @@ def history_html(chars: int, cache_dir: str | None = None) -> list[str]:
             memo[key] = html
         out.append(html)
     if path:
-        os.makedirs(cache_dir, exist_ok=True)  # type: ignore[arg-type]
+        os.makedirs(cache_dir, exist_ok=True)
         tmp = path + f".{os.getpid()}.tmp"
         with open(tmp, "w", encoding="utf-8") as f:
             json.dump(out, f)

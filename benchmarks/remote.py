@@ -140,7 +140,7 @@ def _no_eos_backend_class() -> type:
     class NoEosBackend(OpenAIBackend):
         """Rill's OpenAI backend, with a logit_bias so SmolLM2 cannot stop early."""
 
-        def _chat_request(self, request):  # type: ignore[no-untyped-def]
+        def _chat_request(self, request):
             url, payload = super()._chat_request(request)
             payload["logit_bias"] = dict(NO_EOS_BIAS)
             return url, payload
@@ -157,7 +157,7 @@ def rill_request(url: str, model: str, prompt: str, max_tokens: int, seed: int |
     cls = _no_eos_backend_class() if no_eos else OpenAIBackend
     backend = cls(_server_cfg(url), model)
     try:
-        return backend._chat_request(GenerationRequest(1, _messages(prompt),  # noqa: SLF001
+        return backend._chat_request(GenerationRequest(1, _messages(prompt),
                                                        SamplingParams(max_tokens=max_tokens, seed=seed)))
     finally:
         backend.close()
@@ -557,13 +557,13 @@ def ttft_trace_child(doctor_argv: list[str]) -> None:
 
     marks: dict[str, float] = {}
     orig_generate = RemoteBackend.generate
-    orig_deltas = OpenAIBackend._deltas  # noqa: SLF001
+    orig_deltas = OpenAIBackend._deltas
 
-    def generate(self, request, cancel):  # type: ignore[no-untyped-def]
+    def generate(self, request, cancel):
         marks.setdefault("generate", time.monotonic())
         return orig_generate(self, request, cancel)
 
-    def deltas(self, response):  # type: ignore[no-untyped-def]
+    def deltas(self, response):
         marks.setdefault("headers", time.monotonic())
         for delta in orig_deltas(self, response):
             if delta.content:
@@ -575,14 +575,14 @@ def ttft_trace_child(doctor_argv: list[str]) -> None:
     from app.core.backends.remote import http as rhttp
 
     orig_write = hsync.SyncStream.write
-    orig_connect = rhttp._RecordingBackend.connect_tcp  # noqa: SLF001
+    orig_connect = rhttp._RecordingBackend.connect_tcp
 
-    def write(self, buffer, timeout=None):  # type: ignore[no-untyped-def]
+    def write(self, buffer, timeout=None):
         if "generate" in marks:
             marks.setdefault("written", time.monotonic())
         return orig_write(self, buffer, timeout)
 
-    def connect_tcp(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+    def connect_tcp(self, *args, **kwargs):
         if "generate" in marks:
             marks.setdefault("connected", time.monotonic())
         return orig_connect(self, *args, **kwargs)
@@ -603,12 +603,12 @@ def ttft_trace_child(doctor_argv: list[str]) -> None:
                     spans.append((label, t0, time.monotonic()))
         return wrapped
 
-    ChatController.send = span("send", ChatController.send)  # type: ignore[method-assign]
-    ChatView.paintEvent = span("paint", ChatView.paintEvent)  # type: ignore[method-assign]
-    hsync.SyncStream.write = write  # type: ignore[method-assign]
-    rhttp._RecordingBackend.connect_tcp = connect_tcp  # type: ignore[method-assign]  # noqa: SLF001
-    RemoteBackend.generate = generate  # type: ignore[method-assign]
-    OpenAIBackend._deltas = deltas  # type: ignore[method-assign]  # noqa: SLF001
+    ChatController.send = span("send", ChatController.send)
+    ChatView.paintEvent = span("paint", ChatView.paintEvent)
+    hsync.SyncStream.write = write
+    rhttp._RecordingBackend.connect_tcp = connect_tcp
+    RemoteBackend.generate = generate
+    OpenAIBackend._deltas = deltas
     res = run_doctor(doctor_argv).result
     ttft = res.get("ttft_ms")
     out: dict[str, Any] = {"ok": res.get("ok"), "ttft_ms": ttft, "send_ms": (res.get("send_ms") or [None])[0]}

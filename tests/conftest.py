@@ -10,13 +10,13 @@ import threading
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.setswitchinterval(0.001)  # as app.application.make_application does
 
-from collections.abc import Callable, Iterator  # noqa: E402
-from typing import Any  # noqa: E402
+from collections.abc import Callable, Iterator  # noqa: E402 - imported once the offscreen platform is chosen
+from typing import Any  # noqa: E402 - imported once the offscreen platform is chosen
 
-import pytest  # noqa: E402
+import pytest  # noqa: E402 - imported once the offscreen platform is chosen
 
-from app.ui.services.lifecycle import unfinished_services  # noqa: E402
-from app.ui.services.threads import LIVE_THREADS  # noqa: E402
+from app.ui.services.lifecycle import unfinished_services  # noqa: E402 - imported once the offscreen platform is chosen
+from app.ui.services.threads import LIVE_THREADS  # noqa: E402 - imported once the offscreen platform is chosen
 
 
 @pytest.fixture(autouse=True)

@@ -79,6 +79,7 @@ from collections.abc import Callable, Iterator
 
 from PyQt6.QtCore import QPointF, QSize, Qt, QTimer, QUrl, pyqtSignal
 from PyQt6.QtGui import (
+    QContextMenuEvent,
     QCursor,
     QDesktopServices,
     QGuiApplication,
@@ -1066,7 +1067,9 @@ class ChatView(QAbstractScrollArea):
         else:
             super().keyPressEvent(event)
 
-    def contextMenuEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+    def contextMenuEvent(self, event: QContextMenuEvent | None) -> None:
+        if event is None:
+            return
         keyboard = event.reason() == event.Reason.Keyboard
         menu = self.make_context_menu(QPointF(event.pos()), keyboard)
         if keyboard:

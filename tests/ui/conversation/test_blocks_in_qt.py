@@ -25,18 +25,18 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-import re  # noqa: E402
+import re  # noqa: E402 - imported once the offscreen platform is chosen
 
-import pytest  # noqa: E402
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from PyQt6.QtGui import QTextBlock, QTextBlockFormat, QTextCursor, QTextDocument, QTextFormat  # noqa: E402
-from PyQt6.QtWidgets import QApplication  # noqa: E402
+import pytest  # noqa: E402 - imported once the offscreen platform is chosen
+from hypothesis import HealthCheck, given, settings  # noqa: E402 - imported once the offscreen platform is chosen
+from PyQt6.QtGui import QTextBlock, QTextBlockFormat, QTextCursor, QTextDocument, QTextFormat  # noqa: E402 - imported once the offscreen platform is chosen
+from PyQt6.QtWidgets import QApplication  # noqa: E402 - imported once the offscreen platform is chosen
 
-from app.core.backends.scripted import SAMPLE_MARKDOWN  # noqa: E402
-from app.core.render.blocks import Unit, render_units, user_units  # noqa: E402
-from app.core.render.markdown import render_markdown  # noqa: E402
-from app.ui.misc.theme import DARK, LIGHT  # noqa: E402
-from tests.core.render.test_blocks import HOSTILE, TRICKY_CODE, documents  # noqa: E402
+from app.core.backends.scripted import SAMPLE_MARKDOWN  # noqa: E402 - imported once the offscreen platform is chosen
+from app.core.render.blocks import Unit, render_units, user_units  # noqa: E402 - imported once the offscreen platform is chosen
+from app.core.render.markdown import render_markdown  # noqa: E402 - imported once the offscreen platform is chosen
+from app.ui.misc.theme import DARK, LIGHT  # noqa: E402 - imported once the offscreen platform is chosen
+from tests.core.render.test_blocks import HOSTILE, TRICKY_CODE, documents  # noqa: E402 - imported once the offscreen platform is chosen
 
 _HR = QTextFormat.Property.BlockTrailingHorizontalRulerWidth
 _EMPTY_PRE_THEN_QUOTES = re.compile(r"<pre[^>]*></pre>\n(?:<blockquote>\n)+")

@@ -6,19 +6,19 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from collections.abc import Callable, Iterator  # noqa: E402
+from collections.abc import Callable, Iterator  # noqa: E402 - imported once the offscreen platform is chosen
 
-import pytest  # noqa: E402
-from PyQt6.QtGui import (  # noqa: E402
+import pytest  # noqa: E402 - imported once the offscreen platform is chosen
+from PyQt6.QtGui import (  # noqa: E402 - imported once the offscreen platform is chosen
     QTextBlock,
     QTextCharFormat,
     QTextCursor,
     QTextDocument,
     QTextTable,
 )
-from PyQt6.QtWidgets import QApplication  # noqa: E402
+from PyQt6.QtWidgets import QApplication  # noqa: E402 - imported once the offscreen platform is chosen
 
-from app.core.render.markdown import render_markdown, render_user_text  # noqa: E402
+from app.core.render.markdown import render_markdown, render_user_text  # noqa: E402 - imported once the offscreen platform is chosen
 
 HOSTILE = """# Title
 

@@ -171,7 +171,7 @@ def test_the_dialog_blocks_no_window(qtbot, guard: CrashGuard) -> None:
     class BlockWatch(QObject):
         blocked = False
 
-        def eventFilter(self, obj: QObject | None, event: QEvent | None) -> bool:  # noqa: N802
+        def eventFilter(self, obj: QObject | None, event: QEvent | None) -> bool:
             if event is not None and event.type() == QEvent.Type.WindowBlocked:
                 self.blocked = True
             return False

@@ -310,7 +310,7 @@ def test_cancel_from_another_thread_during_the_load() -> None:
     def load() -> None:
         try:
             outcome.append(b.load(cancel, progress))
-        except BaseException as exc:  # noqa: BLE001
+        except BaseException as exc:  # noqa: BLE001 - handed to the test thread, which re-raises it
             outcome.append(exc)
 
     t = threading.Thread(target=load)

@@ -215,7 +215,7 @@ def test_cancelled_load_raises_load_cancelled() -> None:
         def load() -> None:
             try:
                 backend.load(cancel)
-            except BaseException as exc:  # noqa: BLE001
+            except BaseException as exc:  # noqa: BLE001 - handed to the test thread, which re-raises it
                 errors.append(exc)
 
         thread = threading.Thread(target=load, daemon=True)
