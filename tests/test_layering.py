@@ -140,3 +140,19 @@ def test_every_module_is_imported_by_a_test() -> None:
     modules = [m for m in app_modules() if not module_file(m).name == "__init__.py" and m != "app.__main__"]
     missing = [m for m in modules if m not in imported]
     assert not missing, f"no test imports: {missing}"
+
+
+def test_the_architecture_page_names_every_module() -> None:
+    """docs/ARCHITECTURE.md's package map and the tree agree: every module of
+    app/ is named there (as ``<name>.py``), and every ``<name>.py`` named in
+    the map's code block exists."""
+    import re
+
+    doc = (ROOT / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    files = [p for p in (ROOT / "app").rglob("*.py") if p.name != "__init__.py"]
+    missing = [str(p.relative_to(ROOT)) for p in files if not re.search(rf"(?<![\w]){re.escape(p.name)}", doc)]
+    assert not missing, f"docs/ARCHITECTURE.md does not name: {missing}"
+    block = doc.split("```")[1]
+    named = set(re.findall(r"(?<![\w/])(\w+)\.py", block))
+    known = {p.stem for p in files} | {"__main__"}
+    assert not named - known, f"docs/ARCHITECTURE.md names modules that do not exist: {sorted(named - known)}"
