@@ -42,15 +42,13 @@ Threading rule: GUI thread (the thread of the QCoreApplication) only.
 
 from __future__ import annotations
 
-import getpass
-import hashlib
 import logging
 import os
 import sys
 import time
 from pathlib import Path
 
-from PyQt6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QDir, QLockFile, QObject, Qt, QTimer, pyqtSignal
+from PyQt6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QLockFile, QObject, Qt, QTimer, pyqtSignal
 from PyQt6.QtGui import QGuiApplication
 from PyQt6.QtWidgets import QWidget
 
@@ -59,7 +57,7 @@ try:
 except ImportError:  # a bundle built without QtNetwork: every start is a first one
     QLocalServer = QLocalSocket = None  # type: ignore[assignment,misc]  # the classes become None: callers check QLocalServer first
 
-from app.core.base import settings
+from app.core.base import instance, settings
 
 log = logging.getLogger(__name__)
 
@@ -77,35 +75,17 @@ ALREADY_RUNNING = QT_TRANSLATE_NOOP("SingleInstance", "Rill is already running; 
 _MAX_SOCKET_PATH = 100
 
 
-def _user() -> str:
-    if hasattr(os, "getuid"):
-        return str(os.getuid())
-    try:
-        return getpass.getuser()
-    except Exception:  # noqa: BLE001 - no user name: the data dir alone is enough
-        return ""
-
-
 def instance_key(data_dir: Path | str | None = None) -> str:
-    """``rill-`` and a hash of the user and the resolved data dir."""
-    path = os.path.realpath(os.path.abspath(os.fspath(data_dir if data_dir is not None else settings.data_dir())))
-    digest = hashlib.sha256(f"{_user()}\0{path}".encode("utf-8", "surrogatepass")).hexdigest()
-    return f"rill-{digest[:24]}"
-
-
-def _runtime_dir() -> str | None:
-    runtime = os.environ.get("XDG_RUNTIME_DIR", "")
-    if sys.platform != "win32" and runtime and os.path.isabs(runtime) and os.path.isdir(runtime) \
-            and os.access(runtime, os.W_OK | os.X_OK):
-        return runtime
-    return None
+    """``rill-`` and a hash of the user and the resolved data dir (the core's
+    ``app.core.base.instance.instance_key``, which the CLI checks without Qt)."""
+    return instance.instance_key(data_dir if data_dir is not None else settings.data_dir())
 
 
 def server_name(data_dir: Path | str | None = None) -> str:
     """The local socket's name: a path in ``$XDG_RUNTIME_DIR``, else a bare
     name (Qt puts it in its temp dir, or makes it a named pipe on Windows)."""
     key = instance_key(data_dir)
-    runtime = _runtime_dir()
+    runtime = instance.runtime_dir()
     if runtime is not None:
         path = os.path.join(runtime, key + ".sock")
         if len(path.encode()) <= _MAX_SOCKET_PATH:
@@ -114,10 +94,9 @@ def server_name(data_dir: Path | str | None = None) -> str:
 
 
 def lock_path(data_dir: Path | str | None = None) -> str:
-    """The lock file beside the socket."""
-    key = instance_key(data_dir)
-    runtime = _runtime_dir()
-    return os.path.join(runtime if runtime is not None else QDir.tempPath(), key + ".lock")
+    """The lock file beside the socket (``app.core.base.instance.lock_path``:
+    the one the CLI probes)."""
+    return instance.lock_path(data_dir if data_dir is not None else settings.data_dir())
 
 
 def bring_to_front(window: QWidget) -> None:
