@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import random
-import shutil
 import signal
 import sqlite3
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -39,6 +36,8 @@ from app.core.store import (
     conversation_from_info,
 )
 from app.core.store.exchange import message_to_dict
+from tests.helpers import privileges
+from tests.helpers.privileges import as_unprivileged
 
 ROOT = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").is_file())
 
@@ -644,31 +643,11 @@ def test_an_unusable_data_folder_gives_no_store_and_a_notice(tmp_path: Path) -> 
 # -- read-only files and folders, full disks: StoreWriteError and retry ----------------------
 
 
-@contextlib.contextmanager
-def as_unprivileged() -> Iterator[None]:
-    """Run the block as a user that file permissions apply to (root ignores them)."""
-    if os.geteuid() != 0:
-        yield
-        return
-    os.seteuid(65534)  # nobody
-    try:
-        yield
-    finally:
-        os.seteuid(0)
-
-
 @pytest.fixture
 def world_dir() -> Iterator[Path]:
-    """A folder the unprivileged user can reach (pytest's tmp_path is private to root)."""
-    base = Path(tempfile.mkdtemp(prefix="rill-store-"))
-    base.chmod(0o777)
-    try:
+    """A folder the unprivileged user can reach (tests/helpers/privileges.py)."""
+    with privileges.world_dir() as base:
         yield base
-    finally:
-        for p in [base, *base.rglob("*")]:
-            with contextlib.suppress(OSError):
-                p.chmod(0o777)
-        shutil.rmtree(base, ignore_errors=True)
 
 
 def read_only_checks(path: Path, make_writable) -> None:
