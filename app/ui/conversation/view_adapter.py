@@ -32,7 +32,9 @@ class MessageViewAdapter(QObject):
     """Keeps a ``ChatView`` showing the rows of a ``MessageListModel``."""
 
     #: Messages left the view (rows removed, or the view was reset); arg: list of message ids.
-    messages_dropped = pyqtSignal(list)
+    #: (``object``, not ``list``: a ``list`` signal converts every id to a QVariant, which was
+    #: 28 ms of New Chat's 42 on a 26,554-message conversation.)
+    messages_dropped = pyqtSignal(object)
 
     def __init__(self, model: MessageListModel, view: ChatView, parent: QObject | None = None) -> None:
         super().__init__(parent)
