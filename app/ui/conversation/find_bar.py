@@ -58,6 +58,10 @@ class FindBar(QWidget):
     closed = pyqtSignal()
     #: A search pass finished; arg: number of matches.
     search_finished = pyqtSignal(int)
+    #: A new count (``search_again``) found the current match again at a new
+    #: place in the list; args: message id, n-th match within that message.
+    #: Unlike ``match_selected`` nothing is to be scrolled: the reader stays.
+    match_kept = pyqtSignal(str, int)
 
     def __init__(self, messages: Callable[[], list[Message]], parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -92,6 +96,7 @@ class FindBar(QWidget):
         self.current = -1
         self._done = True
         self._pass = 0
+        self._keep: tuple[str, int] | None = None   # the match to keep current through a new count
         self._slicer = TimeSlicer(SLICE_BUDGET_S, self)
         self._connect_signals()
 
@@ -118,8 +123,22 @@ class FindBar(QWidget):
         self.closed.emit()
 
     def _on_text_changed(self, text: str) -> None:
+        self._start(text, keep=None)
+
+    def search_again(self) -> None:
+        """The messages searched changed (a version switch, a delete, an
+        undo): count again. The current match stays current when it is still
+        there (``match_kept``); otherwise none is current until the next
+        Enter, which goes to the first."""
+        if not self.isVisible() or not self.edit.text():
+            return
+        keep = self.matches[self.current] if 0 <= self.current < len(self.matches) else None
+        self._start(self.edit.text(), keep)
+
+    def _start(self, text: str, keep: tuple[str, int] | None) -> None:
         self.matches = []
         self.current = -1
+        self._keep = keep
         self.highlight_requested.emit(text)
         self._slicer.stop()
         pattern = find_pattern(text)
@@ -151,6 +170,14 @@ class FindBar(QWidget):
                         yield
                         deadline = time.perf_counter() + budget
         self._done = True
+        keep, self._keep = self._keep, None
+        if keep is not None:
+            if keep in matches:
+                self.current = matches.index(keep)
+                self.match_kept.emit(*keep)
+            self._update_label()
+            self.search_finished.emit(len(matches))
+            return
         self._update_label()
         self.search_finished.emit(len(matches))
         if matches and self.current < 0:
@@ -163,6 +190,8 @@ class FindBar(QWidget):
             self.count_label.setText(self.tr("%n match(es)…", None, n))  # type: ignore[arg-type]  # PyQt6 stubs: no disambiguation is None
         elif n == 0:
             self.count_label.setText(self.tr("No matches"))
+        elif self.current < 0:
+            self.count_label.setText(self.tr("%n match(es)", None, n))  # type: ignore[arg-type]  # PyQt6 stubs: no disambiguation is None
         else:
             self.count_label.setText(self.tr("{current} of {total}").format(current=self.current + 1, total=n))
 

@@ -1157,15 +1157,16 @@ class ChatView(QAbstractScrollArea):
 
     # ------------------------------------------------------------------ find
 
-    def set_find(self, text: str, current: tuple[str, int] | None = None) -> None:
+    def set_find(self, text: str, current: tuple[str, int] | None = None, reveal: bool = True) -> None:
         """Highlight every match of ``text`` in the documents on screen;
         ``current`` = (message id, n-th match in that message) gets its own
-        colour and is scrolled into view (once its message is laid out).
+        colour and, with ``reveal``, is scrolled into view (once its message
+        is laid out).
         Matches are found in later slices (``FindHighlighter``), never while
         painting."""
         self._find.set_text(text)
         self._find.current = current
-        if current is not None:
+        if current is not None and reveal:
             self._reveal = current
             self.scroll_to_message(current[0])
             self._try_reveal()

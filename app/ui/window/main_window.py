@@ -214,6 +214,7 @@ class MainWindow(QMainWindow):
         self.menus.find_previous_action.triggered.connect(self.find_bar.find_previous)
         self.find_bar.highlight_requested.connect(self._on_find_highlight_requested)
         self.find_bar.match_selected.connect(self._on_find_match_selected)
+        self.find_bar.match_kept.connect(self._on_find_match_kept)
         self.find_bar.closed.connect(self.prompt.setFocus)
         self.view.copied.connect(self._on_copied)
         self.menus.quit_action.triggered.connect(self.close)
@@ -263,8 +264,9 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(self.tr("{title} — Rill").format(title=title))
 
     def _on_path_changed(self, conv: object) -> None:
-        if self.find_bar.isVisible():  # stays open; the new path is highlighted, the reader's place kept
+        if self.find_bar.isVisible():  # stays open; the new path is highlighted and counted, the reader's place kept
             self.view.set_find(self.find_bar.edit.text())
+            self.find_bar.search_again()
 
     def _on_delete_conversation_triggered(self) -> None:
         self.library_wiring.delete_conversation(self.chat.conversation.id)
@@ -290,6 +292,9 @@ class MainWindow(QMainWindow):
 
     def _on_find_highlight_requested(self, text: str) -> None:
         self.view.set_find(text)
+
+    def _on_find_match_kept(self, message_id: str, nth: int) -> None:
+        self.view.set_find(self.find_bar.edit.text(), (message_id, nth), reveal=False)
 
     def _on_find_match_selected(self, message_id: str, nth: int) -> None:
         self.view.set_find(self.find_bar.edit.text(), (message_id, nth))

@@ -89,10 +89,17 @@ def test_path_changes_keep_the_readers_place_and_the_find_bar(qtbot, make_window
         assert abs(screen_y(qtbot, view, above) - y_above) < 1, f"{what}: the content above moved"
         assert window.find_bar.isVisible(), f"{what}: the find bar was closed"
         assert view.message_ids() == [m.id for m in conv.messages], what
+        # The find bar counted the new path again and kept its current match
+        # (the first "words", in a message the change did not touch).
+        expected = sum(m.content.count("words") for m in conv.messages)
+        assert len(window.find_bar.matches) == expected, f"{what}: the find bar kept the old count"
+        assert window.find_bar.current == 0, f"{what}: the current match was lost"
+        assert window.find_bar.count_label.text() == f"1 of {expected}", what
 
     # 1. ‹ › on a version in the middle (a real click on "›").
     point = view.probe.footer_action_point(first.id, "next")
-    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=point.toPoint())
+    with qtbot.waitSignal(window.find_bar.search_finished, timeout=5000):
+        qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=point.toPoint())
     assert conv.messages[59] is second
     assert rows.events == [("remove", 59, n - 1), ("insert", 59, len(conv.messages) - 1)]
     assert_in_place("version switch")
@@ -100,7 +107,8 @@ def test_path_changes_keep_the_readers_place_and_the_find_bar(qtbot, make_window
     # 2. Delete that version: the path goes back to the other one.
     rows.events.clear()
     point = view.probe.footer_action_point(second.id, "delete")
-    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=point.toPoint())
+    with qtbot.waitSignal(window.find_bar.search_finished, timeout=5000):
+        qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=point.toPoint())
     assert conv.get(second.id) is None and conv.messages[59] is first
     assert rows.events == [("remove", 59, len(conv.messages) - 1), ("insert", 59, n - 1)]
     assert_in_place("delete")
@@ -108,7 +116,8 @@ def test_path_changes_keep_the_readers_place_and_the_find_bar(qtbot, make_window
     # 3. Undo the delete.
     rows.events.clear()
     assert window.undo_button.isVisible()
-    window.undo_button.click()
+    with qtbot.waitSignal(window.find_bar.search_finished, timeout=5000):
+        window.undo_button.click()
     assert conv.messages[59] is second
     assert rows.events == [("remove", 59, n - 1), ("insert", 59, len(conv.messages) - 1)]
     assert_in_place("undo")
@@ -118,6 +127,7 @@ def test_path_changes_keep_the_readers_place_and_the_find_bar(qtbot, make_window
     last = len(conv.messages) - 1
     with qtbot.waitSignal(chat.reply_settled, timeout=20000):
         chat.regenerate()
+    qtbot.waitUntil(lambda: window.find_bar.count_label.text().startswith("1 of"), timeout=5000)
     assert rows.events == [("remove", last, last), ("insert", last, last)]
     assert_in_place("regenerate")
 
