@@ -50,6 +50,7 @@ from app.core.backends.base import (
 from app.core.backends.llama import shim
 from app.core.backends.llama.logs import LOG_ROUTER, install_log_router, load_failure_reason, python_prints_to_log
 from app.core.backends.llama.progress import load_hook, make_progress_callback
+from app.core.backends.llama.sandbox import TemplateCancelled
 from app.core.backends.llama.stops import StopStrings
 from app.core.backends.llama.template import ChatTemplate
 from app.core.backends.llama.threads import DEFAULT_N_THREADS, DEFAULT_N_THREADS_BATCH, default_thread_counts
@@ -183,6 +184,7 @@ class LlamaBackend:
         self._llama_cpp = llama_cpp
         install_log_router(llama_cpp)
         hooked = shim.install_params_hook(llama_cpp)
+        shim.install_template_guard(llama_cpp)
         callback = make_progress_callback(llama_cpp, cancel, progress) if hooked else None
 
         with contextlib.ExitStack() as stack:
@@ -191,6 +193,7 @@ class LlamaBackend:
             # A cancelled load makes llama.cpp log errors: expected, not warnings.
             stack.enter_context(LOG_ROUTER.abortable(cancel))
             hook = stack.enter_context(load_hook(callback))
+            stack.enter_context(shim.templates_left_to_rill())
             try:
                 llm = llama_cpp.Llama(
                     model_path=str(path),
@@ -247,11 +250,19 @@ class LlamaBackend:
             warnings.append(translate("LlamaBackend", FALLBACK_TEMPLATE_WARNING))
             self._stop_strings = _FALLBACK_STOP_STRINGS
         try:
-            self._template = ChatTemplate(chat_format, llm, template, eos_text, bos_text, self._bos, self._add_bos)
+            self._template = ChatTemplate(llm, template, eos_text, bos_text, self._bos, self._add_bos)
         except Exception as exc:
             self.close()
             raise BackendError(translate("LlamaBackend", "The model's chat template is invalid: {error}").format(
                 error=exc)) from exc
+        try:
+            self._template.check(cancel)
+        except TemplateCancelled:
+            self.close()
+            raise LoadCancelled() from None
+        except BackendError:
+            self.close()
+            raise
         self._window = PromptWindow(self._render, self._template.measure, self.n_ctx, overhead=self._template.overhead)
 
         n_ctx_train = int(llama_cpp.llama_model_n_ctx_train(llm.model) or 0)
@@ -292,8 +303,14 @@ class LlamaBackend:
         self.last_completion_tokens = 0
         self.last_dropped_ids = ()
 
-        assert self._window is not None  # set by load()
-        window = self._window.fit(request.messages, params.max_tokens, request.overflow)
+        assert self._window is not None and self._template is not None  # set by load()
+        self._template.cancel = cancel   # Stop also stops the chat template's render
+        try:
+            window = self._window.fit(request.messages, params.max_tokens, request.overflow)
+        except TemplateCancelled:
+            return FinishReason.CANCELLED
+        finally:
+            self._template.cancel = None
         prompt, max_tokens = window.tokens, window.max_tokens
         self.last_dropped_ids = window.dropped_ids
         if request.continue_text:

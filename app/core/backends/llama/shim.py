@@ -19,6 +19,13 @@ them:
   looks it up on the module at call time and passes its result straight to
   ``llama_model_load_from_file`` with no way to set ``progress_callback`` in
   between, so it is wrapped (``install_params_hook``).
+* ``llama_cpp.llama_chat_format.Jinja2ChatFormatter`` as ``Llama.__init__``
+  looks it up: it compiles every chat template of the file's metadata with a
+  sandbox whose optimizer folds constants, so ``{{ 'x' * 3000000000 }}`` or
+  ``{{ 7 ** 100000000 }}`` runs (3 GB, minutes) inside ``Llama()`` before Rill
+  sees the template. Rill renders templates itself
+  (``app.core.backends.llama.sandbox``), so inside ``templates_left_to_rill``
+  the name gives an inert formatter (``install_template_guard``).
 """
 
 from __future__ import annotations
@@ -37,6 +44,8 @@ PINNED = "0.3.36"
 # own callback; nothing has to be restored.
 LOAD_HOOK = threading.local()  # .callback: the ctypes callback of this thread's load; .applied
 _PARAMS_HOOK_LOCK = threading.Lock()
+# .active: this thread is inside ``templates_left_to_rill`` (a Rill load).
+_TEMPLATES = threading.local()
 
 
 def install_params_hook(llama_cpp: Any) -> bool:
@@ -67,6 +76,57 @@ def install_params_hook(llama_cpp: Any) -> bool:
         llama_model_default_params.__wrapped__ = current  # type: ignore[attr-defined]  # as functools.wraps sets it
         low.llama_model_default_params = llama_model_default_params
     return True
+
+
+class _InertFormatter:
+    """What ``Llama()`` gets for each metadata template inside a Rill load."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        pass
+
+    def to_chat_handler(self) -> Any:
+        def handler(*args: Any, **kwargs: Any) -> Any:
+            raise RuntimeError("Rill renders chat templates itself (app.core.backends.llama.template)")
+
+        return handler
+
+
+def install_template_guard(llama_cpp: Any) -> bool:
+    """Wrap ``llama_chat_format.Jinja2ChatFormatter`` (idempotent): inside
+    ``templates_left_to_rill`` on this thread it makes an inert formatter;
+    everywhere else (another thread, llama-cpp-python's own server) the real
+    one. False if this llama-cpp-python has no such name."""
+    formats = getattr(llama_cpp, "llama_chat_format", None)
+    current = getattr(formats, "Jinja2ChatFormatter", None)
+    if formats is None or current is None:
+        return False
+    with _PARAMS_HOOK_LOCK:
+        current = formats.Jinja2ChatFormatter
+        if getattr(current, "_rill_template_guard", False):
+            return True
+
+        class Jinja2ChatFormatter(current):  # type: ignore[misc, valid-type]  # a subclass of a class found at run time
+            # A subclass, not a function: the class's own code names
+            # ``Jinja2ChatFormatter.IgnoreGenerationTags`` through the module.
+            _rill_template_guard = True
+
+            def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+                if getattr(_TEMPLATES, "active", False):
+                    return _InertFormatter()
+                return super().__new__(cls)
+
+        formats.Jinja2ChatFormatter = Jinja2ChatFormatter
+    return True
+
+
+@contextlib.contextmanager
+def templates_left_to_rill() -> Any:
+    """While inside, ``Llama()`` on this thread compiles no chat template."""
+    _TEMPLATES.active = True
+    try:
+        yield
+    finally:
+        _TEMPLATES.active = False
 
 
 def free_sampler(llm: Any) -> None:

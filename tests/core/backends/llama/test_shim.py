@@ -100,3 +100,25 @@ def test_free_sampler_and_require_eval() -> None:
     shim.free_sampler(llm)  # nothing to free
     shim.require_eval(llm)
     assert llm._requires_eval is True
+
+
+def test_inside_a_rill_load_llama_compiles_no_chat_template_elsewhere_it_does() -> None:
+    """Llama() compiles the file's templates with constant folding
+    (``{{ 'x' * 3000000000 }}`` ran inside it); a Rill load gets inert ones."""
+    llama_cpp = _llama()
+    init = inspect.getsource(llama_cpp.Llama.__init__)
+    assert "llama_chat_format.Jinja2ChatFormatter(" in init   # looked up on the module at call time
+    assert shim.install_template_guard(llama_cpp) and shim.install_template_guard(llama_cpp)  # idempotent
+    formats = llama_cpp.llama_chat_format
+    hostile = "{{ 'x' * 3000000000 }}"
+    with shim.templates_left_to_rill():
+        handler = formats.Jinja2ChatFormatter(template=hostile, eos_token="", bos_token="").to_chat_handler()
+        with pytest.raises(RuntimeError, match="Rill renders chat templates itself"):
+            handler()
+        seen: list[str] = []
+        other = threading.Thread(target=lambda: seen.append(
+            formats.Jinja2ChatFormatter(template="{{ 'a' ~ 'b' }}", eos_token="", bos_token="")(messages=[]).prompt))
+        other.start()
+        other.join()
+        assert seen == ["ab"], "another thread still gets the real formatter"
+    assert formats.Jinja2ChatFormatter(template="{{ 1 + 1 }}", eos_token="", bos_token="")(messages=[]).prompt == "2"
