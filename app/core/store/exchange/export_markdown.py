@@ -10,6 +10,7 @@ from typing import Protocol, TextIO
 
 from app.core.conversation.model import Message, MessageStatus, Role, current_path
 from app.core.store.exchange.export_json import StoreReader, resolve_conversations
+from app.core.store.exchange.inert_markdown import inert_body, inert_line
 
 
 class Described(Protocol):
@@ -38,12 +39,14 @@ def _local_time(ts: float) -> str:
 
 def conversation_markdown(info: Described, messages: Sequence[Message]) -> str:
     """One conversation as Markdown: its current path, with a note where other
-    branches were left out."""
+    branches were left out. Bodies, the title and errors are made inert
+    (``inert_markdown``): only these headings are at levels 1 and 2, and
+    nothing in them is HTML or a script link."""
     path = current_path(messages, info.current_leaf)
     siblings: dict[str | None, int] = {}
     for m in messages:
         siblings[m.parent_id] = siblings.get(m.parent_id, 0) + 1
-    title = " ".join(str(info.title or "").split()) or "Untitled conversation"
+    title = inert_line(" ".join(str(info.title or "").split())) or "Untitled conversation"
     models = [info.model] if info.model else list(dict.fromkeys(m.meta.model for m in path if m.meta.model))
     facts = [_local_time(info.created_at)] + (["model: " + ", ".join(models)] if models else [])
     parts = [f"# {title}\n\n*{' · '.join(facts)}*\n"]
@@ -51,12 +54,12 @@ def conversation_markdown(info: Described, messages: Sequence[Message]) -> str:
         who = "You" if msg.role == Role.USER.value else "Rill"
         status = MessageStatus(msg.status)
         note = "" if status is MessageStatus.COMPLETE else f" ({status.value})"
-        body = msg.content
+        body = inert_body(msg.content)
         section = f"## {who}{note}\n\n{body}"
         if body and not body.endswith("\n"):
             section += "\n"
         if msg.error:
-            section += f"\n> Error: {' '.join(msg.error.split())}\n"
+            section += f"\n> Error: {inert_line(' '.join(msg.error.split()))}\n"
         others = siblings.get(msg.parent_id, 1) - 1
         if others:
             what = "prompt" if msg.role == Role.USER.value else "reply"
