@@ -11,6 +11,8 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TextIO
 
+from app.core.text.terminal import terminal_safe
+
 if TYPE_CHECKING:
     from app.core.store import Store
 
@@ -149,7 +151,7 @@ def _open_store(db: str | None, *, write: bool) -> Store:
     if result.store is not None and result.read_only and notices:
         notices.pop()  # "…is read-only: your history is shown…": the app's wording, said below if it matters
     for notice in notices:
-        print(f"rill: {notice}", file=sys.stderr)
+        print(f"rill: {terminal_safe(notice)}", file=sys.stderr)
     if result.store is None:
         raise _Failed(f"Cannot use the conversation database {path}" + (" (see above)." if notices else "."))
     if write and result.read_only:
@@ -238,7 +240,7 @@ def _cmd_import(args: argparse.Namespace) -> int:
     print(f"Imported {result.conversations} conversation{'s' * (result.conversations != 1)} "
           f"({result.messages} message{'s' * (result.messages != 1)}) from {name}.")
     for cid, title, count in zip(result.conversation_ids, result.titles, result.message_counts, strict=False):
-        line = f"  {cid}  {title or '(untitled)'}  ({count} message{'s' * (count != 1)})"
+        line = f"  {cid}  {terminal_safe(title) or '(untitled)'}  ({count} message{'s' * (count != 1)})"
         if cid in new_ids:
             line += f"  [a copy: {new_ids[cid]} already existed]"
         print(line)
@@ -295,11 +297,12 @@ def _cmd_search(args: argparse.Namespace) -> int:
     for hit in hits:
         who = "You" if hit.role == "user" else "Rill"
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(hit.created_at))
-        snippet = " ".join(hit.snippet.split())
-        if color:
-            snippet = "".join(ch for ch in snippet if ch >= " " or ch in "\x02\x03")  # no escapes from the text
+        # No escapes from the text (the marks are the store's own \x02 … \x03).
+        snippet = "\x02".join(
+            "\x03".join(terminal_safe(part) for part in piece.split("\x03"))
+            for piece in " ".join(hit.snippet.split()).split("\x02"))
         snippet = snippet.replace("\x02", mark_on).replace("\x03", mark_off)
-        print(f"{hit.conversation_title or '(untitled)'}  (conversation {hit.conversation_id})")
+        print(f"{terminal_safe(hit.conversation_title) or '(untitled)'}  (conversation {hit.conversation_id})")
         print(f"  {who}, {when}, message {hit.message_id}:")
         print(f"    {snippet}")
     return 0
@@ -311,7 +314,7 @@ def run_store_command(args: argparse.Namespace) -> int:
     try:
         return command(args)
     except _Failed as exc:
-        print(f"rill {args.command}: {exc}", file=sys.stderr)
+        print(f"rill {args.command}: {terminal_safe(str(exc))}", file=sys.stderr)
         return 1
     except BrokenPipeError:  # `rill export | head`
         import os
@@ -329,7 +332,7 @@ def run_store_command(args: argparse.Namespace) -> int:
 
         if not isinstance(exc, (sqlite3.Error, StoreError)):
             raise
-        print(f"rill {args.command}: the conversation database failed: {exc}", file=sys.stderr)
+        print(f"rill {args.command}: the conversation database failed: {terminal_safe(str(exc))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130

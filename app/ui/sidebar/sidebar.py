@@ -38,6 +38,7 @@ from PyQt6.QtWidgets import (
     QWidget,
 )
 
+from app.core.text.display import isolated, without_controls
 from app.ui.misc import theme
 from app.ui.misc.shortcuts import bind_shortcut
 from app.ui.services.library import ConversationLibrary
@@ -108,10 +109,12 @@ class ConversationListModel(QAbstractListModel):
         if not index.isValid() or not 0 <= index.row() < len(self._rows):
             return None
         row = self._rows[index.row()]
-        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
-            return row.title or self.tr("New chat")
+        if role == Qt.ItemDataRole.DisplayRole:   # a bidi isolate: a U+202E in a title reverses nothing else
+            return isolated(row.title) or self.tr("New chat")
+        if role == Qt.ItemDataRole.EditRole:
+            return without_controls(row.title) or self.tr("New chat")
         if role == Qt.ItemDataRole.ToolTipRole:
-            return row.title
+            return isolated(row.title)
         if role == ID_ROLE:
             return row.id
         if role == PINNED_ROLE:
@@ -122,7 +125,7 @@ class ConversationListModel(QAbstractListModel):
             return index.row() == 0 or group_of(self._rows[index.row() - 1]) != group_of(row)
         if role == Qt.ItemDataRole.AccessibleTextRole:
             return self.tr("{title}, {group}").format(
-                title=row.title or self.tr("New chat"), group=group_label(group_of(row))
+                title=without_controls(row.title) or self.tr("New chat"), group=group_label(group_of(row))
             )
         return None
 

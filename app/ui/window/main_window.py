@@ -40,6 +40,7 @@ from app.core.backends.remote.servers import ServerConfig
 from app.core.config.preferences import ConversationSettings, Preferences
 from app.core.conversation.model import Conversation
 from app.core.models import paths as models
+from app.core.text.display import without_controls
 from app.resources import resource_path
 from app.ui.conversation.announcer import StreamAnnouncer
 from app.ui.conversation.controller import ChatController, ChatState
@@ -260,7 +261,7 @@ class MainWindow(QMainWindow):
     def _on_conversation_shown(self, conv: object) -> None:
         self.sidebar.select(getattr(conv, "id", ""))
         self.find_bar.close_bar()
-        title = getattr(conv, "title", "") or self.tr("New chat")
+        title = without_controls(getattr(conv, "title", "")) or self.tr("New chat")
         self.setWindowTitle(self.tr("{title} — Rill").format(title=title))
 
     def _on_path_changed(self, conv: object) -> None:

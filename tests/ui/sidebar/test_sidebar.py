@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from PyQt6.QtCore import Qt
 
 from app.ui.services.library import ConversationLibrary
 from app.ui.services.store import StoreService
-from app.ui.sidebar.sidebar import Sidebar
+from app.ui.sidebar.sidebar import ID_ROLE, Sidebar
 
 
 @pytest.fixture
@@ -52,3 +53,14 @@ def test_next_conversation_activates_the_row_below(qtbot: Any, sidebar: Sidebar)
     with qtbot.waitSignal(sidebar.conversation_activated, timeout=2000) as blocker:
         sidebar.activate_neighbour(1)
     assert blocker.args == ["b"]
+
+
+def test_a_title_is_a_bidi_isolate_without_controls(sidebar: Sidebar) -> None:
+    """Issue #17: a U+202E title read reversed in the sidebar."""
+    model = sidebar.model
+    model.upsert("evil", "Invoice \u202eexe.pdf\x1b[2J", 10_000.0, False)
+    row = next(r for r in range(model.rowCount()) if model.index(r, 0).data(ID_ROLE) == "evil")
+    index = model.index(row, 0)
+    assert index.data(Qt.ItemDataRole.DisplayRole) == "\u2068Invoice exe.pdf[2J\u2069"
+    assert index.data(Qt.ItemDataRole.EditRole) == "Invoice exe.pdf[2J"
+    assert "\u202e" not in index.data(Qt.ItemDataRole.AccessibleTextRole)
