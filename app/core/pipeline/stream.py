@@ -105,20 +105,23 @@ class ChunkBuffer:
 
 
 class Batcher:
-    """Collects token pieces; a batch closes at ``max_tokens`` pieces or once
-    ``window_s`` has passed since the last batch closed, whichever comes first.
+    """Collects token pieces; a batch closes at ``max_tokens`` pieces, at
+    ``max_chars`` characters or once ``window_s`` has passed since the last
+    batch closed, whichever comes first.
 
     Timing from the last close (not from the batch's first token) means a slow
     model's tokens go out one by one with no added delay, while a fast
     producer's tokens are grouped into one signal per window.
     """
 
-    def __init__(self, request_id: int, window_s: float = 0.012, max_tokens: int = 64) -> None:
+    def __init__(self, request_id: int, window_s: float = 0.012, max_tokens: int = 64, max_chars: int = 4096) -> None:
         self.request_id = request_id
         self.window_s = window_s
         self.max_tokens = max_tokens
+        self.max_chars = max_chars
         self._pieces: list[str] = []
         self._times: list[float] = []
+        self._chars = 0
         self._last_close = time.monotonic()
         self._seq = 0
 
@@ -126,7 +129,8 @@ class Batcher:
         """Add one token's text; returns a closed Chunk when one is due."""
         self._pieces.append(piece)
         self._times.append(now)
-        if len(self._times) >= self.max_tokens or now - self._last_close >= self.window_s:
+        self._chars += len(piece)
+        if len(self._times) >= self.max_tokens or self._chars >= self.max_chars or now - self._last_close >= self.window_s:
             return self.close(now)
         return None
 
@@ -138,5 +142,6 @@ class Batcher:
         self._seq += 1
         self._pieces = []
         self._times = []
+        self._chars = 0
         self._last_close = time.monotonic() if now is None else now
         return chunk

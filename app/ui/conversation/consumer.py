@@ -59,6 +59,9 @@ class StreamConsumer(QObject):
     #: The worker said which messages it left out of a reply's prompt (the
     #: context was full); args: the Reply, a tuple of message ids.
     messages_dropped_reported = pyqtSignal(object, tuple)
+    #: The worker said something about how a reply ended (e.g. cut at Rill's
+    #: limit for one reply); arg: the text, for people.
+    notice_reported = pyqtSignal(str)
 
     def __init__(self, service: InferenceService, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -171,6 +174,8 @@ class StreamConsumer(QObject):
             return
         reply.on_producer_done(result.finish_reason, result.error, result.tokens, result.prompt_tokens, result.ended_at)
         self.messages_dropped_reported.emit(reply, tuple(result.dropped_ids))
+        if result.notice:
+            self.notice_reported.emit(result.notice)
         if reply is self._current:
             if not self._tick.isActive():
                 self._tick.start()

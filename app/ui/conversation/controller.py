@@ -104,6 +104,7 @@ class ConversationController(QObject):
         self.adapter.messages_dropped.connect(self._on_messages_dropped)
         self.consumer.reply_settled.connect(self._on_reply_settled)
         self.consumer.messages_dropped_reported.connect(self._on_messages_dropped_reported)
+        self.consumer.notice_reported.connect(self._on_notice_reported)
         self.session.notice_requested.connect(self.notify)
 
     @property
@@ -357,6 +358,9 @@ class ConversationController(QObject):
     def _on_reply_settled(self, stats: ReplyTelemetry) -> None:
         self.rows.refresh_decorations()
         self._repaint_footers()
+
+    def _on_notice_reported(self, text: str) -> None:
+        self.notify(text, "warning")
 
     def _on_messages_dropped_reported(self, reply: Reply, dropped_ids: tuple[str, ...]) -> None:
         """Say which earlier messages the model no longer sees (when that changed)."""

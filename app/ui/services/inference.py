@@ -39,6 +39,7 @@ from app.core.backends.base import (
     SamplingParams,
     load_backend,
 )
+from app.core.base.limits import MAX_PIECE_CHARS, MAX_REPLY_CHARS
 from app.core.factory import BackendFactory
 from app.core.pipeline.stream import Batcher, ChunkBuffer
 from app.ui.services.threads import LIVE_THREADS
@@ -97,6 +98,9 @@ class GenerationResult:
     error: str = ""
     #: Ids of the conversation messages the backend left out of the context.
     dropped_ids: tuple[str, ...] = ()
+    #: Something the user should know about how it ended ('' for nothing):
+    #: e.g. the reply was cut at ``MAX_REPLY_CHARS``.
+    notice: str = ""
 
 
 @dataclass(frozen=True)
@@ -196,6 +200,8 @@ class InferenceWorker(QObject):
             self._finish(rid, reason, 0, 0, started, None)
             return
         gen = backend.generate(request, cancel)
+        chars = 0
+        notice = ""
         try:
             while True:
                 if cancel.is_set():
@@ -211,12 +217,17 @@ class InferenceWorker(QObject):
                 if first is None:
                     first = now
                     self.first_token_produced.emit(rid, now)
-                chunk = batcher.add(piece, now)
-                if chunk is not None:
-                    if not self._buffer.put(chunk, cancel):
-                        reason = FinishReason.CANCELLED
-                        break
-                    self.chunks_ready.emit(rid, chunk.seq)
+                if chars + len(piece) > MAX_REPLY_CHARS:
+                    piece = piece[: MAX_REPLY_CHARS - chars]
+                    reason = FinishReason.LENGTH
+                    notice = self.tr("The reply was cut at {limit:,} characters, Rill's limit for one reply.").format(
+                        limit=MAX_REPLY_CHARS)
+                chars += len(piece)
+                if not self._put_piece(batcher, piece, now, rid, cancel):
+                    reason = FinishReason.CANCELLED
+                    break
+                if notice:
+                    break
         except BackendError as exc:
             reason, error = FinishReason.ERROR, str(exc)
         except Exception as exc:
@@ -230,7 +241,18 @@ class InferenceWorker(QObject):
                 self.chunks_ready.emit(rid, chunk.seq)
         prompt_tokens = int(getattr(backend, "last_prompt_tokens", 0))
         dropped = tuple(getattr(backend, "last_dropped_ids", ()) or ())
-        self._finish(rid, reason, tokens, prompt_tokens, started, first, error, dropped)
+        self._finish(rid, reason, tokens, prompt_tokens, started, first, error, dropped, notice)
+
+    def _put_piece(self, batcher: Batcher, piece: str, now: float, rid: int, cancel: threading.Event) -> bool:
+        """Hand ``piece`` on, in parts of at most ``MAX_PIECE_CHARS`` (one huge
+        delta from a server must not become one huge append). False: cancelled."""
+        for start in range(0, max(len(piece), 1), MAX_PIECE_CHARS):
+            chunk = batcher.add(piece[start : start + MAX_PIECE_CHARS], now)
+            if chunk is not None:
+                if not self._buffer.put(chunk, cancel):
+                    return False
+                self.chunks_ready.emit(rid, chunk.seq)
+        return True
 
     def _finish(
         self,
@@ -242,9 +264,11 @@ class InferenceWorker(QObject):
         first: float | None,
         error: str = "",
         dropped: tuple[str, ...] = (),
+        notice: str = "",
     ) -> None:
         self.generation_finished.emit(
-            GenerationResult(rid, reason, tokens, prompt_tokens, started, first, time.monotonic(), error, dropped)
+            GenerationResult(rid, reason, tokens, prompt_tokens, started, first, time.monotonic(), error, dropped,
+                             notice)
         )
 
     @pyqtSlot()

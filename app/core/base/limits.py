@@ -1,0 +1,15 @@
+"""Rill's limits on what comes from outside, in one place (Qt-free).
+
+Every input is bounded in bytes, time and memory (issue #17); the limits a
+person can meet are named in their messages and listed in README's
+reliability section.
+"""
+
+from __future__ import annotations
+
+#: One reply: the worker stops the generation here and says so (a local
+#: model's context holds far less; a server may send without end).
+MAX_REPLY_CHARS = 2_000_000
+#: The worker hands text on in pieces of at most this many characters, so one
+#: huge delta from a server is shown in ticks, not in one freezing call.
+MAX_PIECE_CHARS = 4096
