@@ -12,6 +12,7 @@ import pytest
 
 from app.core.backends.base import FinishReason, GenerationRequest
 from app.core.backends.scripted import ScriptedBackend
+from app.core.base import limits
 from app.core.conversation.model import MessageStatus
 from app.ui.services import inference
 
@@ -54,3 +55,7 @@ def test_a_reply_past_the_limit_is_cut_with_a_notice(qtbot: Any, make_window: An
     assert any("cut at 50,000 characters" in text and kind == "warning" for text, kind in notices)
     # A batch closes once it holds MAX_PIECE_CHARS: at most one more piece over.
     assert chunk_sizes and max(chunk_sizes) < 2 * inference.MAX_PIECE_CHARS, "one huge delta went on as one piece"
+
+
+def test_the_worker_uses_the_limits_of_the_one_place() -> None:
+    assert inference.MAX_REPLY_CHARS == limits.MAX_REPLY_CHARS and inference.MAX_PIECE_CHARS == limits.MAX_PIECE_CHARS
