@@ -59,6 +59,13 @@ class Heartbeat(QObject):
     def stop(self) -> None:
         self._timer.stop()
 
+    def _render_process(self) -> dict[str, int] | None:
+        """Jobs rendered by the worker process and, while it started, here; None: no process."""
+        pool = self.window.view.render_service.pool
+        if pool is None:
+            return None
+        return {"in_worker": pool.in_worker, "in_process": pool.in_process, "restarts": pool.restarts}
+
     def _on_timeout(self) -> None:
         now = time.perf_counter()
         self.lags_s.append(max(0.0, now - self._last - HEARTBEAT_MS / 1000))
@@ -272,6 +279,7 @@ class DoctorRun(QObject):
             "model": self._info.name if self._info else "",
             "n_threads": self._info.n_threads if self._info else 0,
             "find": {"text": self.args.find, "matches": self._find_matches} if self.args.find else None,
+            "render_process": self._render_process(),
         }
         if s.stop_pressed_at is not None:
             out["stop_to_idle_ms"] = round(((s.idle_at or s.stop_pressed_at) - s.stop_pressed_at) * 1000, 3)
@@ -287,6 +295,13 @@ class DoctorRun(QObject):
         out["producer_blocked_ms"] = round(self.window.chat.service.buffer.blocked_s * 1000, 1)
         self.exit_code = 0 if ok else 1
         self._finish(out)
+
+    def _render_process(self) -> dict[str, int] | None:
+        """Jobs rendered by the worker process and, while it started, here; None: no process."""
+        pool = self.window.view.render_service.pool
+        if pool is None:
+            return None
+        return {"in_worker": pool.in_worker, "in_process": pool.in_process, "restarts": pool.restarts}
 
     def _on_timeout(self) -> None:
         self._finish({"error": f"timed out after {self.args.timeout_s:g} s", "finish_reason": "error"})

@@ -8,6 +8,10 @@ import sys
 import threading
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# Windows render in this process unless a test asks for the worker process
+# (tests/ui/services/test_render_process.py, the doctor's and the bundle's):
+# a process per window would cost every window test ~0.3 s of a core.
+os.environ.setdefault("RILL_RENDER_PROCESS", "0")
 sys.setswitchinterval(0.001)  # as app.application.make_application does
 
 from collections.abc import Callable, Iterator  # noqa: E402 - imported once the offscreen platform is chosen
@@ -41,7 +45,8 @@ def python_threads() -> set[threading.Thread]:
 def leaks(before: set[threading.Thread], join_s: float = 5.0) -> list[str]:
     """What a test left behind: service QThreads still running, Python
     threads started since ``before`` still running (each joined up to
-    ``join_s`` first: one ending now is not a leak), the garbage collector
+    ``join_s`` first: one ending now is not a leak), child processes
+    (the render worker) still running, the garbage collector
     off (turned on again here, so the next tests do not inherit it)."""
     problems: list[str] = []
     if not gc.isenabled():
@@ -66,6 +71,13 @@ def leaks(before: set[threading.Thread], join_s: float = 5.0) -> list[str]:
     left = sorted(t.name for t in started if t.is_alive())
     if left:
         problems.append(f"Python threads still running after the test: {left}")
+    import multiprocessing
+
+    children = multiprocessing.active_children()   # also reaps the ones that ended
+    if children:
+        problems.append(f"child processes still running after the test: {[c.name for c in children]}")
+        for child in children:
+            child.terminate()
     return problems
 
 

@@ -83,7 +83,7 @@ def bundle() -> Path:
 
 @pytest.fixture
 def user_dirs(tmp_path: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "QT_", "LLAMA_CPP"))}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "QT_", "LLAMA_CPP", "RILL_"))}
     env.pop("DISPLAY", None)  # the executable picks offscreen on its own
     env.pop("WAYLAND_DISPLAY", None)
     env["HOME"] = str(tmp_path / "home")
@@ -141,6 +141,8 @@ def test_frozen_doctor_scripted(bundle: Path, user_dirs: dict[str, str]) -> None
     assert result["tokens"] == result["tokens_produced"] > 0
     assert result["reply_links"] == ["https://doc.qt.io/"]
     assert result["language"] == "en" and result["translators"] == []
+    # Markdown and Pygments ran in the render worker process (spawn works in the bundle).
+    assert result["render_process"] is not None and result["render_process"]["in_worker"] > 0, result["render_process"]
     assert "Traceback" not in proc.stderr
 
 

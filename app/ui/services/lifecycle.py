@@ -39,6 +39,7 @@ from PyQt6.QtCore import QObject, QThread, pyqtSignal
 
 from app.core.base import about
 from app.core.config import preferences
+from app.core.render import pool as render_pool
 from app.ui.services import background
 from app.ui.services.background import BackgroundCalls
 from app.ui.services.inference import InferenceService
@@ -91,7 +92,7 @@ class AppServices(QObject):
         self.store = StoreService(store_path, parent=self, enabled=persist)
         self.library = ConversationLibrary(self.store, self)
         self.inference = InferenceService(self)
-        self.render = RenderService(self)
+        self.render = RenderService(self, processes=render_pool.default_enabled())
         self.background = BackgroundCalls(self)
         self._stage = Stage.RUNNING
         _ALIVE.add(self)

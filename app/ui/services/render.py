@@ -1,10 +1,13 @@
-"""Markdown and Pygments off the GUI thread.
+"""Markdown and Pygments off the GUI thread, and out of the GUI process.
 
 Threading rule: construct ``RenderService`` and call its methods on the GUI
-thread. One private QThread renders (pure Python: python-markdown, Pygments,
-``app.core.render.blocks``); it never touches a Qt text object, because PyQt holds
-the GIL inside Qt text calls and building documents there would stall the GUI
-just the same. Results come back as ``rendered`` signals (queued to the GUI
+thread. One private QThread takes the jobs; with ``processes=True`` (the app)
+it hands each to a worker process (``app.core.render.pool.RenderPool``, which
+the thread starts, owns and closes before it ends), so Python-Markdown and
+Pygments never take the GUI process's GIL; until that process is ready, and
+with ``processes=False`` (most tests), it renders itself. It never touches a
+Qt text object, because PyQt holds the GIL inside Qt text calls and building
+documents there would stall the GUI just the same. Results come back as ``rendered`` signals (queued to the GUI
 thread) carrying immutable ``app.core.render.blocks.Unit`` tuples; the view turns
 them into small documents in time-boxed slices.
 
@@ -23,8 +26,12 @@ from dataclasses import dataclass
 from PyQt6.QtCore import QObject, QThread, pyqtSignal
 
 from app.core.render import blocks
-from app.core.text.textbreak import display_pieces
+from app.core.render.jobs import RenderJob, render_job
+from app.core.render.pool import RenderPool
 from app.ui.services.threads import ThreadedService
+
+__all__ = ["PRIORITY_BACKGROUND", "PRIORITY_NOW", "PRIORITY_VISIBLE", "RenderJob", "RenderResult", "RenderService",
+           "render_job"]
 
 log = logging.getLogger(__name__)
 
@@ -36,25 +43,9 @@ PRIORITY_BACKGROUND = 2
 
 
 @dataclass(frozen=True)
-class RenderJob:
-    message_id: str
-    kind: str          # "stream" | "final" | "history" | "user"
-    text: str
-    token: int = 0     # the caller's own tag (e.g. the start offset of a stream commit)
-
-
-@dataclass(frozen=True)
 class RenderResult:
     job: RenderJob
     units: tuple[blocks.Unit, ...]
-
-
-def render_job(job: RenderJob) -> tuple[blocks.Unit, ...]:
-    if job.kind == "user":
-        return blocks.user_units(job.text)
-    if job.kind == "stream":
-        return blocks.render_stream_units(job.text)
-    return blocks.render_units(job.text)
 
 
 class _RenderThread(QThread):
@@ -65,16 +56,19 @@ class _RenderThread(QThread):
 
     def run(self) -> None:
         service = self._service
-        while True:
-            job = service._take()
-            if job is None:
-                return
-            try:
-                units = render_job(job)
-            except Exception:  # noqa: BLE001 - never let hostile text kill the thread
-                log.exception("rendering failed; showing plain text")
-                units = tuple(blocks.Unit("plain", p) for p in display_pieces(job.text))
-            service._deliver(RenderResult(job, units))
+        pool = service.pool
+        if pool is not None:
+            pool.start()
+        try:
+            while True:
+                job = service._take()
+                if job is None:
+                    return
+                units = pool.render(job) if pool is not None else render_job(job)
+                service._deliver(RenderResult(job, units))
+        finally:
+            if pool is not None:
+                pool.close()   # the process ends before the thread does
 
 
 class RenderService(ThreadedService):
@@ -83,8 +77,10 @@ class RenderService(ThreadedService):
     #: A job was rendered; arg: RenderResult. Emitted on the GUI thread.
     rendered = pyqtSignal(object)
 
-    def __init__(self, parent: QObject | None = None) -> None:
+    def __init__(self, parent: QObject | None = None, processes: bool = False) -> None:
         super().__init__(parent)
+        #: The worker process's pool (``processes=True``); used by the render thread only.
+        self.pool: RenderPool | None = RenderPool() if processes else None
         self._cond = threading.Condition()
         self._heap: list[tuple[int, int, tuple[str, str, int]]] = []
         self._jobs: dict[tuple[str, str, int], RenderJob] = {}

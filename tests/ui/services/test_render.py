@@ -49,3 +49,22 @@ def test_after_request_stop_nothing_is_queued(service: RenderService) -> None:
     service.request_stop()
     service.request(RenderJob("m", "final", "late"))
     assert service.pending() == 0
+
+
+def test_with_a_worker_process_the_results_are_the_same_and_shutdown_ends_it(qtbot: Any) -> None:
+    import multiprocessing
+
+    service = RenderService(processes=True)
+    pool = service.pool
+    assert pool is not None
+    try:
+        qtbot.waitUntil(lambda: pool.ready, timeout=60_000)   # started by the render thread, off the GUI thread
+        job = RenderJob("m1", "final", "# Title\n\n```python\nx = 1\n```\n\n| a |\n|---|\n| 1 |\n")
+        with qtbot.waitSignal(service.rendered, timeout=10_000) as blocker:
+            service.request(job)
+        assert blocker.args[0].units == render_job(job)
+        assert pool.in_worker == 1
+        assert multiprocessing.active_children(), "the render process runs"
+    finally:
+        assert service.shutdown(10_000)
+    assert not multiprocessing.active_children(), "the render thread ended its process before it ended"

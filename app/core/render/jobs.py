@@ -1,0 +1,44 @@
+"""One render job and what renders it (Qt-free, importable by a worker process).
+
+``render_job`` is what the render thread runs, in a worker process
+(``app.core.render.pool``) or, until that process is ready, in the thread
+itself; both give the same units. A job that raises gets its text as plain
+units: hostile text never breaks a reply.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from app.core.render import blocks
+from app.core.text.textbreak import display_pieces
+
+log = logging.getLogger(__name__)
+
+__all__ = ["RenderJob", "plain_units", "render_job"]
+
+
+@dataclass(frozen=True)
+class RenderJob:
+    message_id: str
+    kind: str          # "stream" | "final" | "history" | "user"
+    text: str
+    token: int = 0     # the caller's own tag (e.g. the start offset of a stream commit)
+
+
+def plain_units(text: str) -> tuple[blocks.Unit, ...]:
+    """``text`` as plain units (what a failed render shows)."""
+    return tuple(blocks.Unit("plain", p) for p in display_pieces(text))
+
+
+def render_job(job: RenderJob) -> tuple[blocks.Unit, ...]:
+    try:
+        if job.kind == "user":
+            return blocks.user_units(job.text)
+        if job.kind == "stream":
+            return blocks.render_stream_units(job.text)
+        return blocks.render_units(job.text)
+    except Exception:  # noqa: BLE001 - never let hostile text break a reply
+        log.exception("rendering failed; showing plain text")
+        return plain_units(job.text)

@@ -1,0 +1,112 @@
+"""Rendering in a worker process, outside the GUI process's GIL (Qt-free).
+
+PyQt6 holds the GIL inside Qt text calls, and Python-Markdown and Pygments
+are pure Python: on a thread of the GUI process they take the GIL from the
+GUI thread (issue #18). ``RenderPool`` runs ``app.core.render.jobs.render_job``
+in one ``multiprocessing`` process started with *spawn* (no fork of a Qt
+process); jobs and units cross as pickles.
+
+* **Start-up off the first paint**: ``start()`` only launches the process
+  and sends it a warm-up job (importing Markdown and Pygments there); until
+  its answer is back, ``render`` renders in the calling thread, the same way.
+* **Faults**: a job that takes longer than ``timeout_s`` (hostile text), or a
+  process that died, ends the process; that job's text comes back as plain
+  units, and a new process is started for the next job.
+* **Frozen bundle**: the launcher calls ``multiprocessing.freeze_support()``.
+
+Threading rule: one thread (the render thread) calls ``start``, ``render``
+and ``close``; ``close`` ends the process and joins the pool's own threads.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import multiprocessing.pool
+import os
+
+from app.core.render import blocks
+from app.core.render.jobs import RenderJob, plain_units, render_job
+
+log = logging.getLogger(__name__)
+
+__all__ = ["RENDER_TIMEOUT_S", "RenderPool"]
+
+#: A job that takes longer in the worker process is given up (its text is shown plain).
+RENDER_TIMEOUT_S = 15.0
+_WARM_UP = RenderJob("", "final", "*warm* `up`\n\n```python\nx = 1\n```\n")
+
+
+class RenderPool:
+    """One worker process that renders jobs (see the module docstring)."""
+
+    def __init__(self, timeout_s: float = RENDER_TIMEOUT_S) -> None:
+        self.timeout_s = timeout_s
+        self._pool: multiprocessing.pool.Pool | None = None
+        self._warm: multiprocessing.pool.AsyncResult[tuple[blocks.Unit, ...]] | None = None
+        self._ready = False
+        self.restarts = 0          # processes replaced after a fault (tests, the doctor)
+        self.in_process = 0        # jobs rendered here while the process was not ready
+        self.in_worker = 0         # jobs rendered by the process
+
+    def start(self) -> None:
+        """Launch the process (if none runs) and warm it up; returns at once."""
+        if self._pool is not None:
+            return
+        context = multiprocessing.get_context("spawn")
+        self._pool = context.Pool(processes=1)
+        self._warm = self._pool.apply_async(render_job, (_WARM_UP,))
+        self._ready = False
+
+    @property
+    def ready(self) -> bool:
+        """The process has answered its warm-up job."""
+        if not self._ready and self._warm is not None and self._warm.ready():
+            self._ready = self._warm.successful()
+            if not self._ready:
+                log.warning("the render process failed to start; rendering in this process")
+        return self._ready
+
+    def wait_ready(self, timeout_s: float) -> bool:
+        """Block until the process answered its warm-up job (tests, the doctor); ``ready``."""
+        if self._warm is not None:
+            self._warm.wait(timeout_s)
+        return self.ready
+
+    def render(self, job: RenderJob) -> tuple[blocks.Unit, ...]:
+        """``render_job(job)``: in the process when it is ready, here otherwise."""
+        if self._pool is None or not self.ready:
+            self.in_process += 1
+            return render_job(job)
+        try:
+            units = self._pool.apply_async(render_job, (job,)).get(self.timeout_s)
+        except multiprocessing.TimeoutError:
+            log.warning("rendering %s took longer than %.0f s: shown as plain text", job.message_id, self.timeout_s)
+            self._restart()
+            return plain_units(job.text)
+        except Exception:  # noqa: BLE001 - the process died or the result did not come back
+            log.exception("the render process failed; shown as plain text")
+            self._restart()
+            return plain_units(job.text)
+        self.in_worker += 1
+        return units
+
+    def _restart(self) -> None:
+        self.restarts += 1
+        self._terminate()
+        self.start()
+
+    def _terminate(self) -> None:
+        pool, self._pool, self._warm, self._ready = self._pool, None, None, False
+        if pool is not None:
+            pool.terminate()
+            pool.join()
+
+    def close(self) -> None:
+        """End the process (a job still running in it is abandoned) and join the pool's threads."""
+        self._terminate()
+
+
+def default_enabled() -> bool:
+    """Render in a worker process unless ``RILL_RENDER_PROCESS=0``."""
+    return os.environ.get("RILL_RENDER_PROCESS", "1") != "0"

@@ -1,0 +1,80 @@
+"""app.core.render.pool and .jobs: Markdown and Pygments rendered in a
+spawned worker process give exactly the units of the same job rendered here;
+a job the process cannot finish in time comes back as plain text, and the
+next job gets a new process (issue #18)."""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Iterator
+
+import pytest
+
+from app.core.conversation.sample import SAMPLE_MARKDOWN
+from app.core.render.jobs import RenderJob, plain_units, render_job
+from app.core.render.pool import RenderPool, default_enabled
+
+JOBS = [
+    RenderJob("a", "final", SAMPLE_MARKDOWN),
+    RenderJob("b", "stream", "A paragraph with `code` and **bold**.\n\n"),
+    RenderJob("c", "user", "a user's <b>text</b>\nover two lines"),
+    RenderJob("d", "history", "| a | b |\n|---|---|\n| 1 | 2 |\n\n```python\nprint('hi')\n```\n"),
+]
+
+
+@pytest.fixture
+def pool() -> Iterator[RenderPool]:
+    p = RenderPool()
+    p.start()
+    yield p
+    p.close()
+    assert not multiprocessing.active_children(), "the worker process outlived close()"
+
+
+def wait_ready(p: RenderPool) -> None:
+    assert p.wait_ready(60)   # the warm-up job's answer: the process imported Markdown and Pygments
+
+
+def test_the_process_renders_exactly_what_this_process_renders(pool: RenderPool) -> None:
+    wait_ready(pool)
+    for job in JOBS:
+        assert pool.render(job) == render_job(job), job.message_id
+    assert pool.in_worker == len(JOBS) and pool.restarts == 0
+
+
+def test_until_the_process_is_ready_jobs_render_here() -> None:
+    p = RenderPool()
+    try:
+        assert p.render(JOBS[1]) == render_job(JOBS[1])   # never started: here
+        assert p.in_process == 1 and p.in_worker == 0
+    finally:
+        p.close()
+
+
+def test_a_job_past_the_timeout_is_plain_text_and_the_next_gets_a_new_process(pool: RenderPool) -> None:
+    wait_ready(pool)
+    pool.timeout_s = 0.001   # no render of a megabyte of Markdown crosses two processes in 1 ms
+    big = RenderJob("big", "final", SAMPLE_MARKDOWN * 200)
+    assert pool.render(big) == plain_units(big.text)
+    assert pool.restarts == 1
+    pool.timeout_s = 60
+    wait_ready(pool)
+    assert pool.render(JOBS[0]) == render_job(JOBS[0])
+
+
+def test_a_failing_render_is_plain_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    from app.core.render import blocks
+
+    def boom(text: str) -> tuple[blocks.Unit, ...]:
+        raise RecursionError("hostile nesting")
+
+    monkeypatch.setattr(blocks, "render_units", boom)
+    job = RenderJob("x", "final", "> " * 50 + "deep")
+    assert render_job(job) == plain_units(job.text)
+
+
+def test_the_switch(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RILL_RENDER_PROCESS", "0")
+    assert not default_enabled()
+    monkeypatch.delenv("RILL_RENDER_PROCESS")
+    assert default_enabled()
