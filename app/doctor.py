@@ -59,13 +59,6 @@ class Heartbeat(QObject):
     def stop(self) -> None:
         self._timer.stop()
 
-    def _render_process(self) -> dict[str, int] | None:
-        """Jobs rendered by the worker process and, while it started, here; None: no process."""
-        pool = self.window.view.render_service.pool
-        if pool is None:
-            return None
-        return {"in_worker": pool.in_worker, "in_process": pool.in_process, "restarts": pool.restarts}
-
     def _on_timeout(self) -> None:
         now = time.perf_counter()
         self.lags_s.append(max(0.0, now - self._last - HEARTBEAT_MS / 1000))
