@@ -34,6 +34,7 @@ from app.core.pipeline.metrics import percentile, summarize_ms
 from app.ui.conversation.controller import ReplyStats
 from app.ui.misc.fonts import BundledFonts, install_bundled_fonts
 from app.ui.misc.i18n import install_translations
+from app.ui.services.activity import ACTIVITY
 from app.ui.window.main_window import MainWindow
 
 HEARTBEAT_MS = 5
@@ -42,10 +43,18 @@ HEARTBEAT_MS = 5
 class Heartbeat(QObject):
     """A 5 ms GUI-thread timer; its lateness is the UI's lag."""
 
+    #: A heartbeat later than this is a stall (the ``stalls`` report).
+    STALL_S = 0.008
+    #: At most this many stalls are reported (the worst ones).
+    MAX_STALLS = 500
+
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.lags_s: list[float] = []
+        #: Heartbeats later than STALL_S: (when, since start; lateness; what the GUI thread did).
+        self.stalls: list[tuple[float, float, list[tuple[str, float]]]] = []
         self._last = 0.0
+        self._start = 0.0
         self._timer = QTimer(self)
         self._timer.setTimerType(Qt.TimerType.PreciseTimer)
         self._timer.setInterval(HEARTBEAT_MS)
@@ -53,16 +62,32 @@ class Heartbeat(QObject):
 
     def start(self) -> None:
         self.lags_s.clear()
-        self._last = time.perf_counter()
+        self.stalls.clear()
+        ACTIVITY.clear()
+        ACTIVITY.enabled = True
+        self._last = self._start = time.perf_counter()
         self._timer.start()
 
     def stop(self) -> None:
         self._timer.stop()
+        ACTIVITY.enabled = False
 
     def _on_timeout(self) -> None:
         now = time.perf_counter()
-        self.lags_s.append(max(0.0, now - self._last - HEARTBEAT_MS / 1000))
+        due = self._last + HEARTBEAT_MS / 1000
+        lag = max(0.0, now - due)
+        self.lags_s.append(lag)
+        if lag > self.STALL_S:
+            self.stalls.append((due - self._start, lag, ACTIVITY.blame(due, now)))
         self._last = now
+
+    def stall_report(self) -> list[dict[str, Any]]:
+        """The doctor's ``stalls``: every heartbeat later than 8 ms (the worst
+        MAX_STALLS, in time order) with what the GUI thread was doing meanwhile."""
+        worst = sorted(self.stalls, key=lambda s: -s[1])[: self.MAX_STALLS]
+        return [{"at_ms": round(at * 1000, 1), "late_ms": round(lag * 1000, 2),
+                 "doing": [[label, ms] for label, ms in doing]}
+                for at, lag, doing in sorted(worst)]
 
 
 def rss_mb() -> float:
@@ -247,6 +272,7 @@ class DoctorRun(QObject):
             "ttft_ms": round((s.first_token_at - s.sent_at) * 1000, 2) if s.first_token_at else None,
             "tokens_per_s": round(tps, 2),
             "ui_lag_ms": summarize_ms(self.heartbeat.lags_s),
+            "stalls": self.heartbeat.stall_report(),
             "heartbeats": len(self.heartbeat.lags_s),
             "token_to_screen_ms": {
                 "p50": round(percentile(s.token_to_screen_s.values, 50) * 1000, 2),

@@ -13,7 +13,7 @@ ROOT = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml"
 KEYS = {
     "ok", "error", "finish_reason", "reply_text", "reply_links", "tokens", "ttft_ms",
     "tokens_per_s", "ui_lag_ms", "token_to_screen_ms", "buffer_max_depth", "ticks",
-    "render_passes", "stop_to_idle_ms", "worker_exit_ms",
+    "render_passes", "stop_to_idle_ms", "worker_exit_ms", "stalls", "render_process",
 }
 
 
@@ -35,6 +35,16 @@ def test_doctor_scripted_prints_the_json() -> None:
     assert set(out["ui_lag_ms"]) == {"p50", "p99", "max"}
     assert out["ticks"] > 1 and out["render_passes"] >= 1
     assert out["stop_to_idle_ms"] is None and out["worker_exit_ms"] is None
+    assert isinstance(out["stalls"], list)
+    assert all(stall["late_ms"] > 8 and stall["doing"] for stall in out["stalls"])
+
+
+def test_doctor_renders_in_the_worker_process_by_default() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "RILL_RENDER_PROCESS"}
+    proc = run_rill("doctor", "--backend", "scripted", "--rate", "2000", env=env)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["render_process"]["in_worker"] > 0 and out["render_process"]["restarts"] == 0, out["render_process"]
 
 
 def test_doctor_reports_the_language_and_fonts_it_set_up(tmp_path: Path) -> None:

@@ -59,6 +59,30 @@ def test_the_heartbeat_ticks_and_measures_how_late_each_tick_is(qtbot) -> None:
     assert len(beat.lags_s) == count  # stopped: no more ticks
 
 
+def test_a_late_heartbeat_is_a_stall_blamed_on_what_the_gui_thread_did(qtbot) -> None:
+    from app.ui.services.activity import traced
+
+    @traced("a test's busy loop")
+    def busy(seconds: float) -> None:
+        end = time.perf_counter() + seconds
+        while time.perf_counter() < end:
+            pass
+
+    beat = Heartbeat()
+    beat.start()
+    qtbot.waitUntil(lambda: len(beat.lags_s) >= 3, timeout=5000)
+    n = len(beat.lags_s)
+    busy(0.040)   # the GUI thread busy for 40 ms: the next heartbeat is at least 35 ms late
+    qtbot.waitUntil(lambda: len(beat.lags_s) > n, timeout=5000)
+    beat.stop()
+    report = beat.stall_report()
+    assert report, "a 40 ms block is a stall"
+    worst = max(report, key=lambda s: s["late_ms"])
+    assert worst["late_ms"] > Heartbeat.STALL_S * 1000
+    assert worst["doing"][0][0] == "a test's busy loop", worst
+    assert set(worst) == {"at_ms", "late_ms", "doing"}
+
+
 def test_ui_environment_reports_language_catalogues_and_fonts(qapp) -> None:
     from app.ui.misc.i18n import install_translations, remove_translations
 

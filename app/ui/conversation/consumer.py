@@ -19,6 +19,7 @@ from PyQt6.QtCore import QObject, Qt, QTimer, pyqtSignal
 
 from app.core.conversation.reply import ReplyPhase, ReplyTelemetry
 from app.ui.conversation.reply import Reply
+from app.ui.services.activity import traced
 from app.ui.services.inference import GenerationResult, InferenceService
 
 log = logging.getLogger(__name__)
@@ -132,6 +133,7 @@ class StreamConsumer(QObject):
         if self._current is not None and rid == self._current.request_id and not self._tick.isActive():
             self._tick.start()
 
+    @traced("tick")
     def _on_tick(self) -> None:
         reply = self._current
         if reply is None:

@@ -23,6 +23,8 @@ from typing import Any
 from PyQt6 import sip
 from PyQt6.QtCore import QObject, pyqtBoundSignal, pyqtSignal
 
+from app.ui.services.activity import traced
+
 _threads: set[threading.Thread] = set()
 _threads_lock = threading.Lock()
 _tokens = itertools.count(1)
@@ -46,6 +48,7 @@ class _Relay(QObject):
         self.threads: dict[int, threading.Thread] = {}
         self.delivered.connect(self._on_delivered)
 
+    @traced("background call result")
     def _on_delivered(self, token: int, result: object, error: object) -> None:
         entry = self.pending.pop(token, None)
         thread = self.threads.pop(token, None)

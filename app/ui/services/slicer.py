@@ -18,6 +18,8 @@ from collections.abc import Callable, Iterator
 
 from PyQt6.QtCore import QObject, QTimer, pyqtSignal
 
+from app.ui.services.activity import ACTIVITY
+
 log = logging.getLogger(__name__)
 
 Job = Callable[[], Iterator[None] | None]
@@ -70,9 +72,11 @@ class TimeSlicer(QObject):
         deadline = t0 + self.budget_s
         work = self._work
         ran = False
+        tracing = ACTIVITY.enabled
         while work and (not ran or time.perf_counter() < deadline):  # at least one step per slice
             ran = True
             key, step = work[0]
+            step_start = time.perf_counter() if tracing else 0.0
             try:
                 if isinstance(step, Iterator):
                     next(step)
@@ -85,6 +89,9 @@ class TimeSlicer(QObject):
                 pass
             except Exception:
                 log.exception("time-sliced work step failed")
+            finally:
+                if tracing:   # "slice: build", "slice: free", "slice: scan" …: the job's kind, not its id
+                    ACTIVITY.record("slice: " + key.split(":", 1)[0], step_start, time.perf_counter())
             work.popleft()
             self._keys.discard(key)
         spent = time.perf_counter() - t0
