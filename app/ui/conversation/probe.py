@@ -257,5 +257,5 @@ class ChatViewProbe:
     def hit_at(self, point: QPointF) -> Hit | None:
         """What a mouse event at viewport ``point`` would find (one hit test)."""
         view = self._view
-        hit: Hit | None = view._hit(point, details=True)
+        hit: Hit | None = view._pointer.hit(point, details=True)
         return hit

@@ -60,7 +60,9 @@ results swapped in), ``streaming.StreamingTail`` and ``stream_flow.StreamFlow``
 ``unfolding.ThoughtsUnfolder`` (folding and unfolding), ``virtualizer.LiveWindow``
 and ``live_items.LiveItems`` (building what it plans), ``history.HistoryLoader``,
 ``styling.ItemStyler`` (zoom, theme, width), ``footer``, ``painter.ItemPainter``,
-``hittest.HitTester`` (one hit test per mouse event), ``selection.Selection``,
+``hittest.HitTester`` (one hit test per mouse event), ``gestures.PointerGestures``
+(the mouse), ``view_actions.ViewActions`` (clipboard, links, footer actions),
+``selection.Selection``,
 ``find.FindHighlighter`` and ``find_reveal.FindReveal`` (the current match
 brought on screen), ``menu``, ``app.ui.services.slicer.TimeSlicer`` (the work
 queue); ``probe.ChatViewProbe`` reads back what is shown (tests, the doctor).
@@ -70,7 +72,7 @@ Removing messages (``remove_messages``) and adding them (``add_messages``)
 never move what the reader looks at (following the bottom keeps following).
 
 Safety: unit documents never load a resource; links open only through
-``_on_link_clicked`` with an http(s) allow-list.
+``view_actions.ViewActions.open_link`` with an http(s) allow-list.
 
 Threading rule: GUI thread only.
 """
@@ -82,16 +84,12 @@ import logging
 from PyQt6.QtCore import QPointF, QSize, Qt, QTimer, QUrl, pyqtSignal
 from PyQt6.QtGui import (
     QContextMenuEvent,
-    QCursor,
-    QDesktopServices,
-    QGuiApplication,
     QKeyEvent,
     QKeySequence,
     QMouseEvent,
     QPainter,
     QPaintEvent,
     QResizeEvent,
-    QTextCursor,
 )
 from PyQt6.QtWidgets import QAbstractScrollArea, QMenu, QScrollBar, QWidget
 
@@ -101,32 +99,30 @@ from app.ui.conversation.find import FindHighlighter
 from app.ui.conversation.find_reveal import FindReveal
 from app.ui.conversation.footer import Decorator, footer_actions
 from app.ui.conversation.geometry import ItemLayout, Metrics
+from app.ui.conversation.gestures import PointerGestures
 from app.ui.conversation.history import HistoryLoader
-from app.ui.conversation.hittest import Hit, HitTester
+from app.ui.conversation.hittest import HitTester
 from app.ui.conversation.items import (
-    ALLOWED_LINK_SCHEMES,
     BREAK_LIMIT,
-    LAZY_COPY_ITEMS,
     SLICE_BUDGET_S,
     SYNC_HISTORY,
     Item,
     ItemList,
-    Pos,
-    copy_source,
 )
 from app.ui.conversation.live_items import LiveItems
-from app.ui.conversation.menu import MenuTarget, build_context_menu
+from app.ui.conversation.menu import build_context_menu
 from app.ui.conversation.painter import ItemPainter
 from app.ui.conversation.probe import ChatViewProbe
 from app.ui.conversation.render_results import RenderResults
 from app.ui.conversation.rows import ItemRows
 from app.ui.conversation.scrolling import ScrollKeeper
-from app.ui.conversation.selection import LazyTextMime, Selection
+from app.ui.conversation.selection import Selection
 from app.ui.conversation.stream_flow import StreamFlow
 from app.ui.conversation.streaming import StreamingTail
 from app.ui.conversation.styling import ItemStyler
 from app.ui.conversation.thoughts import ThoughtsFold
 from app.ui.conversation.unfolding import ThoughtsUnfolder
+from app.ui.conversation.view_actions import ViewActions
 from app.ui.conversation.virtualizer import LiveWindow
 from app.ui.misc import shortcuts
 from app.ui.services.render import RenderResult, RenderService
@@ -183,9 +179,6 @@ class ChatView(QAbstractScrollArea):
         self._visibility_timer = QTimer(self)
         self._visibility_timer.setSingleShot(True)
         self._sel = Selection(self._list, self.palette)
-        self._press_at: QPointF | None = None
-        self._dragging = False
-        self._hover_href = ""
         self._probe: ChatViewProbe | None = None
         repaint = self._vp().update
         self._find = FindHighlighter(self._slicer, repaint)
@@ -224,6 +217,14 @@ class ChatView(QAbstractScrollArea):
             self._list, self._scroll, self._metrics, self._flow, self._unfold, self._live, self._results,
             self._render, self._history, self._slicer, self._sel, self._reveal, self._schedule_visibility,
             repaint, self.history_completed.emit,
+        )
+        self._out = ViewActions(
+            self._list, self._sel, self.copied.emit, self.link_opened.emit, self.link_blocked.emit,
+            self.message_action_requested.emit,
+        )
+        self._pointer = PointerGestures(
+            self._list, self._hits, self._scroll, lambda: self._vp().width(), self._sel, self._out, self._actions,
+            self.toggle_thoughts, self._vp().setCursor, self.setToolTip, repaint,
         )
         self._painter = ItemPainter(
             self._list, self._layout, self._metrics, self._find, self._thoughts.label,
@@ -431,90 +432,25 @@ class ChatView(QAbstractScrollArea):
         )
         painter.end()
 
-    # ------------------------------------------------------------------ hit testing
-
-    def _hit(self, point: QPointF, details: bool = False) -> Hit | None:
-        """What is under viewport ``point`` (one pass: see ``HitTester``)."""
-        return self._hits.at(point, self._bar().value(), self._vp().width(), details)
-
-    def _pos_at(self, point: QPointF) -> Pos | None:
-        hit = self._hit(point)
-        return None if hit is None else hit.pos()
-
-    # ------------------------------------------------------------------ mouse and keys
+    # ------------------------------------------------------------------ mouse and keys (``PointerGestures``)
 
     def mousePressEvent(self, event: QMouseEvent | None) -> None:
         if event is None or event.button() != Qt.MouseButton.LeftButton:
             return
         self.setFocus()
-        point = event.position()
-        self._press_at = point
-        self._dragging = False
-        pos = self._pos_at(point)
-        if event.modifiers() & Qt.KeyboardModifier.ShiftModifier and self._sel.anchor is not None:
-            self._sel.cursor = pos
-        else:
-            self._sel.anchor = self._sel.cursor = pos
-        self._vp().update()
+        self._pointer.press(event.position(), bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier))
 
     def mouseMoveEvent(self, event: QMouseEvent | None) -> None:
-        if event is None:
-            return
-        point = event.position()
-        if event.buttons() & Qt.MouseButton.LeftButton and self._press_at is not None:
-            self._dragging = True
-            pos = self._pos_at(point)
-            if pos is not None:
-                self._sel.cursor = pos
-                self._vp().update()
-            return
-        hit = self._hit(point, details=True)
-        href = "" if hit is None else hit.href
-        clickable = hit is not None and hit.clickable
-        self._vp().setCursor(
-            QCursor(Qt.CursorShape.PointingHandCursor if clickable else Qt.CursorShape.IBeamCursor)
-        )
-        if href != self._hover_href:
-            self._hover_href = href
-            self.setToolTip(href)
+        if event is not None:
+            self._pointer.move(event.position(), bool(event.buttons() & Qt.MouseButton.LeftButton))
 
     def mouseReleaseEvent(self, event: QMouseEvent | None) -> None:
-        if event is None or event.button() != Qt.MouseButton.LeftButton:
-            return
-        point = event.position()
-        clicked = not self._dragging
-        self._press_at = None
-        self._dragging = False
-        if not clicked:
-            return
-        hit = self._hit(point, details=True)
-        if hit is None:
-            return
-        item_id = self._list.items[hit.index].id
-        if hit.thinking:
-            self.toggle_thoughts(item_id)
-        elif hit.action:
-            self._on_footer_action(hit.action, item_id)
-        elif hit.code is not None:
-            self._set_clipboard(hit.code, "code")
-        elif hit.href:
-            self._on_link_clicked(QUrl(hit.href))
+        if event is not None and event.button() == Qt.MouseButton.LeftButton:
+            self._pointer.release(event.position())
 
     def mouseDoubleClickEvent(self, event: QMouseEvent | None) -> None:
-        if event is None:
-            return
-        pos = self._pos_at(event.position())
-        if pos is None:
-            return
-        doc = self._sel.doc_of(pos)
-        if doc is None:
-            return
-        cursor = QTextCursor(doc)
-        cursor.setPosition(min(pos.char, doc.characterCount() - 1))
-        cursor.select(QTextCursor.SelectionType.WordUnderCursor)
-        self._sel.anchor = Pos(pos.item, pos.unit, cursor.selectionStart())
-        self._sel.cursor = Pos(pos.item, pos.unit, cursor.selectionEnd())
-        self._vp().update()
+        if event is not None:
+            self._pointer.double_click(event.position())
 
     def keyPressEvent(self, event: QKeyEvent | None) -> None:
         if event is None:
@@ -543,43 +479,10 @@ class ChatView(QAbstractScrollArea):
         """Copy, the message's own actions (the footer's: edit, regenerate,
         other versions...) and Select All. From the keyboard (the menu key,
         Shift+F10) it is about the message last clicked, else the last one."""
-        hit = self._hit(point)
-        index = None if hit is None or not hit.in_body else hit.index
-        items = self._list.items
-        if keyboard:
-            if self._sel.cursor is not None:
-                index = self._sel.cursor.item  # the message last clicked
-            else:
-                index = next((i for i in range(len(items) - 1, -1, -1) if items[i].kind != "notice"), None)
-        target = None
-        if index is not None and items[index].kind != "notice":
-            item = items[index]
-            thoughts = None if item.think is None else item.think.expanded
-            target = MenuTarget(item.id, thoughts, self._actions(item))
         return build_context_menu(
-            self, self.has_selection(), target, self.copy_selection, self.select_all,
-            self._on_footer_action, self.toggle_thoughts,
+            self, self.has_selection(), self._pointer.menu_target(point, keyboard), self.copy_selection,
+            self.select_all, self._out.footer_action, self.toggle_thoughts,
         )
-
-    def _on_footer_action(self, action: str, item_id: str) -> None:
-        if action == "copy":
-            item = self._item(item_id)
-            if item is not None and item.message is not None:
-                self._set_clipboard(copy_source(item.message), "message")
-        self.message_action_requested.emit(action, item_id)
-
-    def _on_link_clicked(self, url: QUrl) -> None:
-        if url.scheme().lower() in ALLOWED_LINK_SCHEMES and url.host():
-            QDesktopServices.openUrl(url)
-            self.link_opened.emit(url)
-        else:
-            self.link_blocked.emit(url)
-
-    def _set_clipboard(self, text: str, what: str) -> None:
-        clipboard = QGuiApplication.clipboard()
-        if clipboard is not None:
-            clipboard.setText(text)
-        self.copied.emit(what, text)
 
     # ------------------------------------------------------------------ selection
 
@@ -601,18 +504,7 @@ class ChatView(QAbstractScrollArea):
         """Copy the selection. A large one (many messages) goes to the
         clipboard as data made when it is pasted, so Copy itself costs
         nothing whatever the selection's size."""
-        sel = self._sel.ordered()
-        if sel is None:
-            return
-        if sel[1].item - sel[0].item > LAZY_COPY_ITEMS:
-            clipboard = QGuiApplication.clipboard()
-            if clipboard is not None:
-                clipboard.setMimeData(LazyTextMime(self._sel.selected_text))
-            self.copied.emit("selection", "")
-            return
-        text = self._sel.selected_text()
-        if text:
-            self._set_clipboard(text, "selection")
+        self._out.copy_selection()
 
     # ------------------------------------------------------------------ find (``FindReveal``)
 
