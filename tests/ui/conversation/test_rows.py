@@ -4,7 +4,8 @@ everything cleared, without moving what the reader looks at."""
 from __future__ import annotations
 
 from app.core.conversation.model import Message, MessageStatus
-from app.ui.conversation.history import make_history_items
+from app.ui.conversation.footer import footer_words
+from app.ui.conversation.history import HistoryParams, make_history_items
 from app.ui.conversation.items import ITEM_GAP, Pos
 from tests.ui.conversation.parts import Parts
 
@@ -36,7 +37,7 @@ def test_earlier_history_goes_in_front_without_moving_the_view(qapp) -> None:
     p.rows.add_messages(_history(30))
     p.scroll.set_value(400)
     p.sel.anchor, p.sel.cursor = Pos(2, 0, 0), Pos(3, 0, 4)
-    older = make_history_items(_history(5), p.rows._history_params())
+    older = make_history_items(_history(5), HistoryParams(60, 17.0, 40.0, 20.0, "You", "Rill", footer_words()))
     p.rows.prepend_history(older, p.rows.generation + 1)  # from before a clear: dropped
     assert len(p.items.items) == 30 and p.completed == 1
     p.rows.prepend_history(older, p.rows.generation)
@@ -55,7 +56,7 @@ def test_removing_messages_above_the_viewport_keeps_the_first_one_shown_in_place
     p.sel.anchor, p.sel.cursor = Pos(20, 0, 0), Pos(21, 0, 3)
     p.results.finalizing.add(msgs[3].id)
     p.rows.remove([msgs[3].id, msgs[4].id, "unknown"])
-    assert p.rows is not None and len(p.items.items) == 28
+    assert len(p.items.items) == 28
     assert p.items.index[msgs[10].id] == 8
     assert p.scroll.value == int(p.items.top(8)) + 5
     assert (p.sel.anchor, p.sel.cursor) == (Pos(18, 0, 0), Pos(19, 0, 3))
