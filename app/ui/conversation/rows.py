@@ -40,8 +40,10 @@ from app.ui.services.render import RenderService
 from app.ui.services.slicer import TimeSlicer
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("ChatView", text)
+def _labels() -> tuple[str, str]:
+    """The user's and the assistant's labels (literal calls, so pylupdate finds them;
+    the context is the view's, where they were first)."""
+    return QCoreApplication.translate("ChatView", "You"), QCoreApplication.translate("ChatView", "Rill")
 
 
 class ItemRows:
@@ -89,7 +91,10 @@ class ItemRows:
     def add_message(self, message: Message, label: str = "") -> None:
         """Show a message (finished, or streaming: then ``StreamFlow`` goes on)."""
         kind = "user" if message.role == Role.USER.value else "assistant"
-        item = Item(message.id, kind, message, label or (_tr("You") if kind == "user" else _tr("Rill")))
+        if not label:
+            you, rill = _labels()
+            label = you if kind == "user" else rill
+        item = Item(message.id, kind, message, label)
         if message.status == MessageStatus.STREAMING:
             self._flow.begin(item)
         else:
@@ -150,7 +155,7 @@ class ItemRows:
         frame = self._metrics.frame_height()
         return HistoryParams(
             max(10, int(width / (CHAR_W * self._metrics.zoom))), self._metrics.line_height(), frame, small + HEADER_GAP,
-            _tr("You"), _tr("Rill"), footer_words(),
+            *_labels(), footer_words(),
         )
 
     def append_history(self, new: list[Item]) -> None:
