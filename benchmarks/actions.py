@@ -735,8 +735,10 @@ TRACED = (
     ("app.ui.conversation.view", "ChatView", ("_on_rendered", "paintEvent", "_update_live_items",
                                       "add_messages", "add_message", "clear", "resizeEvent", "select_all",
                                       "copy_selection", "selected_text", "append_stream", "finish_stream",
-                                      "_tail_insert", "_tail_changed", "_maybe_commit", "_rebuild_tail",
-                                      "_on_history_ready", "_append_history", "set_zoom", "restyle")),
+                                      "_on_history_ready", "set_zoom", "restyle")),
+    # the view's work its facade hands on (issue #16 split it out of ChatView)
+    ("app.ui.conversation.stream_flow", "StreamFlow", ("tail_changed",)),
+    ("app.ui.conversation.rows", "ItemRows", ("append_history",)),
     ("app.ui.misc.theme", "ThemeManager", ("_apply", "_on_sheet_due")),
     ("app.ui.conversation.selection", "LazyTextMime", ("retrieveData",)),
     ("app.ui.services.slicer", "TimeSlicer", ("_on_due",)),

@@ -242,6 +242,24 @@ def _rel_ms(pc: float | None, spawn_wall: float) -> float | None:
     return round((_WALL0 + (pc - _PC0) - spawn_wall) * 1000, 1)
 
 
+#: GUI-thread methods timed in the child (module, class, methods).
+TRACED = (
+    ("app.ui.conversation.controller", "ChatController", ("new_chat", "send")),
+    ("app.ui.conversation.consumer", "StreamConsumer", ("_on_tick",)),
+    ("app.ui.conversation.view", "ChatView", ("add_messages", "_update_live_items", "_on_rendered",
+                                              "resizeEvent", "clear", "_on_history_ready")),
+    ("app.ui.conversation.rows", "ItemRows", ("append_history",)),
+    ("app.ui.services.slicer", "TimeSlicer", ("_on_due",)),
+    ("app.ui.services.store", "StoreService", ("_on_done", "_on_opened")),
+    ("app.ui.sidebar.sidebar", "ConversationListModel", ("_on_page", "fetchMore", "upsert")),
+    ("app.ui.sidebar.sidebar", "_Delegate", ("sizeHint",)),
+    ("app.ui.services.library", "ConversationLibrary", ("message_added", "message_changed", "load")),
+    ("app.ui.window.main_window", "MainWindow", ("_on_conversation_shown",)),
+    ("app.ui.window.library_wiring", "LibraryWiring", ("_on_store_opened", "_on_first_page_loaded",
+                                                       "open_conversation", "_on_conversation_changed")),
+)
+
+
 class _Child:
     """One measurement process: start Rill as ``rill`` does, then do ``args.child``."""
 
@@ -271,23 +289,9 @@ class _Child:
 
         child = self
         rec = self.recorder = Recorder()
-        traced = (
-            ("app.ui.conversation.controller", "ChatController", ("new_chat", "send")),
-            ("app.ui.conversation.consumer", "StreamConsumer", ("_on_tick",)),
-            ("app.ui.conversation.view", "ChatView", ("add_messages", "_update_live_items", "_on_rendered",
-                                              "resizeEvent", "clear", "_append_history", "_on_history_ready")),
-            ("app.ui.services.slicer", "TimeSlicer", ("_on_due",)),
-            ("app.ui.services.store", "StoreService", ("_on_done", "_on_opened")),
-            ("app.ui.sidebar.sidebar", "ConversationListModel", ("_on_page", "fetchMore", "upsert")),
-            ("app.ui.sidebar.sidebar", "_Delegate", ("sizeHint",)),
-            ("app.ui.services.library", "ConversationLibrary", ("message_added", "message_changed", "load")),
-            ("app.ui.window.main_window", "MainWindow", ("_on_conversation_shown",)),
-            ("app.ui.window.library_wiring", "LibraryWiring", ("_on_store_opened", "_on_first_page_loaded",
-                                                        "open_conversation", "_on_conversation_changed")),
-        )
         import importlib
 
-        for module, cls_name, methods in traced:
+        for module, cls_name, methods in TRACED:
             cls = getattr(importlib.import_module(module), cls_name)
             for meth in methods:
                 fn = cls.__dict__.get(meth)

@@ -129,7 +129,7 @@ class ChatViewProbe:
             return None
         item = self._view._list.items[index]
         offset = self._view._bar().value()
-        fy = self._view._top(index) + item.height - PAD_Y - self._view._metrics.line_height(self._view._metrics.small)
+        fy = self._view._list.top(index) + item.height - PAD_Y - self._view._metrics.line_height(self._view._metrics.small)
         for kind, _text, rect in self._view._layout.footer_layout(item, fy):
             if kind == f"action:{action}":
                 return QPointF(rect.center().x(), rect.center().y() - offset)
@@ -189,7 +189,7 @@ class ChatViewProbe:
         if index is None:
             return None
         item = view._list.items[index]
-        total: int = view._hidden_thought_matches(item)
+        total: int = view._reveal.hidden_thought_matches(item)
         for _n, doc, _h, _u, _y in view._layout.rows(item, 0.0):
             if doc is not None:
                 starts = view._find.ranges(doc)
@@ -257,5 +257,5 @@ class ChatViewProbe:
     def hit_at(self, point: QPointF) -> Hit | None:
         """What a mouse event at viewport ``point`` would find (one hit test)."""
         view = self._view
-        hit: Hit | None = view._hit(point, details=True)
+        hit: Hit | None = view._pointer.hit(point, details=True)
         return hit

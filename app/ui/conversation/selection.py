@@ -7,6 +7,7 @@ Threading rule: GUI thread only.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable
 
 from PyQt6.QtCore import QMimeData
@@ -57,6 +58,42 @@ class Selection:
     @property
     def active(self) -> bool:
         return self.anchor is not None and self.cursor is not None and self.anchor != self.cursor
+
+    def clear(self) -> None:
+        self.anchor = self.cursor = None
+
+    def select_all(self) -> None:
+        """From the first item's start to the last one's end: O(1)."""
+        items = self._list.items
+        if not items:
+            return
+        last = len(items) - 1
+        item = items[last]
+        n_units = len(item.units) + (1 if item.tail is not None else 0)
+        self.anchor = Pos(0, -1, 0)
+        self.cursor = Pos(last, max(0, n_units - 1), 1 << 30)
+
+    def pins(self, index: int) -> bool:
+        """An end of the selection is in item ``index``."""
+        return any(p is not None and p.item == index for p in (self.anchor, self.cursor))
+
+    def shift(self, k: int) -> None:
+        """``k`` items were put in front: both ends move with their items."""
+        a, c = self.anchor, self.cursor
+        self.anchor = None if a is None else Pos(a.item + k, a.unit, a.char)
+        self.cursor = None if c is None else Pos(c.item + k, c.unit, c.char)
+
+    def items_removed(self, gone: list[int]) -> None:
+        """The items at (sorted) indices ``gone`` were removed: the selection
+        is cleared when an end was in one of them, else renumbered."""
+        removed = set(gone)
+        ends = (self.anchor, self.cursor)
+        if any(p is not None and p.item in removed for p in ends):
+            self.anchor = self.cursor = None
+        else:
+            self.anchor, self.cursor = (
+                None if p is None else Pos(p.item - bisect.bisect_left(gone, p.item), p.unit, p.char) for p in ends
+            )
 
     def ordered(self) -> tuple[Pos, Pos] | None:
         if not self.active:

@@ -23,3 +23,30 @@ def test_a_selection_over_whole_messages_copies_their_source(qtbot, view) -> Non
     view.select_all()
     assert view.has_selection()
     assert view.selected_text() == "first **bold**\n\nsecond"
+
+
+def test_the_selection_follows_its_items_when_others_come_or_go(qapp) -> None:
+    from PyQt6.QtGui import QPalette
+
+    from app.core.conversation.model import Message
+    from app.ui.conversation.items import Item, ItemList, Pos
+    from app.ui.conversation.selection import Selection
+
+    items = ItemList()
+    for k in range(6):
+        items.items.append(Item(f"m{k}", "user", Message("user", f"text {k}")))
+    items.reindex()
+    sel = Selection(items, QPalette)
+    sel.select_all()
+    assert (sel.anchor, sel.cursor) == (Pos(0, -1, 0), Pos(5, 0, 1 << 30))
+    sel.anchor, sel.cursor = Pos(2, 0, 1), Pos(4, 0, 3)
+    assert sel.pins(2) and sel.pins(4) and not sel.pins(3)
+    sel.shift(3)  # three items put in front
+    assert (sel.anchor, sel.cursor) == (Pos(5, 0, 1), Pos(7, 0, 3))
+    sel.items_removed([0, 1, 6])  # before both ends, and between them
+    assert (sel.anchor, sel.cursor) == (Pos(3, 0, 1), Pos(4, 0, 3))
+    sel.items_removed([4])  # the cursor's item
+    assert sel.anchor is None and sel.cursor is None
+    sel.anchor = sel.cursor = Pos(0, 0, 0)
+    sel.clear()
+    assert sel.anchor is None and sel.cursor is None

@@ -1,0 +1,130 @@
+"""Carrying out the live window's plan (``LiveItems``): items near the
+viewport get their documents built in work slices (a unit per slice, the
+unfolded thoughts filled alongside), finished messages seen for the first
+time are sent to the render thread (the answer only, never the thoughts),
+far items drop their documents; then, when every item on screen is built
+and the current find match is revealed, ``viewport_ready`` is called.
+
+Threading rule: GUI thread only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+from app.ui.conversation.documents import DocumentFactory
+from app.ui.conversation.find_reveal import FindReveal
+from app.ui.conversation.geometry import Metrics
+from app.ui.conversation.items import Item, ItemList
+from app.ui.conversation.render_results import Queue
+from app.ui.conversation.selection import Selection
+from app.ui.conversation.thoughts import ThoughtsFold
+from app.ui.conversation.unfolding import ThoughtsUnfolder
+from app.ui.conversation.virtualizer import LiveWindow
+from app.ui.services.render import RenderJob, RenderService
+
+
+class LiveItems:
+    """Builds, renders and drops what ``LiveWindow`` plans (see the module docstring)."""
+
+    def __init__(
+        self,
+        items: ItemList,
+        window: LiveWindow,
+        docs: DocumentFactory,
+        metrics: Metrics,
+        render_service: RenderService,
+        queue: Queue,
+        fold: ThoughtsFold,
+        unfolder: ThoughtsUnfolder,
+        reveal: FindReveal,
+        selection: Selection,
+        set_height: Callable[[int, float], None],
+        repaint: Callable[[], None],
+        viewport_ready: Callable[[], None],
+    ) -> None:
+        self._list = items
+        self._window = window
+        self._docs = docs
+        self._metrics = metrics
+        self._render = render_service
+        self._queue = queue
+        self._fold = fold
+        self._unfolder = unfolder
+        self._reveal = reveal
+        self._sel = selection
+        self._set_height = set_height
+        self._repaint = repaint
+        self._viewport_ready = viewport_ready
+
+    def update(self) -> None:
+        """Build documents for items near the viewport, drop far ones."""
+        drop, render, build = self._window.plan(self._sel.pins)  # a selection's ends keep their documents
+        for item in drop:
+            self.drop_documents(item)
+        for item, priority in render:
+            self._request_render(item, priority)
+        for item in build:
+            self._queue(f"build:{item.id}", lambda it=item: self._build(it))  # type: ignore[misc]  # mypy: a lambda with a default argument
+        self.check_ready()
+
+    def drop_documents(self, item: Item) -> None:
+        """The item keeps its units (strings) and height, not their documents."""
+        for u in item.units:
+            if u.doc is not None:
+                u.doc.deleteLater()
+                u.doc = None
+        if item.think is not None:
+            self._fold.drop(item.think)
+        item.live = False
+        self._window.live.discard(item.id)
+
+    def reset(self) -> None:
+        """No item holds documents (the view was cleared)."""
+        self._window.live = set()
+
+    def check_ready(self) -> None:
+        """``viewport_ready`` once every item on screen is rendered and built."""
+        if not self._list.items:
+            return
+        if self._reveal.pending is not None and not self._reveal.try_reveal():
+            return
+        for index in self._window.visible_range():
+            item = self._list.items[index]
+            if item.message is not None and item.rendered_len < 0:
+                return
+            if not item.docs_ready:
+                return
+        self._viewport_ready()
+
+    def _request_render(self, item: Item, priority: int) -> None:
+        msg = item.message
+        assert msg is not None
+        if item.render_asked == len(msg):
+            return
+        item.render_asked = len(msg)
+        kind = "user" if item.kind == "user" else "history"
+        text = self._unfolder.answer_source(item, msg.content)  # the thoughts never go through Markdown
+        self._render.request(RenderJob(item.id, kind, text, token=len(msg)), priority)
+
+    def _build(self, item: Item) -> Iterator[None]:
+        width = self._metrics.content_width()
+        think = item.think
+        if think is not None and think.expanded and think.doc is None and item.live:
+            self._unfolder.start_fill(item)
+        for u in item.units:
+            if self._list.get(item.id) is not item or not item.live:
+                return
+            if u.doc is None:
+                built = self._docs.build_unit(u.unit)
+                u.doc, u.height, u.measured_width = built.doc, built.height, width
+                yield
+            elif u.measured_width != width:
+                u.doc.setTextWidth(width)
+                u.height = u.doc.size().height()
+                u.measured_width = width
+        index = self._list.index.get(item.id)
+        if index is not None:
+            self._set_height(index, self._metrics.item_height(item))
+            item.measured_width = width
+            self._repaint()

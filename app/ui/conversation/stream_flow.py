@@ -1,0 +1,134 @@
+"""A streaming message's course through the view (``StreamFlow``): its item
+set up for streaming (a tail, a thinking splitter for a reply, the text so
+far when it is shown again), each streamed piece appended (``StreamingTail``)
+and the tail re-measured, completed Markdown blocks looked for at most every
+``COMMIT_SCAN_S``, and the end: the whole answer sent for its final render
+(the thoughts stay plain text).
+
+Threading rule: GUI thread only.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from app.core.text.thinking import ThinkingSplitter
+from app.ui.conversation.footer import footer_words, set_footer_from_status
+from app.ui.conversation.geometry import Metrics
+from app.ui.conversation.items import COMMIT_SCAN_S, Item, ItemList
+from app.ui.conversation.render_results import RenderResults
+from app.ui.conversation.streaming import StreamingTail
+from app.ui.conversation.thoughts import ThoughtsFold
+from app.ui.conversation.unfolding import ThoughtsUnfolder
+from app.ui.conversation.virtualizer import LiveWindow
+from app.ui.services.render import PRIORITY_NOW, RenderJob, RenderService
+
+
+class StreamFlow:
+    """Streaming items from their first piece to their final render (see the module docstring)."""
+
+    def __init__(
+        self,
+        items: ItemList,
+        stream: StreamingTail,
+        fold: ThoughtsFold,
+        unfolder: ThoughtsUnfolder,
+        results: RenderResults,
+        metrics: Metrics,
+        render_service: RenderService,
+        window: LiveWindow,
+        set_height: Callable[[int, float], None],
+        repaint: Callable[[], None],
+    ) -> None:
+        self._list = items
+        self._stream = stream
+        self._fold = fold
+        self._unfolder = unfolder
+        self._results = results
+        self._metrics = metrics
+        self._render = render_service
+        self._window = window
+        self._set_height = set_height
+        self._repaint = repaint
+
+    def begin(self, item: Item) -> None:
+        """Set up a new item for a streaming message (before it joins the list)."""
+        message = item.message
+        assert message is not None
+        item.streaming = True
+        item.rendered_len = 0
+        self._stream.new_tail(item)
+        if item.kind == "assistant":
+            item.splitter = ThinkingSplitter()
+        if len(message):  # shown again after another conversation was: its text so far
+            self._stream.stream_text(item, message.content)
+            item.tail_height = item.tail.size().height() if item.tail is not None else 0.0
+
+    def shown(self, item: Item) -> None:
+        """The item set up by ``begin`` is in the list: its unfolded thoughts
+        and the blocks its text so far completed."""
+        assert item.message is not None
+        if not len(item.message):
+            return
+        think = item.think
+        if think is not None and think.expanded and think.doc is None:
+            self._unfolder.start_fill(item)
+            self._set_height(self._list.index[item.id], self._metrics.item_height(item))
+        self._stream.maybe_commit(item)
+
+    def append(self, message_id: str, text: str) -> None:
+        """Append streamed text (already appended to the Message) to the tail:
+        O(len(text)); asks for a render when a Markdown block completed."""
+        item = self._list.get(message_id)
+        if item is None or not item.streaming or not text:
+            return
+        if item.tail is None:
+            self._stream.new_tail(item)
+        answer = self._stream.stream_text(item, text)
+        think = item.think
+        if think is not None and think.expanded and think.doc is None:
+            self._unfolder.start_fill(item)
+        self.tail_changed(item)
+        now = time.monotonic()
+        if "\n" in answer and now - item.last_scan >= COMMIT_SCAN_S:
+            item.last_scan = now
+            self._stream.maybe_commit(item)
+
+    def tail_changed(self, item: Item) -> None:
+        """Measure the tail (and the thoughts shown) again and set the item's height."""
+        assert item.tail is not None
+        width = self._metrics.content_width()
+        if item.tail.textWidth() != width:
+            item.tail.setTextWidth(width)
+        item.tail_height = item.tail.size().height()
+        think = item.think
+        if think is not None and think.ready:
+            assert think.doc is not None
+            if think.doc.textWidth() != width:
+                think.doc.setTextWidth(width)
+            think.height, think.measured_width = think.doc.size().height(), width
+        index = self._list.index[item.id]
+        self._set_height(index, self._metrics.item_height(item))
+        if self._window.is_visible(index):
+            self._repaint()
+
+    def finish(self, message_id: str) -> None:
+        """The message's text is complete: render it whole (off the GUI
+        thread); the result is swapped in by ``RenderResults``."""
+        item = self._list.get(message_id)
+        if item is None or item.message is None:
+            return
+        item.streaming = False
+        item.final_pending = True
+        item.splitter = None
+        self._results.finalizing.add(item.id)
+        set_footer_from_status(item, footer_words())
+        content = item.message.content
+        text = self._unfolder.answer_source(item, content)
+        think = item.think
+        if think is not None and think.ready:
+            self._fold.trim(think)
+        # Only the answer goes through Markdown; the thoughts stay plain text.
+        self._render.request(RenderJob(item.id, "final", text, token=len(content)), PRIORITY_NOW)
+        self._repaint()

@@ -1,0 +1,73 @@
+"""ItemStyler: zoom, theme and width changes, O(n) arithmetic at once and
+Qt work only for the items holding documents, in work slices."""
+
+from __future__ import annotations
+
+from app.core.conversation.model import Message
+from app.core.render.blocks import Unit
+from app.ui.conversation.items import ITEM_GAP
+from app.ui.services.render import RenderResult
+from tests.ui.conversation.parts import Parts
+
+
+def _shown(p: Parts, n: int, text: str = "word " * 40) -> list[Message]:
+    msgs = Parts.rendered([Message("user", text) for _ in range(n)])
+    p.rows.add_messages(msgs)
+    p.live.update()
+    p.run()
+    return msgs
+
+
+def test_zoom_scales_far_items_at_once_and_refonts_live_ones_in_slices(qapp) -> None:
+    p = Parts()
+    _shown(p, 200)
+    near, far = p.items.items[0], p.items.items[-1]
+    assert near.live and not far.live
+    far_height = far.height
+    line = p.metrics.line_height()
+    p.styler.set_zoom(1.5)
+    ratio = p.metrics.line_height() / line
+    assert abs(far.height - far_height * ratio * ratio) < 0.01
+    assert abs(p.items.total() - sum(i.height + ITEM_GAP for i in p.items.items)) < 0.01
+    keys = p.run()
+    assert f"zoom:{near.id}" in keys and f"zoom:{far.id}" not in keys
+    doc = near.units[0].doc
+    assert doc is not None and doc.defaultFont() == p.metrics.font
+    p.styler.set_zoom(1.5)
+    assert p.jobs == [], "the same zoom again: nothing to do"
+
+
+def test_a_narrower_view_scales_far_items_and_lays_live_ones_out_at_once(qapp) -> None:
+    p = Parts(width=600)
+    _shown(p, 200)
+    p.styler.resized()  # the first size: nothing to scale from
+    near, far = p.items.items[0], p.items.items[-1]
+    far_height, frame = far.height, p.metrics.frame_height()
+    old_width = p.metrics.content_width()
+    p.width = 300
+    p.styler.resized()
+    ratio = old_width / p.metrics.content_width()
+    assert abs(far.height - (frame + (far_height - frame) * ratio)) < 0.01
+    doc = near.units[0].doc
+    assert doc is not None and doc.textWidth() == p.metrics.content_width()
+    assert p.jobs == []
+
+
+def test_a_new_theme_rebuilds_the_code_documents_near_the_viewport(qapp) -> None:
+    p = Parts()
+    msg = Message("assistant", "```\ncode\n```")
+    p.rows.add_messages([msg])
+    p.live.update()
+    (job, _prio), = p.render.jobs
+    p.results.on_rendered(RenderResult(job, (Unit("code", "<pre>code</pre>"),)))
+    p.live.update()
+    p.run()
+    item = p.item(msg)
+    old = item.units[0].doc
+    assert old is not None
+    p.styler.restyle()
+    assert p.jobs == [], "the same theme: nothing to rebuild"
+    p.docs.code_css = "stale"  # as if the theme changed
+    p.styler.restyle()
+    p.run()
+    assert item.units[0].doc is not None and item.units[0].doc is not old
