@@ -125,6 +125,7 @@ from app.ui.conversation.unfolding import ThoughtsUnfolder
 from app.ui.conversation.view_actions import ViewActions
 from app.ui.conversation.virtualizer import LiveWindow
 from app.ui.misc import shortcuts
+from app.ui.services.activity import traced
 from app.ui.services.render import RenderResult, RenderService
 from app.ui.services.slicer import TimeSlicer
 
@@ -336,6 +337,7 @@ class ChatView(QAbstractScrollArea):
         thread), then swap the result in; ``message_settled`` follows."""
         self._flow.finish(message_id)
 
+    @traced("render result")
     def _on_rendered(self, result: RenderResult) -> None:
         self._results.on_rendered(result)
 
@@ -395,6 +397,7 @@ class ChatView(QAbstractScrollArea):
         self._schedule_visibility()
         self._vp().update()
 
+    @traced("visibility update")
     def _update_live_items(self) -> None:
         """Build documents for items near the viewport, drop far ones."""
         self._live.update()
@@ -419,10 +422,12 @@ class ChatView(QAbstractScrollArea):
         others when they are next built."""
         self._styler.restyle()
 
+    @traced("resize")
     def resizeEvent(self, event: QResizeEvent | None) -> None:
         super().resizeEvent(event)
         self._styler.resized()
 
+    @traced("paint")
     def paintEvent(self, event: QPaintEvent | None) -> None:
         painter = QPainter(self._vp())
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
