@@ -65,13 +65,20 @@ class ItemPainter:
         self._selections = selections
         self._palette = palette
 
-    def paint(self, painter: QPainter, rows: range, offset: float, width: float, vh: float) -> None:
-        """Paint items ``rows`` with the view scrolled to ``offset``."""
+    def paint(self, painter: QPainter, rows: range, offset: float, width: float, vh: float,
+              band: tuple[float, float] | None = None) -> None:
+        """Paint items ``rows`` with the view scrolled to ``offset``; only what
+        meets ``band`` = (top, bottom) of the viewport (default: all of it): a
+        partial repaint (the new lines of a streaming tail) lays out nothing else."""
+        c0, c1 = band if band is not None else (0.0, vh)
         for index in rows:
             top = self._list.top(index) - offset
-            if top > vh:
+            if top > c1:
                 break
-            self._paint_item(painter, index, self._list.items[index], top, width, vh)
+            item = self._list.items[index]
+            if top + item.height < c0:
+                continue
+            self._paint_item(painter, index, item, top, width, (c0, c1))
 
     def _paint_ctx(self) -> QAbstractTextDocumentLayout.PaintContext:
         ctx = QAbstractTextDocumentLayout.PaintContext()
@@ -84,7 +91,9 @@ class ItemPainter:
         """The thoughts' colour: the palette's placeholder text colour."""
         return self._palette().color(QPalette.ColorRole.PlaceholderText)
 
-    def _paint_item(self, painter: QPainter, index: int, item: Item, top: float, width: float, vh: float) -> None:
+    def _paint_item(self, painter: QPainter, index: int, item: Item, top: float, width: float,
+                    band: tuple[float, float]) -> None:
+        c0, c1 = band
         m = self._metrics
         if item.kind == "user":
             painter.fillRect(QRectF(4, top, width - 8, item.height), theme.color("user_bg"))
@@ -100,9 +109,9 @@ class ItemPainter:
             painter.drawText(QPointF(PAD_X, y + QFontMetricsF(m.small).ascent()), self._think_label(item))
             y += m.think_header_height(item)
         for n, doc, height, unit, uy in self._layout.rows(item, y):
-            if uy > vh:
+            if uy > c1:
                 break
-            if uy + height >= 0 and doc is not None:
+            if uy + height >= c0 and doc is not None:
                 painter.save()
                 painter.translate(PAD_X, uy)
                 ctx = self._paint_ctx()
@@ -112,13 +121,13 @@ class ItemPainter:
                     muted = self.muted_text()
                     ctx.palette.setColor(QPalette.ColorRole.Text, muted)
                     painter.fillRect(QRectF(-8, 0, 2, height), muted)
-                ctx.clip = QRectF(0, -uy, width, vh)
+                ctx.clip = QRectF(0, c0 - uy, width, c1 - c0)
                 selections = self._selections(index, n, doc)
                 if self._find.active:
                     # Plain text (the tail, thoughts, notices) gets its find matches
                     # as rectangles behind the text: as many selections would
                     # cost the layout tens of ms in a long paragraph.
-                    matches = self._visible_matches(index, n, doc, -uy, vh - uy)
+                    matches = self._visible_matches(index, n, doc, c0 - uy, c1 - uy)
                     if unit is None or unit.unit.kind == "plain":
                         self._paint_find_rects(painter, doc, matches)
                     else:

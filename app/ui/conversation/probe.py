@@ -202,6 +202,16 @@ class ChatViewProbe:
         """Documents scanned for find matches so far."""
         return int(self._view._find.scans)
 
+    @property
+    def viewport_blits(self) -> int:
+        """Scrolls done by moving the viewport's pixels (``ViewportDamage``)."""
+        return int(self._view._damage.blits)
+
+    @property
+    def repaint_pending(self) -> bool:
+        """The view asked for a repaint that has not been painted yet."""
+        return bool(self._view._damage.pending)
+
     def footer_texts(self, message_id: str) -> list[str]:
         """The texts of a message's footer pieces (note, facts, actions)."""
         view = self._view

@@ -23,6 +23,9 @@ class ScrollKeeper:
         self._list = items
         self._bar = bar
         self._page = page
+        #: True while the bar moves only to follow an item growing at the
+        #: bottom: the content above it just moves up (its pixels can be moved).
+        self.following = False
 
     @property
     def value(self) -> int:
@@ -58,6 +61,10 @@ class ScrollKeeper:
         self._list.heights.set(index, height + ITEM_GAP)
         self.update_range()
         if stick:
-            self._bar.setValue(self._bar.maximum())
+            self.following = index == len(self._list.items) - 1   # nothing below it moves differently
+            try:
+                self._bar.setValue(self._bar.maximum())
+            finally:
+                self.following = False
         elif above:
             self._bar.setValue(round(self._bar.value() + delta))

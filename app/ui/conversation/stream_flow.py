@@ -40,6 +40,7 @@ class StreamFlow:
         window: LiveWindow,
         set_height: Callable[[int, float], None],
         repaint: Callable[[], None],
+        repaint_below: Callable[[float], None] | None = None,
     ) -> None:
         self._list = items
         self._stream = stream
@@ -51,6 +52,7 @@ class StreamFlow:
         self._window = window
         self._set_height = set_height
         self._repaint = repaint
+        self._repaint_below = repaint_below   # content y → repaint from there down (a growing tail)
 
     def begin(self, item: Item) -> None:
         """Set up a new item for a streaming message (before it joins the list)."""
@@ -87,31 +89,45 @@ class StreamFlow:
             self._stream.new_tail(item)
         answer = self._stream.stream_text(item, text)
         think = item.think
-        if think is not None and think.expanded and think.doc is None:
+        filled = think is not None and think.expanded and think.doc is None
+        if filled:
             self._unfolder.start_fill(item)
-        self.tail_changed(item)
+        self.tail_changed(item, appended=not filled)
         now = time.monotonic()
         if "\n" in answer and now - item.last_scan >= COMMIT_SCAN_S:
             item.last_scan = now
             self._stream.maybe_commit(item)
 
-    def tail_changed(self, item: Item) -> None:
-        """Measure the tail (and the thoughts shown) again and set the item's height."""
+    def tail_changed(self, item: Item, appended: bool = False) -> None:
+        """Measure the tail (and the thoughts shown) again and set the item's
+        height. ``appended``: only text was added at the tail's end, so only
+        the strip from its old last lines down is painted again; otherwise
+        (a block swapped for its rendered unit, a width change) all of it."""
         assert item.tail is not None
         width = self._metrics.content_width()
         if item.tail.textWidth() != width:
             item.tail.setTextWidth(width)
         item.tail_height = item.tail.size().height()
         think = item.think
+        thoughts_moved = False
         if think is not None and think.ready:
             assert think.doc is not None
             if think.doc.textWidth() != width:
                 think.doc.setTextWidth(width)
+            before = think.height
             think.height, think.measured_width = think.doc.size().height(), width
+            thoughts_moved = think.height != before
         index = self._list.index[item.id]
+        # What changed on screen: from the tail's old last lines down (its
+        # new text, the footer pushed down); the rest only moved, if at all.
+        changed_from = self._list.top(index) + item.height - self._metrics.footer_height(item) \
+            - 3 * self._metrics.line_height()
         self._set_height(index, self._metrics.item_height(item))
         if self._window.is_visible(index):
-            self._repaint()
+            if self._repaint_below is None or thoughts_moved or not appended:
+                self._repaint()
+            else:
+                self._repaint_below(changed_from)
 
     def finish(self, message_id: str) -> None:
         """The message's text is complete: render it whole (off the GUI

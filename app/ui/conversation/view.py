@@ -94,6 +94,7 @@ from PyQt6.QtGui import (
 from PyQt6.QtWidgets import QAbstractScrollArea, QMenu, QScrollBar, QWidget
 
 from app.core.conversation.model import Message
+from app.ui.conversation.damage import ViewportDamage
 from app.ui.conversation.documents import DocumentFactory
 from app.ui.conversation.find import FindHighlighter
 from app.ui.conversation.find_reveal import FindReveal
@@ -181,7 +182,9 @@ class ChatView(QAbstractScrollArea):
         self._visibility_timer.setSingleShot(True)
         self._sel = Selection(self._list, self.palette)
         self._probe: ChatViewProbe | None = None
-        repaint = self._vp().update
+        self._damage = ViewportDamage(self._vp())
+        self._scroll_value = 0   # the bar's value at the last scroll (how far the pixels move)
+        repaint = self._damage.all
         self._find = FindHighlighter(self._slicer, repaint)
         self._thoughts = ThoughtsFold(self._find)
         self._metrics = Metrics(self.font(), lambda: self._vp().width())
@@ -208,7 +211,7 @@ class ChatView(QAbstractScrollArea):
         )
         self._flow = StreamFlow(
             self._list, self._stream, self._thoughts, self._unfold, self._results, self._metrics, self._render,
-            self._window, set_height, repaint,
+            self._window, set_height, repaint, lambda y: self._damage.below(y - self._bar().value()),
         )
         self._styler = ItemStyler(
             self._list, self._metrics, self._docs, self._window, self._results, self._scroll, queue, self.font,
@@ -323,7 +326,7 @@ class ChatView(QAbstractScrollArea):
         """``decorator(message_id) -> ((k, n) or None, actions)``: asked only
         for the footers laid out (on screen), so it costs O(visible)."""
         self._decorator = decorator
-        self._vp().update()
+        self._damage.all()
 
     # ------------------------------------------------------------------ streaming (``StreamFlow``)
 
@@ -342,7 +345,7 @@ class ChatView(QAbstractScrollArea):
         self._results.on_rendered(result)
 
     def _on_settled(self, message_id: str) -> None:
-        self._vp().update()
+        self._damage.all()
         self.message_settled.emit(message_id)
 
     # ------------------------------------------------------------------ thoughts (``ThoughtsUnfolder``)
@@ -362,7 +365,7 @@ class ChatView(QAbstractScrollArea):
     # ------------------------------------------------------------------ time-sliced work
 
     def _on_work_drained(self) -> None:
-        self._vp().update()
+        self._damage.all()
         self._live.check_ready()
 
     @property
@@ -395,7 +398,11 @@ class ChatView(QAbstractScrollArea):
 
     def _on_scrolled(self, value: int) -> None:
         self._schedule_visibility()
-        self._vp().update()
+        before, self._scroll_value = self._scroll_value, value
+        if self._scroll.following:   # a reply growing at the bottom: move the pixels, paint the new strip
+            self._damage.scrolled(before - value)
+        else:
+            self._damage.all()
 
     @traced("visibility update")
     def _update_live_items(self) -> None:
@@ -429,11 +436,16 @@ class ChatView(QAbstractScrollArea):
 
     @traced("paint")
     def paintEvent(self, event: QPaintEvent | None) -> None:
+        self._damage.painted()
         painter = QPainter(self._vp())
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         viewport = self._vp()
+        band = None
+        if event is not None:
+            area = event.rect()
+            band = (float(area.top()), float(area.bottom() + 1))
         self._painter.paint(
-            painter, self._window.visible_range(), self._bar().value(), viewport.width(), viewport.height()
+            painter, self._window.visible_range(), self._bar().value(), viewport.width(), viewport.height(), band
         )
         painter.end()
 
@@ -503,7 +515,7 @@ class ChatView(QAbstractScrollArea):
         if not self._list.items:
             return
         self._sel.select_all()
-        self._vp().update()
+        self._damage.all()
 
     def copy_selection(self) -> None:
         """Copy the selection. A large one (many messages) goes to the

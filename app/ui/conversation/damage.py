@@ -1,0 +1,78 @@
+"""What of the conversation view's viewport must be painted again (``ViewportDamage``).
+
+Every repaint the view asks for goes through here, so that the one hot path
+can be cheap: a reply streaming at the bottom. There the content above the
+tail only moves up, so the pixels are moved (``QWidget.scroll``, a copy in
+the backing store) and only the strip from the tail's old last line down is
+painted again, instead of laying out and drawing the whole viewport at every
+tick. Anything else (a height changed above the reader, a theme, a zoom...)
+is a full repaint, as before.
+
+A partial repaint asked for and not yet painted when the pixels move is moved
+with them (``scrolled``), whatever Qt does with its own pending region; a
+full one pending makes a scroll a full repaint too.
+
+Threading rule: GUI thread only.
+"""
+
+from __future__ import annotations
+
+from PyQt6.QtCore import QRect
+from PyQt6.QtWidgets import QWidget
+
+
+class ViewportDamage:
+    """The viewport's pending repaints (see the module docstring)."""
+
+    def __init__(self, viewport: QWidget) -> None:
+        self._vp = viewport
+        self._full = False
+        self._rects: list[QRect] = []
+        self.blits = 0            # scrolls done by moving pixels (tests, the doctor)
+        self.partial = 0          # partial repaints asked for
+
+    @property
+    def pending(self) -> bool:
+        """A repaint was asked for and not painted yet."""
+        return self._full or bool(self._rects)
+
+    @property
+    def pending_rects(self) -> list[QRect]:
+        """The partial repaints asked for and not painted yet."""
+        return [QRect(r) for r in self._rects]
+
+    def all(self) -> None:
+        """Paint everything again."""
+        self._full = True
+        self._rects.clear()
+        self._vp.update()
+
+    def below(self, y: float) -> None:
+        """Paint again from viewport y ``y`` down (what a growing tail changed)."""
+        if self._full:
+            return
+        top = max(0, int(y))
+        if top >= self._vp.height():
+            return
+        rect = QRect(0, top, self._vp.width(), self._vp.height() - top)
+        self._rects.append(rect)
+        self.partial += 1
+        self._vp.update(rect)
+
+    def scrolled(self, dy: int) -> None:
+        """The content moved by ``dy`` pixels (negative: up) and nothing else changed."""
+        if dy == 0:
+            return
+        if self._full or abs(dy) >= self._vp.height():
+            self.all()
+            return
+        self._vp.scroll(0, dy)
+        self.blits += 1
+        self._rects = [r.translated(0, dy) for r in self._rects]
+        for rect in self._rects:
+            self._vp.update(rect)
+
+    def painted(self) -> None:
+        """A paint event consumed what was pending."""
+        self._full = False
+        self._rects.clear()
