@@ -10,6 +10,7 @@ Threading rule: GUI thread only.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from PyQt6.QtCore import QCoreApplication
 
@@ -60,6 +61,44 @@ class ServerDraft:
     def label(self) -> str:
         """What the list shows for it."""
         return self.name.strip() or QCoreApplication.translate("ServersDialog", "(no name)")
+
+    def start_fetch(self, busy_text: str) -> int:
+        """A test or model list starts (``busy_text`` is its status): its
+        token; an answer with another one is stale."""
+        self.token += 1
+        self.busy = True
+        self.status = (busy_text, "busy")
+        return self.token
+
+    def take_answer(
+        self, token: int, config: ServerConfig, testing: bool, result: Any, error: BaseException | None
+    ) -> bool:
+        """The answer of the fetch ``token`` (``result``: (models, message),
+        message "" on success; ``error``: the call raised): the status says
+        it, the models are kept. False (nothing changes) when it is stale:
+        the draft was edited, removed or asked again meanwhile."""
+        if token != self.token:
+            return False
+        self.busy = False
+        if error is None:
+            models, message = result
+        else:
+            models, message = [], QCoreApplication.translate(
+                "ServersDialog", "Could not list the models of {name}."
+            ).format(name=config.name)
+        if message:
+            self.status = (message, "error")
+            return True
+        self.models = list(models)
+        n = len(models)
+        if testing:
+            text = (QCoreApplication.translate("ServersDialog", "Connected — {n} model") if n == 1
+                    else QCoreApplication.translate("ServersDialog", "Connected — {n} models"))
+        else:
+            text = (QCoreApplication.translate("ServersDialog", "{n} model found") if n == 1
+                    else QCoreApplication.translate("ServersDialog", "{n} models found"))
+        self.status = (text.format(n=n), "ok")
+        return True
 
     def forget_answer(self) -> None:
         """A test or model list under way answers for settings that are no
@@ -154,6 +193,30 @@ class ServerDrafts:
                     "ServersDialog", "Another server is already named “{name}”."
                 ).format(name=config.name)
         return config, ""
+
+    def configs(self) -> tuple[list[ServerConfig], int]:
+        """(every server as typed, -1), or ([], the row of the first one that
+        cannot be saved)."""
+        configs: list[ServerConfig] = []
+        for row, draft in enumerate(self._drafts):
+            config = self.validate(draft)[0]
+            if config is None:
+                return [], row
+            configs.append(config)
+        return configs, -1
+
+    # -- the keyring ----------------------------------------------------------------------
+
+    def unread_keys(self) -> list[str]:
+        """The ids of the servers whose key has not been read yet."""
+        return [d.id for d in self._drafts if d.key is None]
+
+    def keys_read(self, keys: dict[str, str]) -> None:
+        """The keyring's answer: the key of each server not read yet (removed
+        ones too), "" when it has none."""
+        for draft in self.with_removed():
+            if draft.key is None:
+                draft.saved_key = draft.key = keys.get(draft.id, "")
 
     # -- saving -------------------------------------------------------------------------
 

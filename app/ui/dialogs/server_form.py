@@ -2,8 +2,9 @@
 server's form (name, kind, base URL, API key, default model, stall timeout),
 Test with the connection status, and the problem with the settings typed.
 
-It shows a ``ServerDraft`` and says what the user edits; filling it from a
-draft says nothing. The dialog decides what an edit does.
+It shows a ``ServerDraft`` and writes the user's edits into it (an edit that
+makes a test or model list under way stale drops its answer); filling it
+from a draft changes nothing. The dialog validates and saves.
 
 Its strings keep the translation context "ServersDialog" (they were its).
 Threading rule: GUI thread only.
@@ -26,7 +27,7 @@ from PyQt6.QtWidgets import (
 )
 
 from app.core.backends.remote.servers import DEFAULT_STALL_S, DEFAULT_URLS, KIND_LABELS, KINDS, OPENAI
-from app.ui.dialogs.server_drafts import ServerDraft
+from app.ui.dialogs.server_drafts import ServerDraft, is_default_url
 from app.ui.misc.theme import set_tone
 
 __all__ = ["KIND_LABELS_CONTEXT", "STATUS_STYLES", "ServerForm"]
@@ -42,25 +43,14 @@ STATUS_STYLES = {"": "", "busy": "muted", "ok": "success", "error": "error"}
 class ServerForm(QWidget):
     """One server's fields, Test and its status (see the module docstring).
 
-    Signals (the user's edits only, never the form being filled):
+    Signals (the user's doing only, never the form being filled):
 
-    * ``name_edited``, ``kind_changed``, ``url_edited``, ``key_edited``,
-      ``model_edited``, ``stall_changed``: a field changed.
+    * ``draft_edited``: a field changed, and the draft with it.
     * ``test_requested``, ``refresh_requested``: Test, Refresh.
     """
 
-    #: The user edited the name; arg: the text.
-    name_edited = pyqtSignal(str)
-    #: The user chose another kind; arg: its id (app.core.backends.remote.servers.KINDS).
-    kind_changed = pyqtSignal(str)
-    #: The user edited the base URL; arg: the text.
-    url_edited = pyqtSignal(str)
-    #: The user edited the API key; arg: the text.
-    key_edited = pyqtSignal(str)
-    #: The user typed or chose a default model; arg: the text.
-    model_edited = pyqtSignal(str)
-    #: The user changed the stall timeout; arg: seconds.
-    stall_changed = pyqtSignal(float)
+    #: The user changed a field: the draft shown has changed; no args.
+    draft_edited = pyqtSignal()
     #: The user asked to test the connection (Test); no args.
     test_requested = pyqtSignal()
     #: The user asked for the server's models (Refresh); no args.
@@ -69,6 +59,7 @@ class ServerForm(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._filling = False  # the fields are being filled from a draft: not user edits
+        self._draft: ServerDraft | None = None
         self._build()
         self._connect_signals()
 
@@ -169,10 +160,10 @@ class ServerForm(QWidget):
         box.addStretch(1)
 
     def _connect_signals(self) -> None:
-        self.name_edit.textEdited.connect(self.name_edited)
+        self.name_edit.textEdited.connect(self._on_name_edited)
         self.kind_combo.currentIndexChanged.connect(self._on_kind_index_changed)
-        self.url_edit.textEdited.connect(self.url_edited)
-        self.key_edit.textEdited.connect(self.key_edited)
+        self.url_edit.textEdited.connect(self._on_url_edited)
+        self.key_edit.textEdited.connect(self._on_key_edited)
         self.show_key_button.toggled.connect(self._on_show_key_toggled)
         self.model_combo.currentTextChanged.connect(self._on_model_text_changed)
         self.refresh_button.clicked.connect(self.refresh_requested)
@@ -181,8 +172,17 @@ class ServerForm(QWidget):
 
     # -- showing a draft ---------------------------------------------------------------
 
-    def fill(self, draft: ServerDraft) -> None:
-        """Every field from ``draft`` (no edit signals)."""
+    @property
+    def draft(self) -> ServerDraft | None:
+        """The draft shown (and edited)."""
+        return self._draft
+
+    def fill(self, draft: ServerDraft | None) -> None:
+        """Show ``draft``: every field from it (it does not change). None:
+        nothing is edited until another one is shown."""
+        self._draft = draft
+        if draft is None:
+            return
         self._filling = True
         try:
             self.name_edit.setText(draft.name)
@@ -204,10 +204,6 @@ class ServerForm(QWidget):
             self.model_combo.setEditText(draft.model)
         finally:
             self._filling = was
-
-    def set_url(self, url: str) -> None:
-        """Replace the base URL (no edit signal)."""
-        self.url_edit.setText(url)
 
     def set_key(self, key: str) -> None:
         """Replace the API key (no edit signal)."""
@@ -264,19 +260,60 @@ class ServerForm(QWidget):
         self.test_button.setEnabled(enabled)
         self.refresh_button.setEnabled(enabled)
 
-    # -- slots ----------------------------------------------------------------------------
+    # -- slots: the user's edits ---------------------------------------------------------
+
+    def _edited(self, draft: ServerDraft, stale: bool = False) -> None:
+        """``draft`` changed; ``stale``: a test or model list under way answers
+        for settings that are no longer these (its answer is dropped)."""
+        if stale:
+            draft.forget_answer()
+            draft.status = ("", "")
+            self.show_status(draft)
+        self.draft_edited.emit()
+
+    def _on_name_edited(self, text: str) -> None:
+        draft = self._draft
+        if draft is not None:
+            draft.name = text
+            self._edited(draft)
 
     def _on_kind_index_changed(self, index: int) -> None:
-        if not self._filling:
-            self.kind_changed.emit(self.kind_combo.itemData(index))
+        draft = self._draft
+        if self._filling or draft is None:
+            return
+        kind = self.kind_combo.itemData(index)
+        if kind == draft.kind:
+            return
+        draft.kind = kind
+        if is_default_url(draft.base_url):
+            draft.base_url = DEFAULT_URLS[kind]
+            self.url_edit.setText(draft.base_url)
+        self.show_url_note(draft)
+        self._edited(draft, stale=True)
+
+    def _on_url_edited(self, text: str) -> None:
+        draft = self._draft
+        if draft is not None:
+            draft.base_url = text
+            self._edited(draft, stale=True)
+
+    def _on_key_edited(self, text: str) -> None:
+        draft = self._draft
+        if draft is not None and draft.key is not None:  # None: not read from the keyring yet
+            draft.key = text
+            self._edited(draft, stale=True)
 
     def _on_model_text_changed(self, text: str) -> None:
-        if not self._filling:
-            self.model_edited.emit(text)
+        draft = self._draft
+        if not self._filling and draft is not None:
+            draft.model = text
+            self._edited(draft)
 
     def _on_stall_value_changed(self, value: int) -> None:
-        if not self._filling:
-            self.stall_changed.emit(float(value))
+        draft = self._draft
+        if not self._filling and draft is not None:
+            draft.stall_s = float(value)
+            self._edited(draft)
 
     def _on_show_key_toggled(self, shown: bool) -> None:
         self.key_edit.setEchoMode(QLineEdit.EchoMode.Normal if shown else QLineEdit.EchoMode.Password)

@@ -34,10 +34,10 @@ from PyQt6.QtWidgets import (
     QWidget,
 )
 
-from app.core.backends.remote.servers import DEFAULT_URLS, ServerConfig, load_servers, save_servers
+from app.core.backends.remote.servers import ServerConfig, load_servers, save_servers
 from app.core.base import settings
 from app.ui.dialogs.server_calls import ServerCalls
-from app.ui.dialogs.server_drafts import ServerDraft, ServerDrafts, is_default_url
+from app.ui.dialogs.server_drafts import ServerDraft, ServerDrafts
 from app.ui.dialogs.server_form import STATUS_STYLES, ServerForm
 from app.ui.misc.theme import set_tone
 
@@ -151,15 +151,9 @@ class ServersDialog(QDialog):
         self.add_button.clicked.connect(self._on_add_clicked)
         self.remove_button.clicked.connect(self._on_remove_clicked)
         self.undo_button.clicked.connect(self._on_undo_clicked)
-        form = self.form
-        form.name_edited.connect(self._on_name_edited)
-        form.kind_changed.connect(self._on_kind_changed)
-        form.url_edited.connect(self._on_url_edited)
-        form.key_edited.connect(self._on_key_edited)
-        form.model_edited.connect(self._on_model_edited)
-        form.stall_changed.connect(self._on_stall_changed)
-        form.refresh_requested.connect(self._on_refresh_requested)
-        form.test_requested.connect(self._on_test_requested)
+        self.form.draft_edited.connect(self._on_draft_edited)
+        self.form.refresh_requested.connect(self._on_refresh_requested)
+        self.form.test_requested.connect(self._on_test_requested)
         self.save_button.clicked.connect(self._on_save_clicked)
         self.cancel_button.clicked.connect(self.reject)
         self.use_button.clicked.connect(self._on_use_clicked)
@@ -194,8 +188,7 @@ class ServersDialog(QDialog):
         """Fill the form from ``draft`` (None: the "no servers" view)."""
         self.form.setVisible(draft is not None)
         self.empty_label.setVisible(draft is None)
-        if draft is not None:
-            self.form.fill(draft)
+        self.form.fill(draft)
         self.form.show_key_state(draft, self._saving)
         self.form.show_status(draft)
         self._validate_current()
@@ -224,16 +217,6 @@ class ServersDialog(QDialog):
         self.use_button.setEnabled(idle and draft is not None)
         self.list.setEnabled(idle)
         self.form.setEnabled(idle)
-
-    def _edited(self, draft: ServerDraft, stale: bool = False) -> None:
-        """``draft`` changed; ``stale``: a test or model list under way answers
-        for settings that are no longer these (its answer is dropped)."""
-        if stale:
-            draft.forget_answer()
-            draft.status = ("", "")
-            self.form.show_status(draft)
-        self._validate_current()
-        self._update_buttons()
 
     # -- slots: the list ------------------------------------------------------------------
 
@@ -267,54 +250,13 @@ class ServersDialog(QDialog):
 
     # -- slots: the form ----------------------------------------------------------------------
 
-    def _on_name_edited(self, text: str) -> None:
+    def _on_draft_edited(self) -> None:
         draft = self.current_draft()
-        if draft is None:
-            return
-        draft.name = text
         item = self.list.item(self.list.currentRow())
-        if item is not None:
+        if draft is not None and item is not None:
             item.setText(draft.label())
-        self._edited(draft)
-
-    def _on_kind_changed(self, kind: str) -> None:
-        draft = self.current_draft()
-        if draft is None or kind == draft.kind:
-            return
-        draft.kind = kind
-        if is_default_url(draft.base_url):
-            draft.base_url = DEFAULT_URLS[kind]
-            self.form.set_url(draft.base_url)
-        self.form.show_url_note(draft)
-        self._edited(draft, stale=True)
-
-    def _on_url_edited(self, text: str) -> None:
-        draft = self.current_draft()
-        if draft is None:
-            return
-        draft.base_url = text
-        self._edited(draft, stale=True)
-
-    def _on_key_edited(self, text: str) -> None:
-        draft = self.current_draft()
-        if draft is None or draft.key is None:
-            return
-        draft.key = text
-        self._edited(draft, stale=True)
-
-    def _on_model_edited(self, text: str) -> None:
-        draft = self.current_draft()
-        if draft is None:
-            return
-        draft.model = text
-        self._edited(draft)
-
-    def _on_stall_changed(self, value: float) -> None:
-        draft = self.current_draft()
-        if draft is None:
-            return
-        draft.stall_s = value
-        self._edited(draft)
+        self._validate_current()
+        self._update_buttons()
 
     # -- slots: Test and Refresh (off the GUI thread) --------------------------------------------
 
@@ -335,10 +277,7 @@ class ServersDialog(QDialog):
             self.form.show_status(draft)
             return
         typed_key = draft.key  # None: not read yet, the thread reads the keyring
-        draft.token += 1
-        draft.busy = True
-        draft.status = (busy_text, "busy")
-        token = draft.token
+        token = draft.start_fetch(busy_text)
         self.form.show_status(draft)
         self._update_buttons()
 
@@ -351,24 +290,10 @@ class ServersDialog(QDialog):
         self, draft: ServerDraft, token: int, config: ServerConfig, testing: bool, result: Any,
         error: BaseException | None,
     ) -> None:
-        if draft.token != token:
+        if not draft.take_answer(token, config, testing, result, error):
             return  # edited, removed or asked again meanwhile
-        draft.busy = False
-        if error is None:
-            models, message = result
-        else:
-            models, message = [], self.tr("Could not list the models of {name}.").format(name=config.name)
-        if message:
-            draft.status = (message, "error")
-        else:
-            draft.models = list(models)
-            n = len(models)
-            if testing:
-                text = self.tr("Connected — {n} model") if n == 1 else self.tr("Connected — {n} models")
-            else:
-                text = self.tr("{n} model found") if n == 1 else self.tr("{n} models found")
-            draft.status = (text.format(n=n), "ok")
-            self.models_fetched.emit(config, list(models))
+        if draft.status[1] == "ok":
+            self.models_fetched.emit(config, list(draft.models))
         if draft is self.current_draft():
             self.form.fill_models(draft)
             self.form.show_status(draft)
@@ -378,17 +303,14 @@ class ServersDialog(QDialog):
 
     def _load_keys(self) -> None:
         """Read the keyring (and whether there is one) in the background."""
-        ids = [d.id for d in self._drafts.all() if d.key is None]
-        self._calls.read_keys(ids, self._on_keys_loaded)
+        self._calls.read_keys(self._drafts.unread_keys(), self._on_keys_loaded)
 
     def _on_keys_loaded(self, result: Any, error: BaseException | None) -> None:
         notice, keys = result if error is None else ("", {})
         if error is not None:
             log.warning("reading the API keys failed: %s", type(error).__name__)
         self._keys_loaded = True
-        for draft in self._drafts.with_removed():
-            if draft.key is None:
-                draft.saved_key = draft.key = keys.get(draft.id, "")
+        self._drafts.keys_read(keys)
         self.form.show_key_note(notice)
         current = self.current_draft()
         if current is not None:
@@ -418,18 +340,14 @@ class ServersDialog(QDialog):
         changed keys to the keyring (background), then ``then(configs)``.
         False: a server is not valid (it is selected, with its message) or the
         file could not be written; nothing else happens then."""
-        configs: list[ServerConfig] = []
-        for row, draft in enumerate(self._drafts.all()):
-            config, message = self._drafts.validate(draft)
-            if config is None:
-                self.list.setCurrentRow(row)
-                self._validate_current()
-                self.save_status.setText(
-                    self.tr("Not saved: fix “{name}” first.").format(name=draft.label())
-                )
-                set_tone(self.save_status, STATUS_STYLES["error"])
-                return False
-            configs.append(config)
+        configs, invalid = self._drafts.configs()
+        invalid_draft = self._drafts.at(invalid)
+        if invalid_draft is not None:
+            self.list.setCurrentRow(invalid)
+            self._validate_current()
+            self.save_status.setText(self.tr("Not saved: fix “{name}” first.").format(name=invalid_draft.label()))
+            set_tone(self.save_status, STATUS_STYLES["error"])
+            return False
         if not save_servers(configs):
             self.save_status.setText(
                 self.tr("Not saved: the settings file {path} could not be written.").format(

@@ -72,3 +72,37 @@ def test_only_empty_and_default_addresses_follow_the_kind() -> None:
     assert is_default_url(DEFAULT_URLS[OLLAMA]) and is_default_url(DEFAULT_URLS[OPENAI])
     assert not is_default_url("http://nas.local:11434")
     assert not is_default_url("ftp://nowhere")
+
+
+def test_a_fetch_answer_sets_the_status_unless_it_is_stale(qapp) -> None:
+    [config] = saved("Desk")
+    draft = ServerDraft.of(config, [])
+    first = draft.start_fetch("Testing…")
+    assert draft.busy and draft.status == ("Testing…", "busy")
+    second = draft.start_fetch("Fetching the model list…")  # asked again: the first answer is stale
+    assert not draft.take_answer(first, config, True, (["a"], ""), None) and draft.busy
+    assert draft.take_answer(second, config, True, (["qwen"], ""), None)
+    assert not draft.busy and draft.models == ["qwen"] and draft.status == ("Connected — 1 model", "ok")
+    third = draft.start_fetch("Fetching the model list…")
+    assert draft.take_answer(third, config, False, (["a", "b"], ""), None)
+    assert draft.status == ("2 models found", "ok")
+    fourth = draft.start_fetch("Testing…")
+    assert draft.take_answer(fourth, config, True, ([], "Desk did not answer."), None)
+    assert draft.status == ("Desk did not answer.", "error") and draft.models == ["a", "b"]
+    fifth = draft.start_fetch("Testing…")
+    assert draft.take_answer(fifth, config, True, None, RuntimeError("bug"))
+    assert draft.status == ("Could not list the models of Desk.", "error")
+
+
+def test_configs_are_every_server_or_the_first_that_cannot_be_saved(qapp) -> None:
+    drafts = ServerDrafts(saved("A", "B"))
+    configs, invalid = drafts.configs()
+    assert [c.name for c in configs] == ["A", "B"] and invalid == -1
+    drafts.add("c").name = "a"  # taken: "A" is the first that cannot be saved now
+    assert drafts.configs() == ([], 0)
+    assert drafts.unread_keys() == ["id-A", "id-B"]
+    drafts.remove(1)
+    drafts.keys_read({"id-A": "sk-a"})
+    removed = drafts.last_removed
+    assert removed is not None and removed.key == removed.saved_key == ""
+    assert [d.key for d in drafts.all()] == ["sk-a", ""] and drafts.unread_keys() == []
