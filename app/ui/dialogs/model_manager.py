@@ -43,8 +43,9 @@ from PyQt6.QtWidgets import (
 from app.core.base import settings
 from app.core.models import catalog as model_catalog
 from app.core.models.catalog import SOURCE_ADDED, CatalogEntry
-from app.core.models.gguf_info import GGUFInfo, format_bytes
+from app.core.models.gguf_info import GGUFInfo
 from app.core.models.paths import DEFAULT_N_CTX
+from app.core.models.sizes import format_bytes
 from app.ui.dialogs.model_reading import ModelReader
 from app.ui.dialogs.model_table import COLUMN_WIDTHS, ModelSortProxy, ModelTable
 from app.ui.misc.shortcuts import bind

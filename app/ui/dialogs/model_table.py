@@ -29,8 +29,9 @@ from PyQt6.QtWidgets import QWidget
 
 from app.core.models import catalog as model_catalog
 from app.core.models.catalog import CatalogEntry
-from app.core.models.gguf_info import FALLBACK_TEMPLATE, GGUFInfo, format_bytes
+from app.core.models.gguf_info import FALLBACK_TEMPLATE, GGUFInfo
 from app.core.models.paths import DEFAULT_N_CTX
+from app.core.models.sizes import format_bytes
 from app.ui.misc import theme
 
 NOT_FOUND = QT_TRANSLATE_NOOP("ModelTable", "File not found")
