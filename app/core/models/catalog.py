@@ -34,7 +34,8 @@ from typing import Any
 from app.core.base import settings
 from app.core.base.i18n import QT_TRANSLATE_NOOP, translate
 from app.core.models import paths as models
-from app.core.models.gguf_info import GGUFInfo, read_gguf_info, split_part
+from app.core.models.gguf_info import GGUFInfo, read_gguf_info
+from app.core.models.gguf_splits import split_part
 from app.core.models.paths import DEFAULT_N_CTX
 
 log = logging.getLogger(__name__)
@@ -275,7 +276,7 @@ def available_memory() -> int | None:
 def describe(entry: CatalogEntry, n_ctx: int = DEFAULT_N_CTX, available: int | None = None) -> list[str]:
     """``rill models``' lines for one entry: a summary, the path, problems
     (among them: needing more than ``available`` bytes of memory)."""
-    from app.core.models.gguf_info import format_bytes
+    from app.core.models.sizes import format_bytes
 
     info = entry.read_info()
     name = info.display_name or entry.path.name

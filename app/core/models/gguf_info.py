@@ -7,27 +7,10 @@ It never raises for a bad file: a missing, unreadable, empty, non-GGUF,
 truncated or damaged file gives a GGUFInfo whose ``error`` says why, in words
 for the user.
 
-Why not ``gguf.GGUFReader``
----------------------------
-``GGUFReader`` memory-maps the file and builds a numpy view of *every* field,
-one per array element: the tokenizer's vocabulary and merges (~100 000 strings
-for SmolLM2, ~400 000 for Llama 3) cost 2.0-2.3 s for the 98 MB SmolLM2 file
-here, whatever the file's size. So this module parses the header itself,
-using the ``gguf`` package's own constants and types (``GGUF_MAGIC``,
-``GGUFValueType``, ``GGMLQuantizationType``, ``GGML_QUANT_SIZES``,
-``LlamaFileType``, ``Keys``): it keeps the scalar and string values, skips
-large arrays by their lengths alone, and reads the tensor infos (names, shapes,
-types, offsets: no tensor data) to count the parameters and to check that the
-file really holds all the weights it declares (a truncated download is caught
-here, not by llama.cpp half-way through a load). Only the header is read: the
-first 2 MiB, more if the metadata is larger, never the tensor data, so the
-time is the same for a 100 MB and a 40 GB file. benchmarks/gguf_read.py, page
-cache warm: 11 ms for SmolLM2 (49k-token vocabulary) whether the file is
-98 MB or 4 GB, 42 ms for a Llama-3-8B-sized header (128k tokens + 280k merges,
-4.2 GB); the time goes into skipping the tokenizer's strings.
-
-The file is read with ``read()``, not memory-mapped: a file that shrinks while
-mapped (a download being replaced) would kill the process with SIGBUS.
+The header is walked by ``app.core.models.gguf_header`` (why not
+``gguf.GGUFReader``, and what is read: the first ``FIRST_READ_BYTES``, more
+only if the metadata is larger, never the tensor data); the file names of
+split models are ``app.core.models.gguf_splits``'.
 
 ``gguf`` (and numpy with it, ~0.1 s) is imported on first use, not with this
 module: Rill's start-up does not pay for it.
@@ -59,17 +42,17 @@ Architectures without an attention KV cache (recurrent ones) get no KV term.
 
 from __future__ import annotations
 
-import math
 import os
-import re
 import stat
-import struct
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from app.core.base.i18n import translate
+from app.core.models.gguf_header import DamagedHeader, GGUFHeader, PastEndOfFile, header_version, read_header
+from app.core.models.gguf_splits import split_parts
 from app.core.models.paths import DEFAULT_N_CTX
+from app.core.models.sizes import format_bytes, format_count
 
 #: What the local backend uses when a model has no chat template
 #: (app.core.backends.llama.backend.FALLBACK_TEMPLATE_DESCRIPTION; a test keeps them in step).
@@ -78,19 +61,9 @@ FALLBACK_TEMPLATE = "ChatML"
 #: llama.cpp's micro-batch (llama-cpp-python's default n_batch = n_ubatch = 512).
 N_UBATCH = 512
 
-#: The first read of a file; more is read only if its metadata is larger.
+#: The first read of a file; more is read only if its metadata is larger
+#: (``app.core.models.gguf_header``).
 FIRST_READ_BYTES = 2 * 1024 * 1024
-#: A header (metadata + tensor infos) larger than this is refused as damaged.
-MAX_HEADER_BYTES = 512 * 1024 * 1024
-#: Strings longer than this are skipped (a chat template is ~1-20 KB).
-MAX_KEPT_STRING = 1024 * 1024
-#: Arrays of numbers up to this length are kept (per-layer values), longer ones skipped.
-MAX_KEPT_ARRAY = 4096
-#: Larger counts than these are not a model's: the file is damaged.
-MAX_KV_COUNT = 1_000_000
-MAX_TENSOR_COUNT = 10_000_000
-MAX_KEY_BYTES = 65_535
-GGML_MAX_DIMS = 4
 
 #: Chat template families, recognised by a marker their templates write.
 #: First match wins: order matters (Llama 2 uses [INST] as Mistral does).
@@ -250,181 +223,6 @@ class GGUFInfo:
         return data
 
 
-def format_count(n: int) -> str:
-    """135000000 -> "135M", 7241732096 -> "7.2B"."""
-    for unit, scale in (("T", 1e12), ("B", 1e9), ("M", 1e6), ("K", 1e3)):
-        if n >= scale:
-            value = n / scale
-            text = f"{value:.1f}" if value < 10 else f"{value:.0f}"
-            return text.removesuffix(".0") + unit
-    return str(n)
-
-
-def format_bytes(n: int | None) -> str:
-    """98362432 -> "93.8 MiB"; None -> ""."""
-    if n is None:
-        return ""
-    size = float(n)
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if size < 1024 or unit == "GiB":
-            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1024
-    return f"{size:.1f} GiB"  # pragma: no cover
-
-
-# -- reading ---------------------------------------------------------------------------
-
-
-class _Damaged(Exception):
-    """The header is not a valid GGUF header; the message says why."""
-
-
-class _Beyond(Exception):
-    """What is being read would end past the end of the file."""
-
-
-class _Parser:
-    """Walks a GGUF header, reading the file as it goes: ``buf`` holds the
-    file's first bytes and grows (in place) when the walk needs
-    more (x2 at a time), up to MAX_HEADER_BYTES. Never reads much past what
-    the header needs, never the tensor data of a big file."""
-
-    def __init__(self, f: Any, buf: bytearray, little: bool, size: int, value_type: Any) -> None:
-        self.f = f
-        self.buf = buf
-        self.end = len(buf)
-        self.size = size  # the whole file's
-        self.off = 0
-        o = "<" if little else ">"
-        self.u32 = struct.Struct(o + "I").unpack_from
-        self.u64 = struct.Struct(o + "Q").unpack_from
-        v = value_type  # gguf.GGUFValueType
-        self.STRING, self.ARRAY = int(v.STRING), int(v.ARRAY)
-        formats = {
-            v.UINT8: "B", v.INT8: "b", v.UINT16: "H", v.INT16: "h", v.UINT32: "I", v.INT32: "i",
-            v.FLOAT32: "f", v.BOOL: "?", v.UINT64: "Q", v.INT64: "q", v.FLOAT64: "d",
-        }
-        self.scalars = {int(t): struct.Struct(o + f) for t, f in formats.items()}
-
-    def need(self, n: int) -> None:
-        if self.off + n > self.end:
-            self.reach(self.off + n)
-
-    def reach(self, pos: int, guess: int = 0) -> None:
-        """Make ``buf`` hold the file up to ``pos`` (exclusive), reading more:
-        up to ``guess`` when given (where the caller expects to need), else
-        twice as much as it holds."""
-        if pos <= self.end:
-            return
-        if pos > self.size:
-            raise _Beyond()
-        if pos > MAX_HEADER_BYTES:
-            raise _Damaged(translate("GGUFInfo", "more than {size} of metadata").format(size=format_bytes(MAX_HEADER_BYTES)))
-        target = min(self.size, MAX_HEADER_BYTES, max(pos, guess or self.end * 2))
-        more = self.f.read(target - self.end)
-        self.buf += more  # in place: the same bytearray object
-        self.end = len(self.buf)
-        if self.end < pos:  # the file shrank while being read
-            self.size = self.end
-            raise _Beyond()
-
-    def read_u32(self) -> int:
-        self.need(4)
-        (v,) = self.u32(self.buf, self.off)
-        self.off += 4
-        return int(v)
-
-    def read_u64(self) -> int:
-        self.need(8)
-        (v,) = self.u64(self.buf, self.off)
-        self.off += 8
-        return int(v)
-
-    def read_str(self, keep: bool = True, limit: int | None = None) -> str | None:
-        n = self.read_u64()
-        if limit is not None and n > limit:
-            raise _Damaged(translate("GGUFInfo", "a name {n} bytes long").format(n=n))
-        self.need(n)
-        start = self.off
-        self.off += n
-        if not keep or n > MAX_KEPT_STRING:
-            return None
-        return self.buf[start:self.off].decode("utf-8", errors="replace")
-
-    def skip_strings(self, count: int) -> None:
-        """Skip ``count`` strings (the tokenizer's vocabulary): lengths only.
-        The hot loop of a read (~65 ns a string; Llama 3 has 408,000): no
-        bounds check in it, ``unpack_from`` raising ``struct.error`` past the
-        end of ``buf`` says when to read more."""
-        self.need(count * 8)
-        buf, u64 = self.buf, self.u64
-        start = off = self.off
-        done = 0
-        while done < count:
-            try:
-                for done in range(done, count):  # noqa: B007, B020 - resumes where the last buffer ran out (read after the loop)
-                    (n,) = u64(buf, off)
-                    off += n + 8
-                done = count
-            except struct.error:  # off + 8 is past the end of buf (off itself is not updated)
-                # Read about what the rest of the array takes, at the average so far.
-                average = (off - start) / done if done else 16
-                self.reach(off + 8, off + int((count - done) * average * 1.1) + 65536)
-        self.reach(off)
-        self.off = off
-
-    def read_value(self, vtype: int, depth: int = 0) -> Any:
-        scalar = self.scalars.get(vtype)
-        if scalar is not None:
-            self.need(scalar.size)
-            (v,) = scalar.unpack_from(self.buf, self.off)
-            self.off += scalar.size
-            if isinstance(v, float) and not math.isfinite(v):
-                return None
-            return v
-        if vtype == self.STRING:
-            return self.read_str()
-        if vtype == self.ARRAY:
-            if depth > 2:
-                raise _Damaged(translate("GGUFInfo", "arrays nested too deep"))
-            item_type = self.read_u32()
-            count = self.read_u64()
-            return self.read_array(item_type, count, depth)
-        raise _Damaged(translate("GGUFInfo", "an unknown value type ({type})").format(type=vtype))
-
-    def read_array(self, item_type: int, count: int, depth: int) -> Any:
-        """The array as a list when short and of numbers or strings, else
-        ``_Skipped(count)`` after skipping it."""
-        scalar = self.scalars.get(item_type)
-        if scalar is not None:
-            size = count * scalar.size
-            self.need(size)
-            if count <= MAX_KEPT_ARRAY:
-                values = list(struct.iter_unpack(scalar.format, self.buf[self.off:self.off + size]))
-                self.off += size
-                return [v[0] for v in values]
-            self.off += size
-            return _Skipped(count)
-        if item_type == self.STRING:
-            if count <= 64:
-                return [self.read_str() for _ in range(count)]
-            self.skip_strings(count)
-            return _Skipped(count)
-        if item_type == self.ARRAY:
-            self.need(count * 12)
-            for _ in range(count):
-                self.read_value(self.ARRAY, depth + 1)
-            return _Skipped(count)
-        raise _Damaged(translate("GGUFInfo", "an array of an unknown value type ({type})").format(type=item_type))
-
-
-@dataclass(frozen=True)
-class _Skipped:
-    """A large array that was skipped: only its length is known."""
-
-    count: int
-
-
 def read_gguf_info(path: str | os.PathLike[str], n_ctx: int = DEFAULT_N_CTX) -> GGUFInfo:
     """Read ``path``'s GGUF header (see the module docstring). Never raises
     for a bad file: ``error`` says what is wrong. Blocks on file I/O (a few
@@ -469,26 +267,18 @@ def _read_open_file(path: str, f: Any, size: int, n_ctx: int) -> GGUFInfo:
             "GGUFInfo", "Cannot read model details: the gguf package is missing ({error}).").format(error=exc))
     try:
         return _parse(path, f, buf, size, constants)
-    except _Beyond:
+    except PastEndOfFile:
         return GGUFInfo(path, size, error=translate(
             "GGUFInfo", "The file is truncated or damaged: its metadata goes past the end of the file "
             "({size}). It may be an incomplete download."
         ).format(size=format_bytes(size)))
-    except _Damaged as exc:
+    except DamagedHeader as exc:
         return GGUFInfo(path, size, error=translate("GGUFInfo", "The file is damaged: its metadata holds {what}.").format(
             what=exc))
 
 
 def _parse(path: str, f: Any, buf: bytearray, size: int, constants: Any) -> GGUFInfo:
-    little = True
-    if len(buf) < 8:
-        raise _Beyond()
-    version = int.from_bytes(buf[4:8], "little")
-    if version & 0xFFFF == 0 and version:  # a big-endian file (s390x builds)
-        little = False
-        version = int.from_bytes(buf[4:8], "big")
-    p = _Parser(f, buf, little, size, constants.GGUFValueType)
-    p.off = 8
+    version, little = header_version(buf)
     if version == 1:
         return GGUFInfo(path, size, version=version, error=translate(
             "GGUFInfo", "This is a GGUF version 1 file, from 2023: too old for llama.cpp. Convert it again."
@@ -498,64 +288,16 @@ def _parse(path: str, f: Any, buf: bytearray, size: int, constants: Any) -> GGUF
             "GGUFInfo", "Unknown GGUF version {version} (Rill reads versions 2 and 3): the file is damaged "
             "or needs a newer Rill."
         ).format(version=version))
-    tensor_count = p.read_u64()
-    kv_count = p.read_u64()
-    if kv_count > MAX_KV_COUNT:
-        raise _Damaged(translate("GGUFInfo", "an impossible number of keys ({count})").format(count=kv_count))
-    if tensor_count > MAX_TENSOR_COUNT:
-        raise _Damaged(translate("GGUFInfo", "an impossible number of tensors ({count})").format(count=tensor_count))
-    meta: dict[str, Any] = {}
-    array_lengths: dict[str, int] = {}
-    for _ in range(kv_count):
-        key = p.read_str(limit=MAX_KEY_BYTES) or ""
-        vtype = p.read_u32()
-        value = p.read_value(vtype)
-        if isinstance(value, _Skipped):
-            array_lengths[key] = value.count
-        elif value is not None:
-            meta[key] = value
-            if isinstance(value, list):
-                array_lengths[key] = len(value)
+    header = read_header(f, buf, size, little, constants)
+    return _info_from_header(path, size, version, header, constants)
 
-    # Tensor infos: name, n_dims, dims, type, offset.
-    quant_sizes = constants.GGML_QUANT_SIZES
+
+def _info_from_header(path: str, size: int, version: int, header: GGUFHeader, constants: Any) -> GGUFInfo:
+    """What the header says about the model, its problems first."""
+    meta, array_lengths, tensor_count = header.metadata, header.array_lengths, header.tensor_count
+    total_end, by_type, unknown_types = header.data_end, header.bytes_by_type, header.unknown_types
     qtypes = constants.GGMLQuantizationType
-    known_types = {int(t): (t, quant_sizes.get(t)) for t in qtypes}
-    parameters = 0
-    data_end = 0
-    by_type: dict[int, int] = {}
-    unknown_types: set[int] = set()
-    u64 = p.u64
-    for _ in range(tensor_count):
-        p.read_str(keep=False, limit=MAX_KEY_BYTES)
-        n_dims = p.read_u32()
-        if n_dims > GGML_MAX_DIMS:
-            raise _Damaged(translate("GGUFInfo", "a tensor with {n} dimensions").format(n=n_dims))
-        p.need(8 * n_dims + 12)
-        n = 1
-        for i in range(n_dims):
-            n *= u64(buf, p.off + 8 * i)[0]
-        p.off += 8 * n_dims
-        ttype = p.read_u32()
-        offset = p.read_u64()
-        parameters += n
-        known = known_types.get(ttype)
-        if known is None or known[1] is None:
-            unknown_types.add(ttype)
-            continue
-        block, type_size = known[1]
-        nbytes = (n // block) * type_size
-        data_end = max(data_end, offset + nbytes)
-        if n_dims >= 2:
-            by_type[ttype] = by_type.get(ttype, 0) + nbytes
-
     keys = constants.Keys
-    alignment = meta.get(keys.General.ALIGNMENT, constants.GGUF_DEFAULT_ALIGNMENT)
-    if not isinstance(alignment, int) or alignment <= 0 or alignment & (alignment - 1):
-        raise _Damaged(translate("GGUFInfo", "an invalid alignment ({alignment})").format(alignment=repr(alignment)))
-    data_start = -(-p.off // alignment) * alignment
-    total_end = data_start + data_end if tensor_count else p.off
-
     arch = _text(meta.get(keys.General.ARCHITECTURE))
     warnings: list[str] = []
     error = ""
@@ -577,7 +319,7 @@ def _parse(path: str, f: Any, buf: bytearray, size: int, constants: Any) -> GGUF
     splits = meta.get(keys.Split.LLM_KV_SPLIT_COUNT)
     if isinstance(splits, int) and not isinstance(splits, bool) and splits > 1:
         split_count = splits
-        split_error, total_size = _split_parts(path, meta.get(keys.Split.LLM_KV_SPLIT_NO), splits, size)
+        split_error, total_size = split_parts(path, meta.get(keys.Split.LLM_KV_SPLIT_NO), splits, size)
         error = error or split_error
     if unknown_types:
         warnings.append(translate(
@@ -630,7 +372,7 @@ def _parse(path: str, f: Any, buf: bytearray, size: int, constants: Any) -> GGUF
         name=_text(meta.get(keys.General.NAME)),
         size_label=_text(meta.get(keys.General.SIZE_LABEL)),
         # A split model's other parts hold more tensors: its size label says more.
-        parameters=parameters if tensor_count and split_count == 1 else None,
+        parameters=header.parameters if tensor_count and split_count == 1 else None,
         file_type=file_type,
         quantization=quantization,
         context_length=arch_int(keys.LLM.CONTEXT_LENGTH),
@@ -650,41 +392,6 @@ def _parse(path: str, f: Any, buf: bytearray, size: int, constants: Any) -> GGUF
         data_end=total_end,
         metadata={k: v for k, v in meta.items() if k != keys.Tokenizer.CHAT_TEMPLATE},
     )
-
-
-_SPLIT_NAME = re.compile(r"^(?P<prefix>.*)-(?P<no>\d{5})-of-(?P<count>\d{5})\.gguf$", re.IGNORECASE)
-
-
-def split_part(path: str | os.PathLike[str]) -> tuple[int, int] | None:
-    """``(part, count)`` (1-based) for llama.cpp's split file names
-    (``name-00002-of-00003.gguf``), else None."""
-    match = _SPLIT_NAME.match(Path(path).name)
-    if match is None:
-        return None
-    return int(match["no"]), int(match["count"])
-
-
-def _split_parts(path: str, split_no: Any, count: int, size: int) -> tuple[str, int]:
-    """(error, total size) for a model split in ``count`` files: llama.cpp
-    opens the first part and finds the others next to it by name."""
-    if isinstance(split_no, int) and split_no > 0:
-        return translate("GGUFInfo", "This is part {part} of {count} of a split model: open the first part "
-                                     "(…-00001-of-{count:05d}.gguf).").format(part=split_no + 1, count=count), size
-    match = _SPLIT_NAME.match(Path(path).name)
-    if match is None:
-        return translate("GGUFInfo", "This is the first part of a model split in {count} files, but its name is not "
-                                     "llama.cpp's “name-00001-of-0000N.gguf”, so the other parts cannot be found."
-                         ).format(count=count), size
-    folder, prefix = Path(path).parent, match["prefix"]
-    total = size
-    for no in range(2, count + 1):
-        part = folder / f"{prefix}-{no:05d}-of-{count:05d}.gguf"
-        try:
-            total += part.stat().st_size
-        except OSError:
-            return translate("GGUFInfo", "Part {part} of {count} of this split model is missing: {name}.").format(
-                part=no, count=count, name=part.name), size
-    return "", total
 
 
 def _text(value: Any) -> str:

@@ -2,11 +2,12 @@
 each one is, and Open / Remove from List / Show in Folder / Add….
 
 The list is ``app.core.models.catalog.scan()`` and each file's details are
-``app.core.models.gguf_info`` headers. Both are read on background threads
-(``app.ui.services.background.BackgroundCalls``): the dialog shows at once, the paths
-a moment later, and the details fill in as each header arrives (a few files
-per background call, ~10 ms a file; headers read before come from the
-catalog's cache at once). Nothing here reads a file on the GUI thread.
+``app.core.models.gguf_info`` headers, shown in a ``ModelTable``
+(``app.ui.dialogs.model_table``). Both are read on background threads
+(``app.ui.dialogs.model_reading``): the dialog shows at once, the paths a
+moment later, and the details fill in as each header arrives (a few files per
+background call, ~10 ms a file; headers read before come from the catalog's
+cache at once). Nothing here reads a file on the GUI thread.
 
 A model whose estimated memory (file + KV cache + compute buffer at Rill's
 context size, ``GGUFInfo.memory_estimate``) is more than the memory available
@@ -19,23 +20,11 @@ template says which format Rill falls back to (ChatML, see
 from __future__ import annotations
 
 import dataclasses
-import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PyQt6.QtCore import (
-    QT_TRANSLATE_NOOP,
-    QAbstractTableModel,
-    QCoreApplication,
-    QModelIndex,
-    QPersistentModelIndex,
-    QSortFilterProxyModel,
-    Qt,
-    QUrl,
-    pyqtSignal,
-)
+from PyQt6.QtCore import QCoreApplication, QModelIndex, Qt, QUrl, pyqtSignal
 from PyQt6.QtGui import QAction, QDesktopServices
 from PyQt6.QtWidgets import (
     QAbstractItemView,
@@ -54,268 +43,12 @@ from PyQt6.QtWidgets import (
 from app.core.base import settings
 from app.core.models import catalog as model_catalog
 from app.core.models.catalog import SOURCE_ADDED, CatalogEntry
-from app.core.models.gguf_info import FALLBACK_TEMPLATE, GGUFInfo, format_bytes
+from app.core.models.gguf_info import GGUFInfo
 from app.core.models.paths import DEFAULT_N_CTX
-from app.ui.misc import theme
+from app.core.models.sizes import format_bytes
+from app.ui.dialogs.model_reading import ModelReader
+from app.ui.dialogs.model_table import COLUMN_WIDTHS, ModelSortProxy, ModelTable
 from app.ui.misc.shortcuts import bind
-from app.ui.services.background import BackgroundCalls
-
-#: The Manage Models… shortcut.
-#: At most this many headers are read per background call (then the table updates).
-READ_BATCH = 6
-#: ...or fewer, once this much time (s) was spent in one call.
-READ_BATCH_S = 0.05
-
-NOT_FOUND = QT_TRANSLATE_NOOP("ModelTable", "File not found")
-
-#: The column titles (English; shown translated in the "ModelTable" context).
-COLUMNS = (
-    QT_TRANSLATE_NOOP("ModelTable", "Name"),
-    QT_TRANSLATE_NOOP("ModelTable", "Status"),
-    QT_TRANSLATE_NOOP("ModelTable", "Architecture"),
-    QT_TRANSLATE_NOOP("ModelTable", "Parameters"),
-    QT_TRANSLATE_NOOP("ModelTable", "Quantization"),
-    QT_TRANSLATE_NOOP("ModelTable", "Context"),
-    QT_TRANSLATE_NOOP("ModelTable", "Template"),
-    QT_TRANSLATE_NOOP("ModelTable", "Size"),
-    QT_TRANSLATE_NOOP("ModelTable", "Memory"),
-    QT_TRANSLATE_NOOP("ModelTable", "License"),
-    QT_TRANSLATE_NOOP("ModelTable", "Source"),
-)
-(COL_NAME, COL_STATUS, COL_ARCH, COL_PARAMS, COL_QUANT, COL_CTX,
- COL_TEMPLATE, COL_SIZE, COL_MEMORY, COL_LICENSE, COL_SOURCE) = range(len(COLUMNS))
-_WIDTHS = (200, 200, 95, 85, 95, 70, 130, 80, 80, 85, 110)
-
-#: data() role: the value a column sorts by.
-SORT_ROLE = Qt.ItemDataRole.UserRole + 1
-#: data() role: the row's CatalogEntry.
-ENTRY_ROLE = Qt.ItemDataRole.UserRole + 2
-
-
-
-# -- the table ------------------------------------------------------------------------
-
-
-@dataclasses.dataclass
-class _Row:
-    entry: CatalogEntry
-    info: GGUFInfo | None = None  # None: not read yet
-
-
-class ModelTable(QAbstractTableModel):
-    """The catalog as rows (one per file), one column per COLUMNS entry."""
-
-    def __init__(self, parent: QWidget | None = None, n_ctx: int = DEFAULT_N_CTX) -> None:
-        super().__init__(parent)
-        self.n_ctx = n_ctx
-        #: Bytes of memory available now (None: unknown): larger models are flagged.
-        self.available: int | None = None
-        self._rows: list[_Row] = []
-        self._by_path: dict[str, int] = {}
-
-    # -- content -----------------------------------------------------------------------
-
-    def set_entries(self, entries: list[CatalogEntry]) -> None:
-        """Show ``entries``; details already in the catalog's cache at once (no I/O)."""
-        self.beginResetModel()
-        self._rows = [_Row(e, model_catalog.cached_info(e.path) if e.exists else None) for e in entries]
-        self._reindex()
-        self.endResetModel()
-
-    def _reindex(self) -> None:
-        self._by_path = {str(r.entry.path): i for i, r in enumerate(self._rows)}
-
-    def append(self, entry: CatalogEntry) -> int:
-        row = len(self._rows)
-        self.beginInsertRows(QModelIndex(), row, row)
-        self._rows.append(_Row(entry))
-        self._reindex()
-        self.endInsertRows()
-        return row
-
-    def remove_row(self, row: int) -> None:
-        self.beginRemoveRows(QModelIndex(), row, row)
-        del self._rows[row]
-        self._reindex()
-        self.endRemoveRows()
-
-    def set_entry(self, row: int, entry: CatalogEntry) -> None:
-        self._rows[row].entry = entry
-        self._row_changed(row)
-
-    def set_info(self, path: str, info: GGUFInfo) -> None:
-        row = self._by_path.get(path)
-        if row is not None:
-            self._rows[row].info = info
-            self._row_changed(row)
-
-    def set_available(self, available: int | None) -> None:
-        if available != self.available:
-            self.available = available
-            if self._rows:
-                self.dataChanged.emit(self.index(0, COL_STATUS), self.index(len(self._rows) - 1, COL_MEMORY))
-
-    def _row_changed(self, row: int) -> None:
-        self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
-
-    def row_of(self, path: str | Path) -> int | None:
-        return self._by_path.get(str(path))
-
-    def entry(self, row: int) -> CatalogEntry:
-        return self._rows[row].entry
-
-    def info(self, row: int) -> GGUFInfo | None:
-        return self._rows[row].info
-
-    def entries(self) -> list[CatalogEntry]:
-        return [r.entry for r in self._rows]
-
-    def unread_paths(self) -> list[str]:
-        return [str(r.entry.path) for r in self._rows if r.info is None and r.entry.exists]
-
-    # -- judgements ----------------------------------------------------------------------
-
-    def too_large(self, row: int) -> bool:
-        """The model needs more memory than is available now (estimate)."""
-        info = self._rows[row].info
-        needed = info.memory_estimate(self.n_ctx) if info is not None else None
-        return needed is not None and self.available is not None and needed > self.available
-
-    def can_open(self, row: int) -> bool:
-        r = self._rows[row]
-        return r.entry.exists and r.info is not None and r.info.ok
-
-    def problem(self, row: int) -> str:
-        """Why the file cannot be opened ("" when it can, or is not read yet)."""
-        r = self._rows[row]
-        if not r.entry.exists:
-            return QCoreApplication.translate("ModelTable", NOT_FOUND)
-        if r.info is not None and r.info.error:
-            missing = QCoreApplication.translate("GGUFInfo", "File not found.")
-            return QCoreApplication.translate("ModelTable", NOT_FOUND) if r.info.error == missing else r.info.error
-        return ""
-
-    def status(self, row: int) -> tuple[str, str]:
-        """(text, kind) of the Status column: kind is "error", "warning", "busy" or ""."""
-        r = self._rows[row]
-        problem = self.problem(row)
-        if problem:
-            return f"✗ {problem}", "error"
-        if r.info is None:
-            return self.tr("Reading…"), "busy"
-        if self.too_large(row):
-            return self.tr("⚠ More memory than is free"), "warning"
-        if not r.info.has_chat_template:
-            return self.tr("⚠ No template: uses {template}").format(template=FALLBACK_TEMPLATE), "warning"
-        if r.info.warnings:
-            return f"⚠ {r.info.warnings[0]}", "warning"
-        return self.tr("OK"), ""
-
-    # -- QAbstractTableModel ----------------------------------------------------------------
-
-    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: N802, B008 (Qt API)
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: N802, B008 (Qt API)
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802 (Qt API)
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(COLUMNS):
-            return QCoreApplication.translate("ModelTable", COLUMNS[section])
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole and section == COL_MEMORY:
-            return self.tr(
-                "Estimated memory to load it at a {n_ctx}-token context: file + KV cache + compute buffer"
-            ).format(n_ctx=self.n_ctx)
-        return None
-
-    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._rows):
-            return None
-        row, col = index.row(), index.column()
-        r = self._rows[row]
-        if role == Qt.ItemDataRole.DisplayRole:
-            return self._text(row, col)
-        if role == SORT_ROLE:
-            return self._sort_key(row, col)
-        if role == ENTRY_ROLE:
-            return r.entry
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return self._tooltip(row)
-        if role == Qt.ItemDataRole.ForegroundRole and col in (COL_STATUS, COL_NAME, COL_MEMORY):
-            kind = self.status(row)[1]
-            if kind == "error" and col != COL_MEMORY:
-                return theme.color("error")
-            if kind == "warning" and (col == COL_STATUS or (col == COL_MEMORY and self.too_large(row))):
-                return theme.color("warning")
-        if role == Qt.ItemDataRole.TextAlignmentRole and col in (COL_PARAMS, COL_CTX, COL_SIZE, COL_MEMORY):
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        return None
-
-    def _text(self, row: int, col: int) -> str:
-        r = self._rows[row]
-        info = r.info
-        if col == COL_NAME:
-            return info.display_name if info is not None and info.display_name else r.entry.path.stem
-        if col == COL_STATUS:
-            return self.status(row)[0]
-        if col == COL_SOURCE:
-            return r.entry.source_label
-        if info is None:
-            return ""
-        if col == COL_ARCH:
-            return info.architecture
-        if col == COL_PARAMS:
-            return info.parameters_label
-        if col == COL_QUANT:
-            return info.quantization
-        if col == COL_CTX:
-            return f"{info.context_length:,}" if info.context_length else ""
-        if col == COL_TEMPLATE:
-            return info.template_label
-        if col == COL_SIZE:
-            return format_bytes(info.total_size or info.file_size) if info.file_size else ""
-        if col == COL_MEMORY:
-            return format_bytes(info.memory_estimate(self.n_ctx))
-        if col == COL_LICENSE:
-            return info.license
-        return ""
-
-    def _sort_key(self, row: int, col: int) -> Any:
-        info = self._rows[row].info
-        if info is not None:
-            if col == COL_PARAMS:
-                return float(info.parameters or 0)
-            if col == COL_CTX:
-                return float(info.context_length or 0)
-            if col == COL_SIZE:
-                return float(info.total_size or info.file_size)
-            if col == COL_MEMORY:
-                return float(info.memory_estimate(self.n_ctx) or 0)
-        elif col in (COL_PARAMS, COL_CTX, COL_SIZE, COL_MEMORY):
-            return 0.0
-        return self._text(row, col).casefold()
-
-    def _tooltip(self, row: int) -> str:
-        r = self._rows[row]
-        lines = [str(r.entry.path)]
-        info = r.info
-        if info is not None and info.name:
-            lines.append(self.tr("Name in the file: {name}").format(name=info.name))
-        problem = self.problem(row)
-        if problem:
-            lines.append(problem)
-        elif info is not None:
-            lines += list(info.warnings)
-        return "\n".join(lines)
-
-
-class _SortProxy(QSortFilterProxyModel):
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setSortRole(SORT_ROLE)
-
-
-# -- the dialog -------------------------------------------------------------------------
 
 
 class ModelManagerDialog(QDialog):
@@ -347,25 +80,20 @@ class ModelManagerDialog(QDialog):
         self.setObjectName("modelManager")
         self.setWindowTitle(self.tr("Models"))
         self.resize(1280, 520)
-        self._scan = scan
-        self._read_info = read_info
-        self._available_memory = available_memory
-        self._calls = BackgroundCalls(self)
-        self._queue: list[str] = []  # headers still to read, next first
-        self._reading = False
+        self.reader = ModelReader(scan, read_info, available_memory, self)
         #: Opens a folder (QDesktopServices.openUrl; tests replace it).
         self.open_url: Callable[[QUrl], bool] = QDesktopServices.openUrl
         #: The "needs more memory than is free" question while it is shown.
         self.confirm_box: QMessageBox | None = None
         self.table = ModelTable(self, n_ctx)
-        self.proxy = _SortProxy(self)
+        self.proxy = ModelSortProxy(self)
         self.proxy.setSourceModel(self.table)
         self._build()
         self._connect_signals()
         if entries is not None:
             self._show_entries(list(entries))
         else:
-            self._start_scan()
+            self.reader.scan()
 
     # -- building ------------------------------------------------------------------------
 
@@ -395,7 +123,7 @@ class ModelManagerDialog(QDialog):
         header = self.view.horizontalHeader()
         assert header is not None
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        for col, width in enumerate(_WIDTHS):
+        for col, width in enumerate(COLUMN_WIDTHS):
             header.resizeSection(col, width)
         header.setStretchLastSection(True)
         self.details = QLabel()
@@ -440,25 +168,20 @@ class ModelManagerDialog(QDialog):
         self.open_button.clicked.connect(self._on_open_clicked)
         self.close_button.clicked.connect(self.reject)
         self.finished.connect(self._on_finished)
+        self.reader.scanned.connect(self._on_scanned)
+        self.reader.scan_failed.connect(self._on_scan_failed)
+        self.reader.headers_read.connect(self._on_headers_read)
+        self.reader.finished.connect(self.details_finished)
 
     # -- listing and reading (background) ----------------------------------------------------
 
-    def _start_scan(self) -> None:
-        scan, available = self._scan, self._available_memory
-
-        def work(cancel: threading.Event) -> tuple[list[CatalogEntry], int | None]:
-            return scan(), available()
-
-        self._calls.run(work, self._on_scanned, name="rill-model-scan")
-
-    def _on_scanned(self, result: Any, error: BaseException | None) -> None:
-        if error is not None:
-            self.details.setText(self.tr("Could not list the models: {error}").format(error=error))
-            self.listed.emit(0)
-            return
-        entries, available = result
+    def _on_scanned(self, entries: list[CatalogEntry], available: int | None) -> None:
         self.table.set_available(available)
         self._show_entries(entries)
+
+    def _on_scan_failed(self, error: str) -> None:
+        self.details.setText(self.tr("Could not list the models: {error}").format(error=error))
+        self.listed.emit(0)
 
     def _show_entries(self, entries: list[CatalogEntry]) -> None:
         self.table.set_entries(entries)
@@ -468,54 +191,16 @@ class ModelManagerDialog(QDialog):
             self.details.setText(self.tr(
                 "No models yet. Put .gguf files in the models folder, use Add…, or drop a .gguf file on Rill's window."
             ))
-        self._queue = self.table.unread_paths()
-        self._read_more()
+        self.reader.read(self.table.unread_paths())
         self._update_buttons()
         self.listed.emit(len(entries))
-        if not self._queue and not self._reading:
+        if self.reader.idle:
             self.details_finished.emit()
 
-    def _read_more(self) -> None:
-        """Read the next few headers in the background (one call at a time)."""
-        if self._reading:
-            return
-        if not self._queue:
-            return
-        batch, self._queue = self._queue[:READ_BATCH], self._queue[READ_BATCH:]
-        read, available = self._read_info, self._available_memory
-
-        def work(cancel: threading.Event) -> tuple[list[tuple[str, GGUFInfo]], list[str], int | None]:
-            done: list[tuple[str, GGUFInfo]] = []
-            started = time.monotonic()
-            for i, path in enumerate(batch):
-                if cancel.is_set():
-                    break
-                if done and time.monotonic() - started > READ_BATCH_S:
-                    return done, batch[i:], available()
-                done.append((path, read(path)))
-            return done, [], available()
-
-        self._reading = True
-        self._calls.run(work, self._on_batch_read, name="rill-model-headers")
-
-    def _on_batch_read(self, result: Any, error: BaseException | None) -> None:
-        self._reading = False
-        if error is not None:  # read_gguf_info never raises for a bad file: a bug
-            result = ([], [], self.table.available)
-        done, left, available = result
+    def _on_headers_read(self, done: list[tuple[str, GGUFInfo]], available: int | None) -> None:
         self.table.set_available(available)
         for path, info in done:
             self.table.set_info(path, info)
-        self._queue = left + [p for p in self._queue if p not in left]
-        if self._queue:
-            self._read_more()
-        else:
-            self.details_finished.emit()
-
-    def _prioritize(self, path: str) -> None:
-        if path in self._queue:
-            self._queue.remove(path)
-            self._queue.insert(0, path)
 
     # -- selection -----------------------------------------------------------------------------
 
@@ -597,7 +282,7 @@ class ModelManagerDialog(QDialog):
     def _on_selection_changed(self, *_args: object) -> None:
         row = self.selected_row()
         if row is not None and self.table.info(row) is None:
-            self._prioritize(str(self.table.entry(row).path))
+            self.reader.prioritize(str(self.table.entry(row).path))
         self._update_buttons()
 
     def _on_table_changed(self, top_left: QModelIndex, bottom_right: QModelIndex, *_roles: object) -> None:
@@ -685,8 +370,7 @@ class ModelManagerDialog(QDialog):
         row = self.table.row_of(path)
         if row is None:
             row = self.table.append(CatalogEntry(Path(path), (SOURCE_ADDED,), True))
-            self._queue.insert(0, path)
-            self._read_more()
+            self.reader.read_first(path)
         else:
             entry = self.table.entry(row)
             if SOURCE_ADDED not in entry.sources:
@@ -695,8 +379,7 @@ class ModelManagerDialog(QDialog):
         self.list_changed.emit()
 
     def _on_finished(self, _result: int) -> None:
-        self._calls.cancel_all()  # headers still being read are not needed any more
-        self._queue.clear()
+        self.reader.cancel()  # headers still being read are not needed any more
 
 
 def make_manage_action(parent: QWidget) -> QAction:

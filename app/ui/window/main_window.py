@@ -2,72 +2,52 @@
 (``app.ui.services.lifecycle.AppServices``, built by ``app.application``),
 and the signals between them.
 
-Its parts live in their own modules: the menu bar (``menus``), the Undo
-offer (``undo``), which model runs and what is remembered of it
-(``model_choice``), the first-run panel (``first_run``), dropped model files
-(``drops``), the About box (``app.ui.dialogs.about``) and the one-at-a-time
-dialogs (``app.ui.dialogs.singleton``). Closing runs the services' ordered
-shutdown (``closeEvent``).
+Its parts live in their own modules: the chat column (``chat_area``), the
+menu bar (``menus``), the Undo offer (``undo``), which model runs and what is
+remembered of it (``model_choice``), the model dialogs (``model_dialogs``),
+Settings and Conversation Settings with the preferences (``settings_wiring``),
+the history (``library_wiring``), the first-run panel (``first_run``), dropped
+model files (``drops``) and the About box (``app.ui.dialogs.about``). Closing
+runs the services' ordered shutdown (``closeEvent``).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PyQt6 import sip
 from PyQt6.QtCore import QMimeData, Qt, pyqtSignal
-from PyQt6.QtGui import (
-    QCloseEvent,
-    QDragEnterEvent,
-    QDragMoveEvent,
-    QDropEvent,
-    QIcon,
-    QShortcut,
-)
-from PyQt6.QtWidgets import (
-    QApplication,
-    QFileDialog,
-    QHBoxLayout,
-    QMainWindow,
-    QPushButton,
-    QSplitter,
-    QVBoxLayout,
-    QWidget,
-)
+from PyQt6.QtGui import QCloseEvent, QDragEnterEvent, QDragMoveEvent, QDropEvent, QIcon, QShortcut
+from PyQt6.QtWidgets import QApplication, QFileDialog, QMainWindow, QSplitter, QWidget
 
 from app.core.backends.base import ModelInfo
 from app.core.backends.remote.servers import ServerConfig
-from app.core.config.preferences import ConversationSettings, Preferences
-from app.core.conversation.model import Conversation
-from app.core.models import paths as models
 from app.core.text.display import without_controls
 from app.resources import resource_path
 from app.ui.conversation.announcer import StreamAnnouncer
 from app.ui.conversation.controller import ChatController, ChatState
 from app.ui.conversation.find_bar import FindBar
-from app.ui.conversation.prompt import PromptArea
 from app.ui.conversation.selection import LazyTextMime
 from app.ui.conversation.view import ChatView
 from app.ui.dialogs.about import open_about_box
-from app.ui.dialogs.singleton import SingletonDialog
 from app.ui.misc.shortcuts import bind_shortcut
 from app.ui.misc.theme import mark_window, theme_manager
 from app.ui.services.lifecycle import AppServices
 from app.ui.sidebar.sidebar import Sidebar
 from app.ui.window.appearance_menu import AppearanceControls
+from app.ui.window.chat_area import ChatArea
 from app.ui.window.context_meter import ContextMeter, ContextTracker
-from app.ui.window.first_run import FirstRunPanel
 from app.ui.window.library_wiring import LibraryWiring
 from app.ui.window.menus import MenuBar
 from app.ui.window.model_choice import ModelChoice
+from app.ui.window.model_dialogs import ModelDialogs
 from app.ui.window.navigation import KeyboardNavigation
 from app.ui.window.send import SendController
+from app.ui.window.settings_wiring import SettingsWiring
 from app.ui.window.status import StatusLabels
 from app.ui.window.stream_health import StreamHealthMonitor, StreamHealthPanel
 from app.ui.window.undo import UndoBar
 
 if TYPE_CHECKING:
-    from app.ui.dialogs.conversation_settings import ConversationSettingsDialog
     from app.ui.dialogs.model_manager import ModelManagerDialog
     from app.ui.dialogs.servers import ServersDialog
     from app.ui.dialogs.settings import SettingsDialog
@@ -127,16 +107,12 @@ class MainWindow(QMainWindow):
         self.sidebar = Sidebar(self.library)
         self.find_bar = FindBar(lambda: self.chat.conversation.messages)
         self.find_bar.hide()
-        self.prompt_area = PromptArea()
+        self.chat_area = ChatArea(self.view, self.find_bar)
+        self.first_run = self.chat_area.first_run
+        self.prompt_area = self.chat_area.prompt_area
         self.prompt = self.prompt_area.editor
-        self.prompt.setPlaceholderText(self.tr("Message Rill… (Enter to send, Shift+Enter for a new line)"))
-        self.prompt.setFixedHeight(84)
-        self.send_button = QPushButton(self.tr("Send"))
-        self.send_button.setObjectName("send")
-        self.send_button.setToolTip(self.tr("Send the message (Enter)"))
-        self.stop_button = QPushButton(self.tr("Stop"))
-        self.stop_button.setObjectName("stop")
-        self.stop_button.setToolTip(self.tr("Stop the reply (Esc)"))
+        self.send_button = self.chat_area.send_button
+        self.stop_button = self.chat_area.stop_button
         self.health_monitor = StreamHealthMonitor(self.chat, self)
         self.status_labels = StatusLabels(self.chat, self.health_monitor, self)
         self.model_label = self.status_labels.model_label
@@ -145,27 +121,9 @@ class MainWindow(QMainWindow):
         self.health_panel = StreamHealthPanel(self.health_monitor, self)
         self.health_panel.hide()
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.health_panel)
-
-        buttons = QVBoxLayout()
-        buttons.addWidget(self.send_button)
-        buttons.addWidget(self.stop_button)
-        buttons.addStretch(1)
-        row = QHBoxLayout()
-        row.addWidget(self.prompt_area, 1)
-        row.addLayout(buttons)
-        layout = QVBoxLayout()
-        layout.setContentsMargins(10, 10, 10, 6)
-        self.first_run = FirstRunPanel()
-        self.first_run.hide()
-        layout.addWidget(self.first_run)
-        layout.addWidget(self.view, 1)
-        layout.addWidget(self.find_bar)
-        layout.addLayout(row)
-        chat_area = QWidget()
-        chat_area.setLayout(layout)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.sidebar)
-        self.splitter.addWidget(chat_area)
+        self.splitter.addWidget(self.chat_area)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([220, 680])
         self.splitter.setChildrenCollapsible(False)
@@ -186,7 +144,7 @@ class MainWindow(QMainWindow):
         self.send_controller = SendController(self.chat, self.prompt_area, self._status_bar, self)
         self._connect_signals()
         self.install_search()
-        self.install_model_manager()
+        self.install_model_files()
         self.install_settings()
         self._on_state_changed(self.chat.state)
         self.prompt.setFocus()
@@ -318,12 +276,15 @@ class MainWindow(QMainWindow):
 
     def _connect_model_choice(self) -> None:
         self.model_choice = ModelChoice(self.chat, self.model_menu, self.first_run, self)
-        self._servers_dialog = SingletonDialog(self._make_servers_dialog)
+        self.model_dialogs = ModelDialogs(self.model_menu, self)
         self.first_run.open_button.clicked.connect(self.menus.open_model_action.trigger)
         self.model_open_requested.connect(self.model_choice.file_requested)
         self.model_menu.local_chosen.connect(self._on_local_model_chosen)
         self.model_menu.server_model_chosen.connect(self._on_server_model_chosen)
-        self.menus.servers_action.triggered.connect(self._on_servers_triggered)
+        self.model_dialogs.server_model_chosen.connect(self._on_server_model_chosen)
+        self.model_dialogs.model_open_requested.connect(self.model_open_requested)
+        self.menus.servers_action.triggered.connect(self.model_dialogs.open_servers)
+        self.menus.manage_models_action.triggered.connect(self.model_dialogs.open_models)
 
     def expect_load(self, description: str, choice: dict[str, str], remember: bool = True) -> None:
         """See ``ModelChoice.expect_load``."""
@@ -337,22 +298,15 @@ class MainWindow(QMainWindow):
         self.model_choice.server_chosen(server, model)
         self.remote_model_requested.emit(server, model)
 
-    def _make_servers_dialog(self) -> ServersDialog:
-        from app.ui.dialogs.servers import ServersDialog
-
-        dialog = ServersDialog(self, known_models=self.model_menu.cache.snapshot())
-        dialog.servers_saved.connect(self.model_menu.set_servers)
-        dialog.models_fetched.connect(self.model_menu.cache.store)
-        dialog.model_chosen.connect(self._on_server_model_chosen)
-        return dialog
-
     @property
     def servers_dialog(self) -> ServersDialog | None:
         """Model › Servers…, when it has been opened (None after it closed)."""
-        return self._servers_dialog.dialog
+        return self.model_dialogs.servers_dialog
 
-    def _on_servers_triggered(self) -> None:
-        self._servers_dialog.show()
+    @property
+    def models_dialog(self) -> ModelManagerDialog | None:
+        """Model › Manage Models…, when it has been opened (None after it closed)."""
+        return self.model_dialogs.models_dialog
 
     # -- About --------------------------------------------------------------------
 
@@ -392,15 +346,13 @@ class MainWindow(QMainWindow):
         if self._close_when_shut_down:
             quit_if_last_window(self)
 
-    def install_model_manager(self) -> None:
-        """Model › Manage Models… (Ctrl+Shift+M, ``app.ui.dialogs.model_manager``),
-        the load progress bar with its Cancel button (status bar,
-        ``app.ui.window.load_progress``), dropping ``.gguf`` files on the window,
-        and every local model that loads joining Rill's list of models."""
+    def install_model_files(self) -> None:
+        """The load progress bar with its Cancel button (status bar,
+        ``app.ui.window.load_progress``) and dropping ``.gguf`` files on the
+        window (Manage Models… is ``model_dialogs``)."""
         from app.ui.window.drops import GgufDropFilter, GgufDrops
         from app.ui.window.load_progress import LoadProgress
 
-        self._models_dialog = SingletonDialog(self._make_models_dialog)
         self.load_progress = LoadProgress(self.chat)
         self._status_bar.addPermanentWidget(self.load_progress)
         self.setAcceptDrops(True)
@@ -410,22 +362,6 @@ class MainWindow(QMainWindow):
         viewport = self.prompt.viewport()
         assert viewport is not None
         viewport.installEventFilter(self._gguf_drop_filter)
-        self.menus.manage_models_action.triggered.connect(self._on_manage_models_triggered)
-
-    def _make_models_dialog(self) -> ModelManagerDialog:
-        from app.ui.dialogs.model_manager import ModelManagerDialog
-
-        dialog = ModelManagerDialog(self)
-        dialog.model_open_requested.connect(self.model_open_requested)
-        return dialog
-
-    @property
-    def models_dialog(self) -> ModelManagerDialog | None:
-        """Model › Manage Models…, when it has been opened (None after it closed)."""
-        return self._models_dialog.dialog
-
-    def _on_manage_models_triggered(self) -> None:
-        self._models_dialog.show()
 
     def open_dropped(self, mime: QMimeData | None) -> bool:
         """Dropped files (see ``GgufDrops.open_dropped``); True when a model was opened."""
@@ -458,109 +394,23 @@ class MainWindow(QMainWindow):
         )
         self.search_dialog.result_activated.connect(self.search_results.open_message)
 
-    # -- Settings and Conversation Settings ----------------------------------------------
+    # -- Settings and Conversation Settings (app.ui.window.settings_wiring) ------------------
 
     def install_settings(self) -> None:
-        """Edit › Settings… (Ctrl+,, ``app.ui.dialogs.settings``) and
-        Conversation Settings… (Edit menu, the sidebar's context menu,
-        ``app.ui.dialogs.conversation_settings``). The preferences are read here
-        (a small file) and handed to the chat: every request takes them, and
-        its conversation's overrides, when it is sent."""
-        from app.core.config.preferences import load_preferences
-
-        self._settings_dialog = SingletonDialog(self._make_settings_dialog)
-        self.conversation_settings_dialog: ConversationSettingsDialog | None = None
-        self.preferences = load_preferences()
-        self._apply_preferences(self.preferences)
-        self.menus.settings_action.triggered.connect(self._on_settings_triggered)
-        self.menus.conversation_settings_action.triggered.connect(self._on_conversation_settings_triggered)
-        self.sidebar.settings_requested.connect(self._on_conversation_settings_requested)
-
-    def _apply_preferences(self, prefs: Preferences) -> None:
-        """Sampling and system prompt for the next requests (never the one streaming)."""
-        self.preferences = prefs
-        self.chat.params = prefs.sampling_params()
-        self.chat.default_system_prompt = prefs.system_prompt
-        self.chat.overflow = prefs.overflow
-
-    def _make_settings_dialog(self) -> SettingsDialog:
-        from app.ui.dialogs.settings import SettingsDialog
-
-        info = self.chat.model_info
-        dialog = SettingsDialog(
-            self, self.preferences, loaded=info, reload_available=self.chat.last_load_description is not None,
-            appearance=self.appearance.appearance,
+        """Edit › Settings… (Ctrl+,) and Conversation Settings… (Edit menu, the
+        sidebar's context menu): see ``SettingsWiring``."""
+        self.settings_wiring = SettingsWiring(
+            self.chat, self.library, self.services, self.appearance, self.model_choice, self.model_menu,
+            self._status_bar, self,
         )
-        dialog.appearance_applied.connect(self.appearance.apply)
-        dialog.preferences_applied.connect(self._apply_preferences)
-        dialog.reload_model_requested.connect(self._on_reload_model_requested)
-        if info is not None and info.path.lower().endswith(models.MODEL_SUFFIX):
-            self._tell_trained_ctx(dialog, info.path)
-        return dialog
+        self.menus.settings_action.triggered.connect(self.settings_wiring.open_settings)
+        self.menus.conversation_settings_action.triggered.connect(self._on_conversation_settings_triggered)
+        self.sidebar.settings_requested.connect(self.settings_wiring.open_conversation_settings)
 
     @property
     def settings_dialog(self) -> SettingsDialog | None:
         """Edit › Settings…, when it has been opened (None after it closed)."""
-        return self._settings_dialog.dialog
-
-    def _on_settings_triggered(self) -> None:
-        self._settings_dialog.show()
-
-    def _tell_trained_ctx(self, dialog: SettingsDialog, path: str) -> None:
-        """Read the model file's trained context off the GUI thread (its
-        header: 10-40 ms) and give it to the dialog (a warning when the
-        context length is larger)."""
-
-        def tell(trained_ctx: int | None) -> None:
-            if not sip.isdeleted(dialog):
-                dialog.set_trained_ctx(trained_ctx)
-
-        self.services.read_trained_context(path, tell)
-
-    def _on_reload_model_requested(self) -> None:
-        description = self.chat.last_load_description
-        if description is None:
-            return
-        choice = self.model_menu.current
-        if choice is not None:
-            self.expect_load(description, choice, remember=False)  # the Model menu keeps its check
-        self.chat.reload_model()
-        self._status_bar.showMessage(self.tr("Loading the model again with the new settings…"), 5000)
+        return self.settings_wiring.settings_dialog
 
     def _on_conversation_settings_triggered(self) -> None:
-        self._on_conversation_settings_requested(self.chat.conversation.id)
-
-    def _on_conversation_settings_requested(self, conversation_id: str) -> None:
-        from app.core.config.preferences import conversation_settings
-        from app.ui.dialogs.conversation_settings import ConversationSettingsDialog
-
-        def show(conv: Conversation | None) -> None:
-            if conv is None:
-                self._status_bar.showMessage(self.tr("That conversation is no longer in the history."), 5000)
-                return
-            dialog = ConversationSettingsDialog(
-                conversation_id, conversation_settings(conv),
-                self.preferences, getattr(conv, "title", ""), self,
-            )
-            dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-            dialog.settings_accepted.connect(self._on_conversation_settings_accepted)
-            self.conversation_settings_dialog = dialog
-            dialog.open()
-
-        if conversation_id == self.chat.conversation.id:
-            show(self.chat.conversation)
-        else:
-            self.library.load(conversation_id, show)
-
-    def _on_conversation_settings_accepted(self, conversation_id: str, chosen: ConversationSettings) -> None:
-        def store(conv: Conversation | None) -> None:
-            if conv is not None:
-                self.library.set_overrides(conv, chosen.to_dict())
-                self._status_bar.showMessage(
-                    self.tr("Conversation settings saved: they apply from its next reply."), 5000
-                )
-
-        if conversation_id == self.chat.conversation.id:
-            store(self.chat.conversation)
-        else:
-            self.library.load(conversation_id, store)
+        self.settings_wiring.open_conversation_settings(self.chat.conversation.id)

@@ -17,8 +17,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.core.models import gguf_info
-from app.core.models.gguf_info import GGUFInfo, read_gguf_info, split_part, template_kind
+from app.core.models import gguf_header, gguf_info
+from app.core.models.gguf_info import GGUFInfo, read_gguf_info, template_kind
+from app.core.models.gguf_splits import split_part
 from app.core.models.paths import package_model_path
 from tests.helpers.privileges import as_unprivileged, world_dir
 
@@ -188,7 +189,7 @@ def test_metadata_larger_than_the_first_read(real_model: Path, monkeypatch: pyte
 
 def test_metadata_larger_than_the_limit_is_refused(real_model: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(gguf_info, "FIRST_READ_BYTES", 4096)
-    monkeypatch.setattr(gguf_info, "MAX_HEADER_BYTES", 100_000)
+    monkeypatch.setattr(gguf_header, "MAX_HEADER_BYTES", 100_000)
     assert_error(read_gguf_info(real_model), "damaged", "more than")
 
 
@@ -431,12 +432,3 @@ def test_split_model(tmp_path: Path) -> None:
     assert info.parameters is None and info.parameters_label == "1K"  # the size label
     assert_error(read_gguf_info(second), "part 2 of 2", "first part")
     assert split_part(first) == (1, 2) and split_part(tmp_path / "x.gguf") is None
-
-
-def test_formatting() -> None:
-    assert gguf_info.format_count(134_515_008) == "135M"
-    assert gguf_info.format_count(7_241_732_096) == "7.2B"
-    assert gguf_info.format_count(999) == "999"
-    assert gguf_info.format_bytes(98_362_432) == "93.8 MiB"
-    assert gguf_info.format_bytes(None) == ""
-    assert gguf_info.format_bytes(5 * 1024**3) == "5.0 GiB"

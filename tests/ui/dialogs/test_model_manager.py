@@ -20,7 +20,8 @@ from app.core.models import catalog as model_catalog
 from app.core.models.catalog import SOURCE_ADDED, SOURCE_FOLDER, CatalogEntry
 from app.core.models.gguf_info import GGUFInfo
 from app.ui.conversation.controller import ChatState
-from app.ui.dialogs.model_manager import COL_STATUS, COL_TEMPLATE, ModelManagerDialog
+from app.ui.dialogs.model_manager import ModelManagerDialog
+from app.ui.dialogs.model_table import COL_STATUS, COL_TEMPLATE
 from app.ui.services.background import join_background_threads
 from app.ui.window import drops
 from tests.core.models.test_gguf_info import write_gguf

@@ -24,7 +24,7 @@ from app.core.backends.remote.servers import ServerConfig, load_servers, save_se
 from app.core.backends.scripted import ScriptedBackend
 from app.core.base import settings
 from app.core.factory import remote_factory
-from app.ui.dialogs import servers as servers_dialog
+from app.ui.dialogs import server_calls
 from app.ui.dialogs.servers import ServersDialog
 from app.ui.services import model_lists
 from app.ui.services.background import BackgroundCalls, join_background_threads
@@ -138,31 +138,31 @@ def test_add_server_with_validation_messages(qtbot, open_dialog, ring) -> None:
     assert dialog.empty_label.isVisible() and not dialog.form.isVisible()
     qtbot.mouseClick(dialog.add_button, Qt.MouseButton.LeftButton)
     assert dialog.form.isVisible() and dialog.list.count() == 1
-    assert dialog.name_edit.text() == "New server"
-    assert dialog.url_edit.text() == "http://127.0.0.1:8080"
-    assert dialog.stall_spin.value() == 60
-    assert not dialog.error_label.isVisible()
+    assert dialog.form.name_edit.text() == "New server"
+    assert dialog.form.url_edit.text() == "http://127.0.0.1:8080"
+    assert dialog.form.stall_spin.value() == 60
+    assert not dialog.form.error_label.isVisible()
 
-    retype(qtbot, dialog.name_edit, "")
-    assert dialog.error_label.isVisible() and dialog.error_label.text() == "A server needs a name."
+    retype(qtbot, dialog.form.name_edit, "")
+    assert dialog.form.error_label.isVisible() and dialog.form.error_label.text() == "A server needs a name."
     qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
     assert dialog.isVisible() and "Not saved" in dialog.save_status.text()
     assert settings_text() == ""  # nothing written
 
-    retype(qtbot, dialog.name_edit, "Desk")
-    assert not dialog.error_label.isVisible()
+    retype(qtbot, dialog.form.name_edit, "Desk")
+    assert not dialog.form.error_label.isVisible()
     assert dialog.list.item(0).text() == "Desk"
-    retype(qtbot, dialog.url_edit, "ftp://desk.local")
-    assert "Only http:// and https://" in dialog.error_label.text()
-    retype(qtbot, dialog.url_edit, "http://")
-    assert "no host name" in dialog.error_label.text()
-    retype(qtbot, dialog.url_edit, "")
-    assert "needs a URL" in dialog.error_label.text()
-    qtbot.mouseClick(dialog.test_button, Qt.MouseButton.LeftButton)  # Test refuses too, nothing starts
-    assert "needs a URL" in dialog.status_label.text()
+    retype(qtbot, dialog.form.url_edit, "ftp://desk.local")
+    assert "Only http:// and https://" in dialog.form.error_label.text()
+    retype(qtbot, dialog.form.url_edit, "http://")
+    assert "no host name" in dialog.form.error_label.text()
+    retype(qtbot, dialog.form.url_edit, "")
+    assert "needs a URL" in dialog.form.error_label.text()
+    qtbot.mouseClick(dialog.form.test_button, Qt.MouseButton.LeftButton)  # Test refuses too, nothing starts
+    assert "needs a URL" in dialog.form.status_label.text()
 
-    retype(qtbot, dialog.url_edit, "desk.local:8080/v1")
-    assert not dialog.error_label.isVisible()
+    retype(qtbot, dialog.form.url_edit, "desk.local:8080/v1")
+    assert not dialog.form.error_label.isVisible()
     with qtbot.waitSignal(dialog.finished, timeout=5000):
         qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
     [server] = load_servers()
@@ -175,20 +175,20 @@ def test_two_servers_cannot_share_a_name(qtbot, open_dialog, ring) -> None:
     dialog.add_button.click()
     dialog.add_button.click()
     assert dialog.list.item(1).text() == "New server 2"
-    retype(qtbot, dialog.name_edit, "new SERVER")
-    assert "already named" in dialog.error_label.text()
+    retype(qtbot, dialog.form.name_edit, "new SERVER")
+    assert "already named" in dialog.form.error_label.text()
 
 
 def test_kind_suggests_its_default_url_only_over_a_default(qtbot, open_dialog, ring) -> None:
     dialog = open_dialog()
     dialog.add_button.click()
-    dialog.kind_combo.setCurrentIndex(dialog.kind_combo.findData("ollama"))
-    assert dialog.url_edit.text() == "http://127.0.0.1:11434"
-    assert "Ollama" in dialog.url_note.text()
-    retype(qtbot, dialog.url_edit, "http://gpu-box:9000")
-    dialog.kind_combo.setCurrentIndex(dialog.kind_combo.findData("openai"))
-    assert dialog.url_edit.text() == "http://gpu-box:9000"  # typed by the user: kept
-    assert "/v1" in dialog.url_note.text()
+    dialog.form.kind_combo.setCurrentIndex(dialog.form.kind_combo.findData("ollama"))
+    assert dialog.form.url_edit.text() == "http://127.0.0.1:11434"
+    assert "Ollama" in dialog.form.url_note.text()
+    retype(qtbot, dialog.form.url_edit, "http://gpu-box:9000")
+    dialog.form.kind_combo.setCurrentIndex(dialog.form.kind_combo.findData("openai"))
+    assert dialog.form.url_edit.text() == "http://gpu-box:9000"  # typed by the user: kept
+    assert "/v1" in dialog.form.url_note.text()
     assert dialog.current_draft().kind == "openai"
 
 
@@ -198,15 +198,15 @@ def test_kind_suggests_its_default_url_only_over_a_default(qtbot, open_dialog, r
 def test_save_writes_servers_to_settings_and_keys_to_the_keyring(qtbot, open_dialog, ring) -> None:
     dialog = open_dialog()
     dialog.add_button.click()
-    assert not dialog.key_note.isVisible()  # a keyring: nothing to warn about
-    retype(qtbot, dialog.name_edit, "Hosted")
-    retype(qtbot, dialog.url_edit, "https://api.example.com/v1")
-    assert dialog.key_edit.echoMode() == QLineEdit.EchoMode.Password
-    retype(qtbot, dialog.key_edit, SECRET)
-    dialog.show_key_button.click()
-    assert dialog.key_edit.echoMode() == QLineEdit.EchoMode.Normal
-    dialog.show_key_button.click()
-    assert dialog.key_edit.echoMode() == QLineEdit.EchoMode.Password
+    assert not dialog.form.key_note.isVisible()  # a keyring: nothing to warn about
+    retype(qtbot, dialog.form.name_edit, "Hosted")
+    retype(qtbot, dialog.form.url_edit, "https://api.example.com/v1")
+    assert dialog.form.key_edit.echoMode() == QLineEdit.EchoMode.Password
+    retype(qtbot, dialog.form.key_edit, SECRET)
+    dialog.form.show_key_button.click()
+    assert dialog.form.key_edit.echoMode() == QLineEdit.EchoMode.Normal
+    dialog.form.show_key_button.click()
+    assert dialog.form.key_edit.echoMode() == QLineEdit.EchoMode.Password
     saved: list[list[ServerConfig]] = []
     dialog.servers_saved.connect(saved.append)
     with qtbot.waitSignal(dialog.finished, timeout=5000):
@@ -221,7 +221,7 @@ def test_save_writes_servers_to_settings_and_keys_to_the_keyring(qtbot, open_dia
 
     # Opened again: the key is read back (off the GUI thread) and, unchanged, not rewritten.
     again = open_dialog()
-    assert again.key_edit.text() == SECRET
+    assert again.form.key_edit.text() == SECRET
     with qtbot.waitSignal(again.finished, timeout=5000):
         again.save_button.click()
     assert ring.writes == 1
@@ -257,9 +257,9 @@ def test_remove_is_undoable_and_cancel_changes_nothing(qtbot, open_dialog, ring)
 def test_without_a_keyring_the_dialog_says_keys_last_this_session(qtbot, open_dialog, no_keyring) -> None:
     dialog = open_dialog()
     dialog.add_button.click()
-    assert dialog.key_note.isVisible()
-    assert "this session only" in dialog.key_note.text()
-    retype(qtbot, dialog.key_edit, SECRET)
+    assert dialog.form.key_note.isVisible()
+    assert "this session only" in dialog.form.key_note.text()
+    retype(qtbot, dialog.form.key_edit, SECRET)
     with qtbot.waitSignal(dialog.finished, timeout=5000):
         dialog.save_button.click()
     [server] = load_servers()
@@ -272,33 +272,33 @@ def test_without_a_keyring_the_dialog_says_keys_last_this_session(qtbot, open_di
 
 def test_test_runs_off_the_gui_thread_and_fills_the_models(qtbot, open_dialog, ring, monkeypatch) -> None:
     fake = BlockingLister(["qwen2.5-7b", "llama-3.2-3b"])
-    monkeypatch.setattr(servers_dialog, "list_models", fake)
+    monkeypatch.setattr(server_calls, "list_models", fake)
     dialog = open_dialog()
     dialog.add_button.click()
-    retype(qtbot, dialog.key_edit, SECRET)
+    retype(qtbot, dialog.form.key_edit, SECRET)
     try:
-        qtbot.mouseClick(dialog.test_button, Qt.MouseButton.LeftButton)
-        assert dialog.status_label.text() == "Testing…"
-        assert not dialog.test_button.isEnabled()
+        qtbot.mouseClick(dialog.form.test_button, Qt.MouseButton.LeftButton)
+        assert dialog.form.status_label.text() == "Testing…"
+        assert not dialog.form.test_button.isEnabled()
         qtbot.waitUntil(fake.entered.is_set, timeout=5000)
         # The fake server is blocked, and the GUI thread still runs its event loop.
         ticked: list[bool] = []
         QTimer.singleShot(0, lambda: ticked.append(True))
         qtbot.waitUntil(lambda: bool(ticked), timeout=2000)
-        retype(qtbot, dialog.name_edit, "Still typing")  # the dialog is usable meanwhile
+        retype(qtbot, dialog.form.name_edit, "Still typing")  # the dialog is usable meanwhile
         assert dialog.list.item(0).text() == "Still typing"
-        assert dialog.status_label.text() == "Testing…" and not fake.release.is_set()
+        assert dialog.form.status_label.text() == "Testing…" and not fake.release.is_set()
         assert fake.threads[0] is not threading.main_thread()
         with qtbot.waitSignal(dialog.models_fetched, timeout=5000) as fetched:
             fake.release.set()
     finally:
         fake.release.set()
-    qtbot.waitUntil(lambda: dialog.status_label.text() == "Connected — 2 models", timeout=5000)
+    qtbot.waitUntil(lambda: dialog.form.status_label.text() == "Connected — 2 models", timeout=5000)
     assert fetched.args[1] == ["qwen2.5-7b", "llama-3.2-3b"]
     assert fake.keys == [SECRET]  # the key as typed, not yet saved
-    assert [dialog.model_combo.itemText(i) for i in range(dialog.model_combo.count())] == ["qwen2.5-7b", "llama-3.2-3b"]
-    assert dialog.test_button.isEnabled()
-    dialog.model_combo.setCurrentIndex(1)
+    assert [dialog.form.model_combo.itemText(i) for i in range(dialog.form.model_combo.count())] == ["qwen2.5-7b", "llama-3.2-3b"]
+    assert dialog.form.test_button.isEnabled()
+    dialog.form.model_combo.setCurrentIndex(1)
     with qtbot.waitSignal(dialog.finished, timeout=5000):
         dialog.save_button.click()
     assert load_servers()[0].model == "llama-3.2-3b"
@@ -307,19 +307,19 @@ def test_test_runs_off_the_gui_thread_and_fills_the_models(qtbot, open_dialog, r
 def test_test_failure_shows_the_message_without_the_key(qtbot, open_dialog, ring, monkeypatch) -> None:
     fake = BlockingLister(error="Cannot connect to New server at http://127.0.0.1:8080: connection refused (key {key})")
     fake.release.set()
-    monkeypatch.setattr(servers_dialog, "list_models", fake)
+    monkeypatch.setattr(server_calls, "list_models", fake)
     dialog = open_dialog()
     dialog.add_button.click()
-    retype(qtbot, dialog.key_edit, SECRET)
-    dialog.test_button.click()
-    qtbot.waitUntil(lambda: "connection refused" in dialog.status_label.text(), timeout=5000)
-    text = dialog.status_label.text()
+    retype(qtbot, dialog.form.key_edit, SECRET)
+    dialog.form.test_button.click()
+    qtbot.waitUntil(lambda: "connection refused" in dialog.form.status_label.text(), timeout=5000)
+    text = dialog.form.status_label.text()
     assert text.startswith("Cannot connect to New server") and SECRET not in text and "***" in text
     assert "Traceback" not in text
-    assert dialog.isVisible() and dialog.test_button.isEnabled() and dialog.save_button.isEnabled()
+    assert dialog.isVisible() and dialog.form.test_button.isEnabled() and dialog.save_button.isEnabled()
     # Still usable: fix it and save.
-    retype(qtbot, dialog.url_edit, "http://127.0.0.1:8081")
-    assert dialog.status_label.text() == ""  # the old answer was for another URL
+    retype(qtbot, dialog.form.url_edit, "http://127.0.0.1:8081")
+    assert dialog.form.status_label.text() == ""  # the old answer was for another URL
     with qtbot.waitSignal(dialog.finished, timeout=5000):
         dialog.save_button.click()
     assert load_servers()[0].base_url == "http://127.0.0.1:8081"
@@ -327,20 +327,20 @@ def test_test_failure_shows_the_message_without_the_key(qtbot, open_dialog, ring
 
 def test_an_answer_after_the_dialog_closed_is_harmless(qtbot, open_dialog, ring, monkeypatch) -> None:
     fake = BlockingLister(["m"])
-    monkeypatch.setattr(servers_dialog, "list_models", fake)
+    monkeypatch.setattr(server_calls, "list_models", fake)
     dialog = open_dialog()
     dialog.add_button.click()
     fetched: list[object] = []
     dialog.models_fetched.connect(lambda *a: fetched.append(a))
     try:
-        dialog.test_button.click()
+        dialog.form.test_button.click()
         qtbot.waitUntil(fake.entered.is_set, timeout=5000)
         dialog.reject()
     finally:
         fake.release.set()
     assert join_background_threads(5.0)
     QApplication.processEvents()  # the late answer is delivered now: and dropped
-    assert fetched == [] and dialog.status_label.text() == "Testing…"
+    assert fetched == [] and dialog.form.status_label.text() == "Testing…"
 
 
 def test_background_call_of_a_deleted_owner_is_dropped(qtbot) -> None:
@@ -457,9 +457,9 @@ def test_servers_dialog_from_the_menu_chats_with_the_chosen_server(
     assert dialog is not None and dialog.isVisible()
     qtbot.waitUntil(lambda: dialog.keys_loaded, timeout=5000)
     qtbot.mouseClick(dialog.add_button, Qt.MouseButton.LeftButton)
-    retype(qtbot, dialog.name_edit, "Ollama box")
-    dialog.kind_combo.setCurrentIndex(dialog.kind_combo.findData("ollama"))
-    dialog.model_combo.setEditText("llama3.2")
+    retype(qtbot, dialog.form.name_edit, "Ollama box")
+    dialog.form.kind_combo.setCurrentIndex(dialog.form.kind_combo.findData("ollama"))
+    dialog.form.model_combo.setEditText("llama3.2")
     with qtbot.waitSignal(window.remote_model_requested, timeout=5000) as requested:
         with qtbot.waitSignal(window.chat.model_ready, timeout=10000):
             qtbot.mouseClick(dialog.use_button, Qt.MouseButton.LeftButton)
@@ -484,19 +484,19 @@ def test_test_and_chat_against_a_real_server(qtbot, make_window, ring) -> None:
         dialog = window.servers_dialog
         qtbot.waitUntil(lambda: dialog.keys_loaded, timeout=5000)
         dialog.add_button.click()
-        retype(qtbot, dialog.name_edit, "Fault box")
-        retype(qtbot, dialog.url_edit, server.url)
-        retype(qtbot, dialog.key_edit, SECRET)
-        dialog.test_button.click()
-        assert dialog.status_label.text() == "Testing…"
-        qtbot.waitUntil(lambda: dialog.test_button.isEnabled(), timeout=10000)
-        assert "Fault box" in dialog.status_label.text() and SECRET not in dialog.status_label.text()
-        assert dialog.status_label.text() != "Testing…"
+        retype(qtbot, dialog.form.name_edit, "Fault box")
+        retype(qtbot, dialog.form.url_edit, server.url)
+        retype(qtbot, dialog.form.key_edit, SECRET)
+        dialog.form.test_button.click()
+        assert dialog.form.status_label.text() == "Testing…"
+        qtbot.waitUntil(lambda: dialog.form.test_button.isEnabled(), timeout=10000)
+        assert "Fault box" in dialog.form.status_label.text() and SECRET not in dialog.form.status_label.text()
+        assert dialog.form.status_label.text() != "Testing…"
 
         server.scenario = Scenario(models=("alpha", "beta"))
-        dialog.test_button.click()
-        qtbot.waitUntil(lambda: dialog.status_label.text() == "Connected — 2 models", timeout=10000)
-        dialog.model_combo.setCurrentIndex(1)
+        dialog.form.test_button.click()
+        qtbot.waitUntil(lambda: dialog.form.status_label.text() == "Connected — 2 models", timeout=10000)
+        dialog.form.model_combo.setCurrentIndex(1)
         with qtbot.waitSignal(window.chat.model_ready, timeout=15000):
             dialog.use_button.click()
         assert ring.data[("rill", load_servers()[0].id)] == SECRET

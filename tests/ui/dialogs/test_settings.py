@@ -296,14 +296,15 @@ def test_settings_and_conversation_settings_are_in_the_edit_menu(qtbot: Any, mak
     assert window.settings_dialog is dialog
     click(dialog, Std.Cancel)
     window.menus.conversation_settings_action.trigger()
-    assert window.conversation_settings_dialog.isVisible()
-    click(window.conversation_settings_dialog, Std.Cancel)
+    assert window.settings_wiring.conversation_settings_dialog.isVisible()
+    click(window.settings_wiring.conversation_settings_dialog, Std.Cancel)
 
 
 def test_a_change_while_streaming_is_for_the_next_request(qtbot: Any, make_window: Any) -> None:
     requests: list[GenerationRequest] = []
     window = make_window(recording(requests, rate=100))
     chat = window.chat
+    wiring = window.settings_wiring
     with qtbot.waitSignal(chat.prompt_processed, timeout=5000):
         chat.send("first")
     assert chat.state == ChatState.GENERATING and len(requests) == 1
@@ -312,7 +313,7 @@ def test_a_change_while_streaming_is_for_the_next_request(qtbot: Any, make_windo
     dialog = window.settings_dialog
     dialog.spins["temperature"].setValue(1.7)
     click(dialog, Std.Apply)
-    window._on_conversation_settings_accepted(
+    window.settings_wiring.save_conversation_settings(
         chat.conversation.id, ConversationSettings(top_k=3, system_prompt="Own prompt."))
     click(dialog, Std.Ok)
     running = requests[0]
@@ -323,28 +324,28 @@ def test_a_change_while_streaming_is_for_the_next_request(qtbot: Any, make_windo
     with qtbot.waitSignal(chat.reply_settled, timeout=5000):
         chat.stop()
     with qtbot.waitSignal(chat.reply_settled, timeout=10000):
-        window._apply_preferences(dataclasses.replace(window.preferences, max_tokens=8))
+        wiring.apply_preferences(dataclasses.replace(wiring.preferences, max_tokens=8))
         chat.send("second")
     sent = requests[1]
     assert (sent.params.temperature, sent.params.top_k, sent.params.max_tokens) == (1.7, 3, 8)
     assert sent.messages[0].content == "Own prompt."
     # regenerate, edit and continue each take the settings of the moment too
-    window._apply_preferences(dataclasses.replace(window.preferences, temperature=0.2))
+    wiring.apply_preferences(dataclasses.replace(wiring.preferences, temperature=0.2))
     with qtbot.waitSignal(chat.reply_settled, timeout=10000):
         assert chat.regenerate()
     assert requests[-1].params.temperature == 0.2 and requests[-1].messages[0].content == "Own prompt."
-    window._apply_preferences(dataclasses.replace(window.preferences, temperature=0.3))
+    wiring.apply_preferences(dataclasses.replace(wiring.preferences, temperature=0.3))
     first_prompt = chat.conversation.messages[0]
     with qtbot.waitSignal(chat.reply_settled, timeout=10000):
         assert chat.send_edit("first, edited", first_prompt.id)
     assert requests[-1].params.temperature == 0.3
-    window._apply_preferences(dataclasses.replace(window.preferences, temperature=0.9, max_tokens=4000))
+    wiring.apply_preferences(dataclasses.replace(wiring.preferences, temperature=0.9, max_tokens=4000))
     with qtbot.waitSignal(chat.prompt_processed, timeout=5000):
         chat.regenerate()
     qtbot.waitUntil(lambda: len(chat.current_reply.message) > 0, timeout=5000)
     with qtbot.waitSignal(chat.reply_settled, timeout=5000):
         chat.stop()
-    window._apply_preferences(dataclasses.replace(window.preferences, temperature=1.1, max_tokens=8))
+    wiring.apply_preferences(dataclasses.replace(wiring.preferences, temperature=1.1, max_tokens=8))
     stopped = chat.conversation.messages[-1]
     assert stopped.status == MessageStatus.STOPPED
     with qtbot.waitSignal(chat.reply_settled, timeout=10000):
@@ -387,7 +388,7 @@ def test_conversation_settings_from_the_sidebar_are_stored_with_it(qtbot: Any, m
     action = next(a for a in menu.actions() if a.text() == "Conversation Settings…")
     action.trigger()
     menu.close()
-    dialog = window.conversation_settings_dialog
+    dialog = window.settings_wiring.conversation_settings_dialog
     assert dialog.conversation_id == conv.id and dialog.isVisible()
     dialog.overrides["temperature"].setChecked(True)
     dialog.spins["temperature"].setValue(1.5)
@@ -419,7 +420,7 @@ def test_a_new_conversation_is_stored_with_settings_chosen_before_its_first_mess
     window = make_window(lambda: ScriptedBackend(rate=3000, n_tokens=5))
     chat = window.chat
     conv = chat.conversation
-    window._on_conversation_settings_accepted(conv.id, ConversationSettings(seed=RANDOM_SEED, top_p=0.5))
+    window.settings_wiring.save_conversation_settings(conv.id, ConversationSettings(seed=RANDOM_SEED, top_p=0.5))
     with qtbot.waitSignal(chat.reply_settled, timeout=10000):
         chat.send("hello")
     with qtbot.waitSignal(window.services.shutdown_finished, timeout=10000):

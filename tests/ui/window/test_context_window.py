@@ -93,6 +93,6 @@ def test_the_overflow_policy_from_settings_reaches_the_request(qtbot, make_windo
 
     WindowedBackend.requests = []
     window = make_window(lambda: WindowedBackend(rate=1000))
-    window._apply_preferences(Preferences(overflow="stop"))
+    window.settings_wiring.apply_preferences(Preferences(overflow="stop"))
     send(qtbot, window, "hello")
     assert WindowedBackend.requests[-1].overflow == "stop"

@@ -22,7 +22,8 @@ llama-cpp-python's ``Llama()`` does not expose: see ``shim.install_params_hook``
 The package: ``threads`` (thread counts), ``logs`` (llama.cpp's log),
 ``progress`` (the load's progress callback), ``shim`` (the only private
 llama-cpp-python access), ``stops`` (stop strings), ``template`` (the chat
-template), ``backend`` (``LlamaBackend``).
+template), ``vocab`` (a token's bytes and text, cached), ``backend``
+(``LlamaBackend``).
 
 Nothing here imports Qt.
 """
@@ -30,7 +31,6 @@ Nothing here imports Qt.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import logging
 import os
 import pathlib
@@ -54,6 +54,7 @@ from app.core.backends.llama.sandbox import TemplateCancelled
 from app.core.backends.llama.stops import StopStrings
 from app.core.backends.llama.template import ChatTemplate
 from app.core.backends.llama.threads import DEFAULT_N_THREADS, DEFAULT_N_THREADS_BATCH, default_thread_counts
+from app.core.backends.llama.vocab import Vocab
 from app.core.backends.prompt_window import PromptWindow
 from app.core.base.i18n import QT_TRANSLATE_NOOP, translate
 from app.core.models.paths import DEFAULT_N_CTX
@@ -83,6 +84,27 @@ FALLBACK_TEMPLATE_WARNING = QT_TRANSLATE_NOOP(
 # With the fallback template the ChatML markers may be plain text in the
 # model's vocabulary, so they are also watched for as stop strings.
 _FALLBACK_STOP_STRINGS = ("<|im_end|>", "<|im_start|>")
+
+
+def check_model_file(path: pathlib.Path) -> None:
+    """BackendError (for the user) unless ``path`` is a readable file that
+    starts as a GGUF file does: said before llama.cpp is asked to load it."""
+    if not path.exists():
+        raise BackendError(translate("LlamaBackend", "Model file not found: {path}").format(path=path))
+    if not path.is_file():
+        raise BackendError(translate("LlamaBackend", "Model path is not a file: {path}").format(path=path))
+    try:
+        with path.open("rb") as f:
+            magic = f.read(4)
+    except OSError as exc:
+        raise BackendError(translate("LlamaBackend", "Cannot read the model file {path}: {error}").format(
+            path=path, error=exc)) from exc
+    if magic != GGUF_MAGIC:
+        if not magic:
+            text = translate("LlamaBackend", "{name} is not a GGUF model file (the file is empty).")
+        else:
+            text = translate("LlamaBackend", "{name} is not a GGUF model file (it does not start with 'GGUF').")
+        raise BackendError(text.format(name=path.name))
 
 
 class LlamaBackend:
@@ -132,13 +154,10 @@ class LlamaBackend:
 
         self._llama_cpp: Any = None
         self._llm: Any = None
-        self._vocab: Any = None
+        self._vocab: Vocab | None = None
         self._stop_strings: tuple[str, ...] = ()
         self._bos: int = -1
         self._add_bos: bool = False
-        self._piece_cache: dict[int, bytes] = {}
-        self._eog_cache: dict[int, bool] = {}
-        self._piece_buf = ctypes.create_string_buffer(64)
         self._abort_cb: Any = None  # referenced while installed (see _abortable)
         # The load's progress callback: llama.cpp keeps the function pointer in
         # the model's params, so it stays referenced as long as the model lives.
@@ -158,22 +177,7 @@ class LlamaBackend:
         if cancel.is_set():
             raise LoadCancelled()
         path = self.model_path
-        if not path.exists():
-            raise BackendError(translate("LlamaBackend", "Model file not found: {path}").format(path=path))
-        if not path.is_file():
-            raise BackendError(translate("LlamaBackend", "Model path is not a file: {path}").format(path=path))
-        try:
-            with path.open("rb") as f:
-                magic = f.read(4)
-        except OSError as exc:
-            raise BackendError(translate("LlamaBackend", "Cannot read the model file {path}: {error}").format(
-                path=path, error=exc)) from exc
-        if magic != GGUF_MAGIC:
-            if not magic:
-                text = translate("LlamaBackend", "{name} is not a GGUF model file (the file is empty).")
-            else:
-                text = translate("LlamaBackend", "{name} is not a GGUF model file (it does not start with 'GGUF').")
-            raise BackendError(text.format(name=path.name))
+        check_model_file(path)
 
         try:
             import llama_cpp
@@ -229,17 +233,15 @@ class LlamaBackend:
         llm.verbose = False
         self._llm = llm
         self._progress_cb = callback
-        self._vocab = llama_cpp.llama_model_get_vocab(llm.model)
-        self._piece_cache.clear()
-        self._eog_cache.clear()
+        vocab = self._vocab = Vocab(llama_cpp, llama_cpp.llama_model_get_vocab(llm.model))
 
         metadata: dict[str, str] = dict(llm.metadata or {})
         warnings: list[str] = []
         eos = llm.token_eos()
         self._bos = llm.token_bos()
-        self._add_bos = bool(llama_cpp.llama_vocab_get_add_bos(self._vocab))
-        eos_text = self._token_text(eos)
-        bos_text = self._token_text(self._bos)
+        self._add_bos = bool(llama_cpp.llama_vocab_get_add_bos(vocab.pointer))
+        eos_text = vocab.text(eos)
+        bos_text = vocab.text(self._bos)
         template = metadata.get("tokenizer.chat_template")
         if template:
             template_desc = "gguf"
@@ -298,6 +300,8 @@ class LlamaBackend:
         self, request: GenerationRequest, cancel: threading.Event
     ) -> Generator[str, None, FinishReason]:
         llm = self._require_loaded()
+        vocab = self._vocab
+        assert vocab is not None  # set by load()
         params = request.params
         self.last_prompt_tokens = 0
         self.last_completion_tokens = 0
@@ -358,11 +362,11 @@ class LlamaBackend:
                 if cancel.is_set():
                     finish = FinishReason.CANCELLED
                     break
-                if self._is_eog(token) and not params.ignore_eos:
+                if vocab.is_eog(token) and not params.ignore_eos:
                     finish = FinishReason.STOP
                     break
                 self.last_completion_tokens += 1
-                text, stopped = stops.feed(decoder.feed(self._piece(token)))
+                text, stopped = stops.feed(decoder.feed(vocab.piece(token)))
                 yield text
                 if stopped:
                     finish = FinishReason.STOP
@@ -399,8 +403,6 @@ class LlamaBackend:
         llm, self._llm = self._llm, None
         self._vocab = None
         self._template = None
-        self._piece_cache.clear()
-        self._eog_cache.clear()
         if llm is not None:
             with contextlib.suppress(Exception):
                 self._llama_cpp.llama_set_abort_callback(llm.ctx, self._llama_cpp.ggml_abort_callback(), None)
@@ -444,33 +446,6 @@ class LlamaBackend:
             raise BackendError(translate("LlamaBackend", "The model is not loaded."))
         return self._llm
 
-    # Per-token ctypes calls are cached: each one releases and re-takes the
-    # GIL, and when the GUI thread is running Python, re-taking it can cost up
-    # to a switch interval (5 ms by default).
-
-    def _is_eog(self, token: int) -> bool:
-        eog = self._eog_cache.get(token)
-        if eog is None:
-            eog = self._eog_cache[token] = bool(
-                self._llama_cpp.llama_vocab_is_eog(self._vocab, token)
-            )
-        return eog
-
-    def _piece(self, token: int) -> bytes:
-        """The bytes of one token (O(1); special tokens render as nothing)."""
-        piece = self._piece_cache.get(token)
-        if piece is None:
-            buf = self._piece_buf
-            n = self._llama_cpp.llama_token_to_piece(self._vocab, token, buf, len(buf), 0, False)
-            if n < 0:  # buffer too small: -n is the size needed
-                buf = self._piece_buf = ctypes.create_string_buffer(-n)
-                n = self._llama_cpp.llama_token_to_piece(
-                    self._vocab, token, buf, len(buf), 0, False
-                )
-            piece = buf.raw[: max(n, 0)]
-            self._piece_cache[token] = piece
-        return piece
-
     @contextlib.contextmanager
     def _abortable(self, cancel: threading.Event) -> Iterator[None]:
         """Let ``cancel`` abort llama_decode while the prompt is evaluated.
@@ -504,9 +479,3 @@ class LlamaBackend:
         if self._template is None:
             raise BackendError(translate("LlamaBackend", "The model is not loaded."))
         return self._template.render(messages)
-
-    def _token_text(self, token: int) -> str:
-        """A token's text ('' for none: -1)."""
-        if token == -1:
-            return ""
-        return bytes(self._llama_cpp.llama_vocab_get_text(self._vocab, token)).decode("utf-8", errors="replace")

@@ -1,10 +1,11 @@
-"""The llama package's model-free parts: threads, logs, stop strings."""
+"""The llama package's model-free parts: threads, logs, stop strings, the model file check."""
 
 from __future__ import annotations
 
 import logging
 import sys
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -64,3 +65,24 @@ def test_prints_of_the_loading_thread_go_to_the_log(caplog: pytest.LogCaptureFix
         other.join()
     assert "system info: AVX = 1" in caplog.messages
     assert "from another thread" in capsys.readouterr().err
+
+
+def test_a_model_file_is_checked_before_llama_cpp_sees_it(tmp_path: Path) -> None:
+    from app.core.backends.base import BackendError
+    from app.core.backends.llama.backend import check_model_file
+
+    with pytest.raises(BackendError, match="Model file not found"):
+        check_model_file(tmp_path / "nope.gguf")
+    with pytest.raises(BackendError, match="not a file"):
+        check_model_file(tmp_path)
+    empty = tmp_path / "empty.gguf"
+    empty.write_bytes(b"")
+    with pytest.raises(BackendError, match="empty"):
+        check_model_file(empty)
+    text = tmp_path / "notes.gguf"
+    text.write_bytes(b"not a model")
+    with pytest.raises(BackendError, match="does not start with 'GGUF'"):
+        check_model_file(text)
+    header = tmp_path / "m.gguf"
+    header.write_bytes(b"GGUF\x03\x00\x00\x00")
+    check_model_file(header)  # a GGUF start: llama.cpp says the rest

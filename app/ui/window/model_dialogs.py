@@ -1,0 +1,80 @@
+"""Model › Manage Models… (``app.ui.dialogs.model_manager``) and Model ›
+Servers… (``app.ui.dialogs.servers``): each one at a time, built when first
+asked for, and what they tell the window (a model file to open, a server's
+model to chat with) and the Model menu (the servers saved, the model lists
+fetched).
+
+Threading rule: GUI thread only.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PyQt6.QtCore import QObject, pyqtSignal
+from PyQt6.QtWidgets import QWidget
+
+from app.ui.dialogs.singleton import SingletonDialog
+from app.ui.window.model_menu import ModelMenu
+
+if TYPE_CHECKING:
+    from app.ui.dialogs.model_manager import ModelManagerDialog
+    from app.ui.dialogs.servers import ServersDialog
+
+
+class ModelDialogs(QObject):
+    """The two model dialogs of the window ``parent``; the servers' are kept
+    in step with ``model_menu`` (its servers and its cache of model lists).
+
+    Signals:
+
+    * ``model_open_requested``: Manage Models › Open.
+    * ``server_model_chosen``: Servers › Chat with This Model.
+    """
+
+    #: The user chose Open for a model file in Manage Models; arg: its path.
+    model_open_requested = pyqtSignal(str)
+    #: The user chose Chat with This Model in Servers (saved first); args:
+    #: ServerConfig, model id ("" = the server's default).
+    server_model_chosen = pyqtSignal(object, str)
+
+    def __init__(self, model_menu: ModelMenu, parent: QWidget) -> None:
+        super().__init__(parent)
+        self._model_menu = model_menu
+        self._window = parent
+        self._models_dialog = SingletonDialog(self._make_models_dialog)
+        self._servers_dialog = SingletonDialog(self._make_servers_dialog)
+
+    def open_models(self) -> None:
+        """Show Manage Models (raised when it is open already)."""
+        self._models_dialog.show()
+
+    def open_servers(self) -> None:
+        """Show Servers (raised when it is open already)."""
+        self._servers_dialog.show()
+
+    @property
+    def models_dialog(self) -> ModelManagerDialog | None:
+        """Model › Manage Models…, when it has been opened (None after it closed)."""
+        return self._models_dialog.dialog
+
+    @property
+    def servers_dialog(self) -> ServersDialog | None:
+        """Model › Servers…, when it has been opened (None after it closed)."""
+        return self._servers_dialog.dialog
+
+    def _make_models_dialog(self) -> ModelManagerDialog:
+        from app.ui.dialogs.model_manager import ModelManagerDialog
+
+        dialog = ModelManagerDialog(self._window)
+        dialog.model_open_requested.connect(self.model_open_requested)
+        return dialog
+
+    def _make_servers_dialog(self) -> ServersDialog:
+        from app.ui.dialogs.servers import ServersDialog
+
+        dialog = ServersDialog(self._window, known_models=self._model_menu.cache.snapshot())
+        dialog.servers_saved.connect(self._model_menu.set_servers)
+        dialog.models_fetched.connect(self._model_menu.cache.store)
+        dialog.model_chosen.connect(self.server_model_chosen)
+        return dialog

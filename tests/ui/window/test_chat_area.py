@@ -1,0 +1,45 @@
+"""ChatArea: the window's chat column, top to bottom: the first-run panel
+(hidden until there is no model), the conversation, the find bar, and the
+message box beside Send and Stop."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.ui.conversation.find_bar import FindBar
+from app.ui.conversation.view import ChatView
+from app.ui.window.chat_area import ChatArea
+
+
+def test_the_column_is_laid_out_top_to_bottom(qtbot: Any) -> None:
+    view = ChatView()
+    find_bar = FindBar(lambda: [])
+    area = ChatArea(view, find_bar)
+    qtbot.addWidget(area)
+    try:
+        area.resize(700, 600)
+        area.show()
+        qtbot.waitExposed(area)
+        assert not area.first_run.isVisible()
+        assert view.parent() is area and find_bar.parent() is area
+        assert view.geometry().bottom() < find_bar.geometry().top() < area.prompt_area.geometry().top()
+        send, stop = area.send_button.geometry(), area.stop_button.geometry()
+        assert area.prompt_area.geometry().right() < send.left() and send.bottom() < stop.top()
+        assert area.send_button.text() == "Send" and area.stop_button.text() == "Stop"
+        assert area.prompt_area.editor.placeholderText().startswith("Message Rill…")
+        area.first_run.show()
+        qtbot.waitUntil(lambda: area.first_run.geometry().bottom() < view.geometry().top(), timeout=1000)
+    finally:
+        view.shutdown()  # its render thread, before the area (its parent) is deleted
+
+
+def test_the_window_uses_its_widgets(qtbot: Any, make_window: Any) -> None:
+    from app.core.backends.scripted import ScriptedBackend
+
+    window = make_window(lambda: ScriptedBackend(rate=2000))
+    area = window.chat_area
+    assert isinstance(area, ChatArea)
+    assert (window.send_button, window.stop_button, window.prompt_area, window.first_run) == (
+        area.send_button, area.stop_button, area.prompt_area, area.first_run,
+    )
+    assert area.view is window.view and area.find_bar is window.find_bar
