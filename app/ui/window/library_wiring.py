@@ -50,6 +50,7 @@ class LibraryWiring(QObject):
         self._store.opened.connect(self._on_store_opened)
         self._store.saving_failed.connect(self._on_saving_failed)
         self._store.saving_recovered.connect(self._on_saving_recovered)
+        self._store.write_refused.connect(self._on_write_refused)
         self._library.conversation_changed.connect(self._on_conversation_changed)
         self._sidebar.conversation_activated.connect(self.open_conversation)
         self._sidebar.delete_requested.connect(self.delete_conversation)
@@ -163,6 +164,9 @@ class LibraryWiring(QObject):
             ).format(reason=reason),
             "warning",
         )
+
+    def _on_write_refused(self, reason: str) -> None:
+        self._chat.notify(f"⚠ {reason}", "warning")
 
     def _on_saving_recovered(self) -> None:
         self._chat.notify(

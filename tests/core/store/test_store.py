@@ -777,7 +777,9 @@ def test_a_locked_database_is_a_write_error(db_path: Path, monkeypatch: pytest.M
     info = conversation(s)
     other = sqlite3.connect(db_path, isolation_level=None)
     other.execute("BEGIN IMMEDIATE")
-    s.conn.execute("PRAGMA busy_timeout = 50")
+    from app.core.store import writes
+
+    monkeypatch.setattr(writes, "BUSY_PATIENCE_S", 0.05)
     try:
         with pytest.raises(StoreWriteError) as err:
             s.add_message(info.id, Message("user", "blocked"))
