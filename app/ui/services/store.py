@@ -88,6 +88,17 @@ class _StoreThread(QThread):
         #: Set from the GUI thread: writes waiting for a lock give up soon (closing).
         self.hurry = threading.Event()
         self._store: Any = None
+        #: What is unsaved as the store thread knows it now (any thread may read it):
+        #: the conversations of the store's pending writes, or with no store of every write.
+        self.unsaved_now: tuple[str, ...] = ()
+        self._lost: dict[str, None] = {}
+
+    def wait_idle(self, timeout_s: float) -> bool:
+        """Any thread: block until every job queued so far has run (at most
+        ``timeout_s``); True when it has."""
+        jobs = self.jobs
+        with jobs.all_tasks_done:
+            return jobs.all_tasks_done.wait_for(lambda: jobs.unfinished_tasks == 0, timeout_s)
 
     def set_hurry(self, on: bool) -> None:
         """Any thread: hurry the store's writes (or stop hurrying them)."""
@@ -126,9 +137,12 @@ class _StoreThread(QThread):
         write_error = getattr(sys.modules.get("app.core.store"), "StoreWriteError", OSError)
         while True:
             job = self.jobs.get()
-            if job is None:
-                break
-            self._run(job, store, write_error)
+            try:
+                if job is None:
+                    break
+                self._run(job, store, write_error)
+            finally:
+                self.jobs.task_done()
         if store is not None:
             try:
                 if store.pending_count:
@@ -141,6 +155,9 @@ class _StoreThread(QThread):
         service = self._service
         if store is None:
             reason = QCoreApplication.translate("StoreService", "no store") if job.write else None
+            if job.write and job.conversation:
+                self._lost[job.conversation] = None
+                self.unsaved_now = tuple(self._lost)
             service._done.emit(_Done(job, None, reason, None))
             return
         error: str | None = None
@@ -159,6 +176,9 @@ class _StoreThread(QThread):
                 )
                 reason = "invalid"
         pending = tuple(store.pending_conversations()) if store.pending_count else ()
+        if store.pending_count and not pending:
+            pending = ("",)  # pending writes of no known conversation: unsaved all the same
+        self.unsaved_now = pending
         service._done.emit(_Done(job, value, error, pending, reason))
 
 
@@ -228,6 +248,19 @@ class StoreService(ThreadedService):
         """Ask the store to write what is pending now, after the queued jobs;
         ``callback(everything_saved)`` on the GUI thread."""
         self._put(_Job(lambda store: store.retry_pending(), callback, write=True, retry=True))
+
+    def wait_flushed(self, timeout_ms: int) -> bool:
+        """Block the caller until every job queued so far has run, at most
+        ``timeout_ms`` (closing: hurried, the last saves take milliseconds,
+        a fraction of a second under a lock); True when they have. Then
+        ``unsaved_now()`` is what the store thread knows."""
+        return self._store_thread.wait_idle(timeout_ms / 1000)
+
+    def unsaved_now(self) -> list[str]:
+        """The conversations with unsaved changes as the store thread knows
+        them now (ahead of ``unsaved_conversations``, which follows the
+        results on the GUI thread); '' stands for changes of no known one."""
+        return list(self._store_thread.unsaved_now)
 
     def hurry(self, on: bool = True) -> None:
         """A write waiting for another program's lock gives up within a
