@@ -13,15 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PyQt6.QtCore import QCoreApplication, pyqtBoundSignal, pyqtSignal
+from PyQt6.QtCore import pyqtBoundSignal, pyqtSignal
 from PyQt6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPushButton, QVBoxLayout, QWidget
 
 #: At most this many titles are listed; the rest are counted.
 MAX_TITLES = 8
-
-
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("UnsavedDialog", text)
 
 
 class UnsavedDialog(QDialog):
@@ -41,7 +37,7 @@ class UnsavedDialog(QDialog):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("unsavedDialog")
-        self.setWindowTitle(_tr("Not Saved"))
+        self.setWindowTitle(self.tr("Not Saved"))
         self.setModal(True)
         layout = QVBoxLayout(self)
         self.message = QLabel(self)
@@ -49,12 +45,12 @@ class UnsavedDialog(QDialog):
         self.message.setWordWrap(True)
         layout.addWidget(self.message)
         self.buttons = QDialogButtonBox(self)
-        self.retry_button = self._button(_tr("&Retry"), QDialogButtonBox.ButtonRole.ActionRole, "retryButton")
+        self.retry_button = self._button(self.tr("&Retry"), QDialogButtonBox.ButtonRole.ActionRole, "retryButton")
         self.export_button = self._button(
-            _tr("&Export to a File…"), QDialogButtonBox.ButtonRole.AcceptRole, "exportButton")
+            self.tr("&Export to a File…"), QDialogButtonBox.ButtonRole.AcceptRole, "exportButton")
         self.quit_button = self._button(
-            _tr("&Quit Anyway"), QDialogButtonBox.ButtonRole.DestructiveRole, "quitButton")
-        self.cancel_button = self._button(_tr("Cancel"), QDialogButtonBox.ButtonRole.RejectRole, "cancelButton")
+            self.tr("&Quit Anyway"), QDialogButtonBox.ButtonRole.DestructiveRole, "quitButton")
+        self.cancel_button = self._button(self.tr("Cancel"), QDialogButtonBox.ButtonRole.RejectRole, "cancelButton")
         self.export_button.setDefault(True)
         layout.addWidget(self.buttons)
         self._answered = False
@@ -82,12 +78,12 @@ class UnsavedDialog(QDialog):
         others += len(titles) - len(shown)
         names = "".join(f"<li>\u2068{_escape(t)}\u2069</li>" for t in shown)  # bidi isolated
         if others:
-            names += "<li>" + _escape(_tr("{count} more conversation(s)").format(count=others)) + "</li>"
+            names += "<li>" + _escape(self.tr("{count} more conversation(s)").format(count=others)) + "</li>"
         self.message.setText(
-            "<p>" + _escape(_tr("These conversations have changes that are not in the history:")) + "</p>"
+            "<p>" + _escape(self.tr("These conversations have changes that are not in the history:")) + "</p>"
             + f"<ul>{names}</ul>"
             + ("<p>" + _escape(reason) + "</p>" if reason else "")
-            + "<p>" + _escape(_tr("Retry saving, export them to a file you can import later, or quit and "
+            + "<p>" + _escape(self.tr("Retry saving, export them to a file you can import later, or quit and "
                                   "lose these changes.")) + "</p>"
         )
         self.open()

@@ -131,8 +131,8 @@ class _StoreThread(QThread):
         else:
             store = result.store
             if store is not None:
+                self._store = store  # first: a hurry() from now on reaches it directly
                 store.hurry(self.hurry.is_set())
-                self._store = store
             service._opened.emit((store is not None, list(result.notices), bool(result.read_only)))
         write_error = getattr(sys.modules.get("app.core.store"), "StoreWriteError", OSError)
         while True:

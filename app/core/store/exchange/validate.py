@@ -19,6 +19,8 @@ from app.core.store.exchange.export_json import FORMAT_NAME, FORMAT_VERSION
 from app.core.store.exchange.locate import JsonPath, line_column, locate
 from app.core.store.rows import ConversationInfo
 
+#: A message's error (a sentence or two from Rill or a server) is cut to this many characters.
+MAX_ERROR_CHARS = 4000
 #: Ids longer than this are refused (ours are 32 hex digits).
 MAX_ID_LENGTH = 256
 
@@ -310,7 +312,7 @@ def _parse_conversation(raw: Any, path: JsonPath, seen_messages: dict[str, JsonP
             content = cut_to_limit(content)
             cut.append(msg_id)
         status = m.choice("status", _STATUSES, MessageStatus.COMPLETE.value)
-        error = cut_to_limit(m.string("error", ""), MAX_TITLE_CHARS * 8)
+        error = cut_to_limit(m.string("error", ""), MAX_ERROR_CHARS)
         created = m.number("created_at", now + i * 1e-6)
         meta = _parse_meta(m)
         if status == MessageStatus.STREAMING.value:
