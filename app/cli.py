@@ -118,20 +118,28 @@ def _utf8_stdout() -> None:
 
 def _open_store(db: str | None, *, write: bool) -> Store:
     """The store at ``--db`` (default: the app's), or ``_Failed`` with a plain
-    message: no database (when only reading: looking creates nothing), one
-    from a newer Rill (never touched), one that cannot be opened or written."""
+    message. Reading (export, search) never changes the data dir: a missing,
+    damaged, foreign, older or newer file is left exactly as it is and the
+    command fails (``Store.open_read_only``). Writing (import) opens it as the
+    app does, but never touches a newer Rill's file and fails on a read-only one."""
     import sqlite3
     from pathlib import Path
 
     import app.core.store as store_module
 
     path = Path(db).expanduser() if db else store_module.default_path()
+    if not write:
+        if not path.exists():
+            raise _Failed(f"No conversation database at {path} (nothing saved yet, or --db points elsewhere).")
+        result = store_module.Store.open_read_only(path)
+        for notice in result.notices:
+            print(f"rill: {terminal_safe(notice)}", file=sys.stderr)
+        if result.store is None:
+            raise _Failed(f"Cannot read the conversation database {path}" + (" (see above)." if result.notices else "."))
+        return result.store
     if path.is_dir():
         raise _Failed(f"{path} is a folder, not a conversation database.")
-    if not path.exists():
-        if not write:
-            raise _Failed(f"No conversation database at {path} (nothing saved yet, or --db points elsewhere).")
-    else:
+    if path.exists():
         try:  # a newer Rill's file is refused before the store even probes it
             conn = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)
             try:
@@ -146,19 +154,19 @@ def _open_store(db: str | None, *, write: bool) -> Store:
                           "been left untouched: update Rill to use it.")
     # recover=False: the app may be running and streaming into this very file (a reply left
     # streaming reads as interrupted only when no Rill holds the data dir: Store.open).
-    result = store_module.Store.open(path, recover=False)
-    notices = list(result.notices)
-    if result.store is not None and result.read_only and notices:
+    opened = store_module.Store.open(path, recover=False)
+    notices = list(opened.notices)
+    if opened.store is not None and opened.read_only and notices:
         notices.pop()  # "…is read-only: your history is shown…": the app's wording, said below if it matters
     for notice in notices:
         print(f"rill: {terminal_safe(notice)}", file=sys.stderr)
-    if result.store is None:
+    if opened.store is None:
         raise _Failed(f"Cannot use the conversation database {path}" + (" (see above)." if notices else "."))
-    if write and result.read_only:
-        result.store.close()
+    if opened.read_only:
+        opened.store.close()
         raise _Failed(f"The conversation database {path} cannot be written (a read-only file or folder). "
                       "Nothing was imported.")
-    return result.store
+    return opened.store
 
 
 def _write_atomically(path_text: str, write: Callable[[TextIO], object]) -> None:
@@ -240,10 +248,12 @@ def _cmd_import(args: argparse.Namespace) -> int:
     print(f"Imported {result.conversations} conversation{'s' * (result.conversations != 1)} "
           f"({result.messages} message{'s' * (result.messages != 1)}) from {name}.")
     for cid, title, count in zip(result.conversation_ids, result.titles, result.message_counts, strict=False):
-        line = f"  {cid}  {terminal_safe(title) or '(untitled)'}  ({count} message{'s' * (count != 1)})"
+        line = f"  {terminal_safe(cid)}  {terminal_safe(title) or '(untitled)'}  ({count} message{'s' * (count != 1)})"
         if cid in new_ids:
-            line += f"  [a copy: {new_ids[cid]} already existed]"
+            line += f"  [a copy: {terminal_safe(new_ids[cid])} already existed]"
         print(line)
+    for notice in result.notices:
+        print(f"rill: {terminal_safe(notice)}", file=sys.stderr)
     return 0
 
 
@@ -297,13 +307,11 @@ def _cmd_search(args: argparse.Namespace) -> int:
     for hit in hits:
         who = "You" if hit.role == "user" else "Rill"
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(hit.created_at))
-        # No escapes from the text (the marks are the store's own \x02 … \x03).
-        snippet = "\x02".join(
-            "\x03".join(terminal_safe(part) for part in piece.split("\x03"))
-            for piece in " ".join(hit.snippet.split()).split("\x02"))
+        snippet = terminal_safe(" ".join(hit.snippet.split()), keep="\x02\x03")  # no escapes from the text
         snippet = snippet.replace("\x02", mark_on).replace("\x03", mark_off)
-        print(f"{terminal_safe(hit.conversation_title) or '(untitled)'}  (conversation {hit.conversation_id})")
-        print(f"  {who}, {when}, message {hit.message_id}:")
+        title = terminal_safe(hit.conversation_title) or "(untitled)"
+        print(f"{title}  (conversation {terminal_safe(hit.conversation_id)})")
+        print(f"  {who}, {when}, message {terminal_safe(hit.message_id)}:")
         print(f"    {snippet}")
     return 0
 
@@ -314,7 +322,7 @@ def run_store_command(args: argparse.Namespace) -> int:
     try:
         return command(args)
     except _Failed as exc:
-        print(f"rill {args.command}: {terminal_safe(str(exc))}", file=sys.stderr)
+        print(f"rill {args.command}: {terminal_safe(str(exc), one_line=False)}", file=sys.stderr)
         return 1
     except BrokenPipeError:  # `rill export | head`
         import os

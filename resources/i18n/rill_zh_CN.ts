@@ -120,22 +120,22 @@
 </context><context>
     <name>AttachmentChip</name>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="245" />
+        <location filename="../../app/ui/conversation/prompt.py" line="246" />
         <source>Pasted text · {size} · ≈{tokens} tokens</source>
         <translation>粘贴的文本 · {size} · ≈{tokens} 个 token</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="248" />
+        <location filename="../../app/ui/conversation/prompt.py" line="249" />
         <source>Pasted text ({size}, {chars} characters), sent after your message. Begins: “{preview}”</source>
         <translation>粘贴的文本（{size}，{chars} 个字符），将附在你的消息之后发送。开头：“{preview}”</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="264" />
+        <location filename="../../app/ui/conversation/prompt.py" line="265" />
         <source>Remove pasted text ({size})</source>
         <translation>移除粘贴的文本（{size}）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="265" />
+        <location filename="../../app/ui/conversation/prompt.py" line="266" />
         <source>Remove this attachment: it will not be sent</source>
         <translation>移除此附件：它不会被发送</translation>
     </message>
@@ -182,34 +182,34 @@
 </context><context>
     <name>ChatController</name>
     <message>
-        <location filename="../../app/ui/services/model_session.py" line="106" />
+        <location filename="../../app/ui/services/model_session.py" line="107" />
         <source>Loading the model was cancelled. Choose a model in the Model menu.</source>
         <translation>已取消加载模型。请在“模型”菜单中选择一个模型。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/services/model_session.py" line="113" />
+        <location filename="../../app/ui/services/model_session.py" line="114" />
         <source>Could not load the model. {message}
 Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…).</source>
         <translation>无法加载模型。{message}
 请在“模型”菜单中选择模型：GGUF 文件，或服务器（模型 › 服务器…）。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/controller.py" line="253" />
+        <location filename="../../app/ui/conversation/controller.py" line="254" />
         <source>Rill is still answering in “{title}”. Stop it (Esc) or wait, then try again.</source>
         <translation>Rill 仍在“{title}”中回复。请先停止（Esc）或等待其完成，然后重试。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/controller.py" line="257" />
+        <location filename="../../app/ui/conversation/controller.py" line="258" />
         <source>Rill is still answering in “another conversation”. Stop it (Esc) or wait, then try again.</source>
         <translation>Rill 仍在另一个对话中回复。请先停止（Esc）或等待其完成，然后重试。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/controller.py" line="329" />
+        <location filename="../../app/ui/conversation/controller.py" line="330" />
         <source>Message deleted</source>
         <translation>已删除消息</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../app/ui/conversation/controller.py" line="331" />
+        <location filename="../../app/ui/conversation/controller.py" line="332" />
         <source>%n messages deleted</source>
         <translation>
             <numerusform>已删除 %n 条消息</numerusform>
@@ -279,24 +279,24 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>全选</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/view.py" line="179" />
+        <location filename="../../app/ui/conversation/view.py" line="181" />
         <source>Conversation</source>
         <translation>对话</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/view.py" line="181" />
+        <location filename="../../app/ui/conversation/view.py" line="183" />
         <source>The messages of this conversation. The menu key (Shift+F10) opens the actions of the message last clicked, or of the last message.</source>
         <translation>本对话的消息。按菜单键（Shift+F10）可打开上次点击的消息或最后一条消息的操作。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/view.py" line="361" />
-        <location filename="../../app/ui/conversation/view.py" line="308" />
+        <location filename="../../app/ui/conversation/view.py" line="366" />
+        <location filename="../../app/ui/conversation/view.py" line="313" />
         <source>You</source>
         <translation>你</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/view.py" line="361" />
-        <location filename="../../app/ui/conversation/view.py" line="308" />
+        <location filename="../../app/ui/conversation/view.py" line="366" />
+        <location filename="../../app/ui/conversation/view.py" line="313" />
         <source>Rill</source>
         <translation>Rill</translation>
     </message>
@@ -411,32 +411,32 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
 </context><context>
     <name>ContextMeter</name>
     <message>
-        <location filename="../../app/ui/window/context_meter.py" line="38" />
+        <location filename="../../app/ui/window/context_meter.py" line="44" />
         <source>Context used</source>
         <translation>已用上下文</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/context_meter.py" line="62" />
+        <location filename="../../app/ui/window/context_meter.py" line="68" />
         <source>Context {used} / {limit}</source>
         <translation>上下文 {used} / {limit}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/context_meter.py" line="64" />
+        <location filename="../../app/ui/window/context_meter.py" line="70" />
         <source>Context ≈ {used} / {limit}</source>
         <translation>上下文 ≈ {used} / {limit}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/context_meter.py" line="71" />
+        <location filename="../../app/ui/window/context_meter.py" line="79" />
         <source>This conversation uses {used} of the model's {limit}-token context (exact after each reply, estimated while you type and while a reply streams).</source>
         <translation>此对话已占用模型上下文（共 {limit} 个 token）中的 {used} 个 token（每次回复后为精确值，输入时和回复流式输出时为估算值）。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/context_meter.py" line="76" />
+        <location filename="../../app/ui/window/context_meter.py" line="84" />
         <source>This conversation uses about {used} of the model's {limit}-token context (exact after each reply, estimated while you type and while a reply streams).</source>
         <translation>此对话已占用模型上下文（共 {limit} 个 token）中的约 {used} 个 token（每次回复后为精确值，输入时和回复流式输出时为估算值）。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/context_meter.py" line="83" />
+        <location filename="../../app/ui/window/context_meter.py" line="91" />
         <source>{usage} Over the limit, the model no longer sees the earlier messages (Settings chooses which).</source>
         <extracomment>{usage} is the sentence before (how much of the context is used).</extracomment>
         <translation>{usage}已超出上限，模型将看不到较早的消息（具体舍弃哪些由设置决定）。</translation>
@@ -444,38 +444,38 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
 </context><context>
     <name>ConversationListModel</name>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="62" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="61" />
         <source>Pinned</source>
         <translation>置顶</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="63" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="62" />
         <source>Today</source>
         <translation>今天</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="64" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="63" />
         <source>Yesterday</source>
         <translation>昨天</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="65" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="64" />
         <source>Previous 7 days</source>
         <translation>最近 7 天</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="66" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="65" />
         <source>Older</source>
         <translation>更早</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="126" />
-        <location filename="../../app/ui/sidebar/sidebar.py" line="113" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="125" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="112" />
         <source>New chat</source>
         <translation>新建对话</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="125" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="124" />
         <source>{title}, {group}</source>
         <translation>{title}，{group}</translation>
     </message>
@@ -590,223 +590,233 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>第 {line} 行第 {column} 列：{problem}</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/export_json.py" line="71" />
+        <location filename="../../app/core/store/exchange/export_json.py" line="108" />
         <source>{prefix} is the start of {count} conversation ids; give more of it</source>
         <translation>{prefix} 是 {count} 个对话 ID 的开头，请提供更完整的 ID</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/export_json.py" line="76" />
+        <location filename="../../app/core/store/exchange/export_json.py" line="113" />
         <source>no conversation with id {id}</source>
         <translation>没有 ID 为 {id} 的对话</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="48" />
+        <location filename="../../app/core/store/exchange/validate.py" line="51" />
         <source>the top level</source>
         <translation>顶层</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="57" />
+        <location filename="../../app/core/store/exchange/validate.py" line="60" />
         <source>the number {value}</source>
         <translation>数字 {value}</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="193" />
-        <location filename="../../app/core/store/exchange/validate.py" line="62" />
+        <location filename="../../app/core/store/exchange/validate.py" line="196" />
+        <location filename="../../app/core/store/exchange/validate.py" line="65" />
         <source>an object</source>
         <translation>对象</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="199" />
-        <location filename="../../app/core/store/exchange/validate.py" line="64" />
+        <location filename="../../app/core/store/exchange/validate.py" line="202" />
+        <location filename="../../app/core/store/exchange/validate.py" line="67" />
         <source>a list</source>
         <translation>列表</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="82" />
+        <location filename="../../app/core/store/exchange/validate.py" line="85" />
         <source>contains {escape}, half of a surrogate pair, which is not a character (the file was damaged or badly encoded)</source>
         <translation>包含 {escape}，它是代理对的一半，不是有效字符（文件已损坏或编码有误）</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="90" />
+        <location filename="../../app/core/store/exchange/validate.py" line="93" />
         <source>expected {expected}, got {got}</source>
         <translation>应为{expected}，实际为{got}</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="100" />
+        <location filename="../../app/core/store/exchange/validate.py" line="103" />
         <source>expected {what} (a JSON object), got {got}</source>
         <translation>应为{what}（JSON 对象），实际为{got}</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="358" />
-        <location filename="../../app/core/store/exchange/validate.py" line="109" />
+        <location filename="../../app/core/store/exchange/validate.py" line="379" />
+        <location filename="../../app/core/store/exchange/validate.py" line="112" />
         <source>missing the required field "{key}"</source>
         <translation>缺少必填字段“{key}”</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="119" />
+        <location filename="../../app/core/store/exchange/validate.py" line="122" />
         <source>a string or null</source>
         <translation>字符串或 null</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="119" />
+        <location filename="../../app/core/store/exchange/validate.py" line="122" />
         <source>a string</source>
         <translation>字符串</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="129" />
+        <location filename="../../app/core/store/exchange/validate.py" line="132" />
         <source>expected an id, got an empty string</source>
         <translation>应为 ID，实际为空字符串</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="131" />
+        <location filename="../../app/core/store/exchange/validate.py" line="134" />
         <source>an id may be at most {limit} characters, this one has {length}</source>
         <translation>ID 最多 {limit} 个字符，此 ID 有 {length} 个</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="135" />
+        <location filename="../../app/core/store/exchange/validate.py" line="138" />
         <source>an id may not contain control characters</source>
         <translation>ID 不能包含控制字符</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="146" />
+        <location filename="../../app/core/store/exchange/validate.py" line="149" />
         <source>a number or null</source>
         <translation>数字或 null</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="146" />
+        <location filename="../../app/core/store/exchange/validate.py" line="149" />
         <source>a number</source>
         <translation>数字</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="149" />
+        <location filename="../../app/core/store/exchange/validate.py" line="152" />
         <source>this number is out of range</source>
         <translation>该数字超出范围</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="151" />
+        <location filename="../../app/core/store/exchange/validate.py" line="154" />
         <source>expected a number ≥ {minimum}, got {value}</source>
         <translation>应为 ≥ {minimum} 的数字，实际为 {value}</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="161" />
+        <location filename="../../app/core/store/exchange/validate.py" line="164" />
         <source>a whole number</source>
         <translation>整数</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="163" />
+        <location filename="../../app/core/store/exchange/validate.py" line="166" />
         <source>expected a whole number ≥ {minimum}, got {value}</source>
         <translation>应为 ≥ {minimum} 的整数，实际为 {value}</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="166" />
+        <location filename="../../app/core/store/exchange/validate.py" line="169" />
         <source>the number {value} is out of range</source>
         <translation>数字 {value} 超出范围</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="175" />
+        <location filename="../../app/core/store/exchange/validate.py" line="178" />
         <source>true or false</source>
         <translation>true 或 false</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="183" />
+        <location filename="../../app/core/store/exchange/validate.py" line="186" />
         <source>{choices} or {last}</source>
         <translation>{choices} 或 {last}</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="226" />
+        <location filename="../../app/core/store/exchange/validate.py" line="241" />
         <source>the reply's facts</source>
         <translation>回复的元数据</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="258" />
+        <location filename="../../app/core/store/exchange/validate.py" line="273" />
         <source>a conversation</source>
         <translation>对话</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="281" />
+        <location filename="../../app/core/store/exchange/validate.py" line="299" />
         <source>a message</source>
         <translation>消息</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="286" />
+        <location filename="../../app/core/store/exchange/validate.py" line="304" />
         <source>duplicate message id {id} (also used by {other})</source>
         <translation>消息 ID {id} 重复（{other} 也使用了它）</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="309" />
+        <location filename="../../app/core/store/exchange/validate.py" line="330" />
         <source>a message cannot be its own parent</source>
         <translation>消息不能是自己的父消息</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="313" />
+        <location filename="../../app/core/store/exchange/validate.py" line="334" />
         <source>{id} is a message of another conversation ({conversation}), not of this one</source>
         <translation>{id} 是另一个对话（{conversation}）中的消息，不属于此对话</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="329" />
+        <location filename="../../app/core/store/exchange/validate.py" line="350" />
         <source>the parent links form a cycle ({ids}); every message must lead back to a first message</source>
         <translation>父消息链接形成了循环（{ids}）；每条消息都必须能追溯到一条起始消息</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="345" />
+        <location filename="../../app/core/store/exchange/validate.py" line="366" />
         <source>no message with id {id} in this conversation</source>
         <translation>此对话中没有 ID 为 {id} 的消息</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="349" />
+        <location filename="../../app/core/store/exchange/validate.py" line="370" />
         <source>a Rill export</source>
         <translation>Rill 导出文件</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="351" />
+        <location filename="../../app/core/store/exchange/validate.py" line="372" />
         <source>not a Rill export: missing "format": "{format}"</source>
         <translation>不是 Rill 导出文件：缺少 "format": "{format}"</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="360" />
+        <location filename="../../app/core/store/exchange/validate.py" line="381" />
         <source>a format version (1)</source>
         <translation>格式版本号（1）</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="362" />
+        <location filename="../../app/core/store/exchange/validate.py" line="383" />
         <source>this file was written by a newer Rill (format version {version}); this Rill reads version {known}: update Rill to import it</source>
         <translation>此文件由较新版本的 Rill 写入（格式版本 {version}）；当前 Rill 只能读取版本 {known}：请更新 Rill 后再导入</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="374" />
+        <location filename="../../app/core/store/exchange/validate.py" line="395" />
         <source>duplicate conversation id {id} (also used by {other})</source>
         <translation>对话 ID {id} 重复（{other} 也使用了它）</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="383" />
+        <location filename="../../app/core/store/exchange/validate.py" line="404" />
         <source>{name} is not allowed in JSON</source>
         <translation>JSON 中不允许使用 {name}</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="390" />
+        <location filename="../../app/core/store/exchange/validate.py" line="411" />
         <source>the file is empty (expected a Rill JSON export)</source>
         <translation>文件为空（应为 Rill JSON 导出文件）</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="395" />
+        <location filename="../../app/core/store/exchange/validate.py" line="416" />
         <source>not valid JSON: {error} (this looks like Markdown: only Rill's JSON exports can be imported)</source>
         <translation>不是有效的 JSON：{error}（这看起来是 Markdown 文件：只能导入 Rill 的 JSON 导出文件）</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="404" />
-        <location filename="../../app/core/store/exchange/validate.py" line="398" />
+        <location filename="../../app/core/store/exchange/validate.py" line="425" />
+        <location filename="../../app/core/store/exchange/validate.py" line="419" />
         <source>not valid JSON: {error}</source>
         <translation>不是有效的 JSON：{error}</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="407" />
+        <location filename="../../app/core/store/exchange/validate.py" line="428" />
         <source>not valid JSON: nested too deeply</source>
         <translation>不是有效的 JSON：嵌套层级过深</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="423" />
+        <location filename="../../app/core/store/exchange/validate.py" line="444" />
         <source>not UTF-8 text (byte {byte}: {reason})</source>
         <translation>不是 UTF-8 文本（第 {byte} 字节：{reason}）</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/store/exchange/importer.py" line="104" />
+        <source>(untitled)</source>
+        <translation>（无标题）</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/store/exchange/importer.py" line="105" />
+        <source>{count} message(s) of “{title}” were longer than {limit} characters, the most Rill keeps in a message: each was cut to that length (it ends with “[…]”).</source>
+        <translation>“{title}”中有 {count} 条消息超过 {limit} 个字符（Rill 单条消息保留的上限）：每条都已截断到该长度（以“[…]”结尾）。</translation>
     </message>
 </context><context>
     <name>ExchangeActions</name>
@@ -836,27 +846,27 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>已导入 {conversations} 个对话、{messages} 条消息</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="78" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="79" />
         <source>Nothing was imported: the history is not available</source>
         <translation>未导入任何内容：历史记录不可用</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="87" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="88" />
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="89" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="90" />
         <source>Markdown (*.md);;Rill JSON (*.json)</source>
         <translation>Markdown 文件 (*.md);;Rill JSON 文件 (*.json)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="97" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="98" />
         <source>Import Conversations</source>
         <translation>导入对话</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="99" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="100" />
         <source>Rill JSON (*.json)</source>
         <translation>Rill JSON 文件 (*.json)</translation>
     </message>
@@ -1272,21 +1282,29 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>{name} 不是模型：Rill 只能打开 .gguf 模型文件。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/drops.py" line="81" />
+        <location filename="../../app/ui/window/drops.py" line="83" />
         <source>That is not a model: Rill opens .gguf model files.</source>
         <translation>这不是模型：Rill 只能打开 .gguf 模型文件。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../app/ui/window/drops.py" line="96" />
+        <location filename="../../app/ui/window/drops.py" line="98" />
         <source>Opening {name}… (%n more added to Model › Manage Models…)</source>
         <translation>
             <numerusform>正在打开 {name}…（另有 %n 个已添加到“模型 › 管理模型…”）</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/drops.py" line="100" />
+        <location filename="../../app/ui/window/drops.py" line="102" />
         <source>Opening {name}…</source>
         <translation>正在打开 {name}…</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/library_wiring.py" line="183" />
+        <location filename="../../app/ui/window/library_wiring.py" line="103" />
+        <location filename="../../app/ui/window/main_window.py" line="262" />
+        <location filename="../../app/ui/window/quit_guard.py" line="156" />
+        <source>New chat</source>
+        <translation>新对话</translation>
     </message>
     <message>
         <location filename="../../app/ui/window/undo.py" line="33" />
@@ -1294,189 +1312,78 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>撤销</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="130" />
+        <location filename="../../app/ui/window/main_window.py" line="131" />
         <source>Message Rill… (Enter to send, Shift+Enter for a new line)</source>
         <translation>给 Rill 发消息…（Enter 发送，Shift+Enter 换行）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="132" />
+        <location filename="../../app/ui/window/main_window.py" line="133" />
         <source>Send</source>
         <translation>发送</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="134" />
+        <location filename="../../app/ui/window/main_window.py" line="135" />
         <source>Send the message (Enter)</source>
         <translation>发送消息（Enter）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="135" />
+        <location filename="../../app/ui/window/main_window.py" line="136" />
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="137" />
+        <location filename="../../app/ui/window/main_window.py" line="138" />
         <source>Stop the reply (Esc)</source>
         <translation>停止回复（Esc）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="138" />
-        <source>No model</source>
-        <translation>无模型</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/window/main_window.py" line="238" />
-        <source>Not sent: Rill is still answering in “{title}”. Stop it (Esc) or wait; your text stays here.</source>
-        <translation>未发送：Rill 仍在“{title}”中回复。请先停止（Esc）或等待其完成；你输入的内容会保留在这里。</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/window/main_window.py" line="242" />
-        <source>Not sent: Rill is still answering in “a conversation”. Stop it (Esc) or wait; your text stays here.</source>
-        <translation>未发送：Rill 仍在某个对话中回复。请先停止（Esc）或等待其完成；你输入的内容会保留在这里。</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/window/main_window.py" line="249" />
-        <source>Not sent: the message is longer than the model's context. Remove the attachment or shorten it.</source>
-        <translation>未发送：消息超出了模型的上下文长度。请移除附件或缩短内容。</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/window/main_window.py" line="303" />
-        <source>Conversations are kept for this session only: the history could not be opened.</source>
-        <translation>无法打开历史记录：对话仅在本次运行期间保留。</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/window/main_window.py" line="316" />
-        <source>⚠ Not saved: {reason}. Your conversation is kept in memory and Rill keeps trying to save it.</source>
-        <translation>⚠ 未保存：{reason}。对话暂存在内存中，Rill 会继续尝试保存。</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/window/main_window.py" line="323" />
-        <source>Saved again: everything is in the history now.</source>
-        <translation>已恢复保存：所有内容都已存入历史记录。</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/window/main_window.py" line="377" />
-        <location filename="../../app/ui/window/main_window.py" line="345" />
-        <location filename="../../app/ui/window/main_window.py" line="328" />
-        <source>New chat</source>
-        <translation>新对话</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/window/main_window.py" line="346" />
+        <location filename="../../app/ui/window/main_window.py" line="263" />
         <source>{title} — Rill</source>
         <translation>{title} — Rill</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="378" />
-        <source>Deleted “{title}”</source>
-        <translation>已删除“{title}”</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/window/main_window.py" line="399" />
-        <source>Editing your message: Enter sends it as a new version, Esc cancels</source>
-        <translation>正在编辑消息：按 Enter 作为新版本发送，按 Esc 取消</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/window/main_window.py" line="435" />
-        <source>Edit cancelled</source>
-        <translation>已取消编辑</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/window/main_window.py" line="452" />
+        <location filename="../../app/ui/window/main_window.py" line="285" />
         <source>Conversation copied as Markdown</source>
         <translation>已将对话复制为 Markdown</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="455" />
+        <location filename="../../app/ui/window/main_window.py" line="288" />
         <source>Code copied</source>
         <translation>已复制代码</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="455" />
+        <location filename="../../app/ui/window/main_window.py" line="288" />
         <source>Message copied</source>
         <translation>已复制消息</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="455" />
+        <location filename="../../app/ui/window/main_window.py" line="288" />
         <source>Copied</source>
         <translation>已复制</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="468" />
-        <source>No model loaded</source>
-        <translation>未加载模型</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/window/main_window.py" line="475" />
-        <location filename="../../app/ui/window/main_window.py" line="469" />
-        <source>Loading model…</source>
-        <translation>正在加载模型…</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/window/main_window.py" line="470" />
-        <source>Ready</source>
-        <translation>就绪</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/window/main_window.py" line="482" />
-        <location filename="../../app/ui/window/main_window.py" line="471" />
-        <source>Generating…  (Esc to stop)</source>
-        <translation>正在生成…  （按 Esc 停止）</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/window/main_window.py" line="479" />
-        <source>Reading the prompt…  (Esc to stop)</source>
-        <translation>正在读取提示词…  （按 Esc 停止）</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/window/main_window.py" line="491" />
-        <source>context {n_ctx}</source>
-        <translation>上下文 {n_ctx}</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/window/main_window.py" line="493" />
-        <source>1 thread</source>
-        <translation>1 个线程</translation>
-    </message>
-    <message numerus="yes">
-        <location filename="../../app/ui/window/main_window.py" line="493" />
-        <source>%n threads</source>
-        <translation>
-            <numerusform>%n 个线程</numerusform>
-        </translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/window/main_window.py" line="495" />
-        <source>template: {template}</source>
-        <translation>模板：{template}</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/window/main_window.py" line="500" />
-        <source>No model loaded: choose one in the Model menu</source>
-        <translation>未加载模型：请在“模型”菜单中选择</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/window/main_window.py" line="505" />
+        <location filename="../../app/ui/window/main_window.py" line="306" />
         <source>Open Model</source>
         <translation>打开模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="505" />
+        <location filename="../../app/ui/window/main_window.py" line="306" />
         <source>GGUF models (*.gguf);;All files (*)</source>
         <translation>GGUF 模型 (*.gguf);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="762" />
-        <location filename="../../app/ui/window/main_window.py" line="655" />
-        <source>That conversation is no longer in the history.</source>
-        <translation>该对话已不在历史记录中。</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/window/main_window.py" line="751" />
+        <location filename="../../app/ui/window/main_window.py" line="526" />
         <source>Loading the model again with the new settings…</source>
         <translation>正在使用新设置重新加载模型…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="783" />
+        <location filename="../../app/ui/window/search_results.py" line="52" />
+        <location filename="../../app/ui/window/main_window.py" line="537" />
+        <source>That conversation is no longer in the history.</source>
+        <translation>该对话已不在历史记录中。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/main_window.py" line="558" />
         <source>Conversation settings saved: they apply from its next reply.</source>
         <translation>对话设置已保存：将从下一条回复开始生效。</translation>
     </message>
@@ -1626,6 +1533,110 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>流式输出健康状态(&amp;H)</translation>
     </message>
     <message>
+        <location filename="../../app/ui/window/library_wiring.py" line="105" />
+        <source>Deleted “{title}”</source>
+        <translation>已删除“{title}”</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/library_wiring.py" line="149" />
+        <source>Conversations are kept for this session only: the history could not be opened.</source>
+        <translation>无法打开历史记录：对话仅在本次运行期间保留。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/library_wiring.py" line="165" />
+        <source>⚠ Not saved: {reason}. Your conversation is kept in memory and Rill keeps trying to save it.</source>
+        <translation>⚠ 未保存：{reason}。对话暂存在内存中，Rill 会继续尝试保存。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/library_wiring.py" line="177" />
+        <source>Saved again: everything is in the history now.</source>
+        <translation>已恢复保存：所有内容都已存入历史记录。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/send.py" line="48" />
+        <source>Not sent: Rill is still answering in “{title}”. Stop it (Esc) or wait; your text stays here.</source>
+        <translation>未发送：Rill 仍在“{title}”中回复。请先停止（Esc）或等待其完成；你输入的内容会保留在这里。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/send.py" line="52" />
+        <source>Not sent: Rill is still answering in “a conversation”. Stop it (Esc) or wait; your text stays here.</source>
+        <translation>未发送：Rill 仍在某个对话中回复。请先停止（Esc）或等待其完成；你输入的内容会保留在这里。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/send.py" line="60" />
+        <source>Not sent: the message is longer than the model's context. Remove the attachment or shorten it.</source>
+        <translation>未发送：消息超出了模型的上下文长度。请移除附件或缩短内容。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/send.py" line="80" />
+        <source>Edit cancelled</source>
+        <translation>已取消编辑</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/send.py" line="93" />
+        <source>Editing your message: Enter sends it as a new version, Esc cancels</source>
+        <translation>正在编辑消息：按 Enter 作为新版本发送，按 Esc 取消</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/status.py" line="29" />
+        <source>No model</source>
+        <translation>无模型</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/status.py" line="46" />
+        <source>No model loaded</source>
+        <translation>未加载模型</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/status.py" line="53" />
+        <location filename="../../app/ui/window/status.py" line="47" />
+        <source>Loading model…</source>
+        <translation>正在加载模型…</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/status.py" line="48" />
+        <source>Ready</source>
+        <translation>就绪</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/status.py" line="60" />
+        <location filename="../../app/ui/window/status.py" line="49" />
+        <source>Generating…  (Esc to stop)</source>
+        <translation>正在生成…  （按 Esc 停止）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/status.py" line="57" />
+        <source>Reading the prompt…  (Esc to stop)</source>
+        <translation>正在读取提示词…  （按 Esc 停止）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/status.py" line="68" />
+        <source>context {n_ctx}</source>
+        <translation>上下文 {n_ctx}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/status.py" line="71" />
+        <source>1 thread</source>
+        <translation>1 个线程</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../app/ui/window/status.py" line="73" />
+        <source>%n threads</source>
+        <translation>
+            <numerusform>%n 个线程</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/status.py" line="77" />
+        <source>template: {template}</source>
+        <translation>模板：{template}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/status.py" line="83" />
+        <source>No model loaded: choose one in the Model menu</source>
+        <translation>未加载模型：请在“模型”菜单中选择</translation>
+    </message>
+    <message>
         <location filename="../../app/ui/dialogs/about.py" line="25" />
         <source>About Rill</source>
         <translation>关于 Rill</translation>
@@ -1655,12 +1666,12 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
 </context><context>
     <name>ModelManager</name>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="697" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="704" />
         <source>&amp;Manage Models…</source>
         <translation>管理模型(&amp;M)…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="700" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="707" />
         <source>Every model file Rill knows: details, memory needed, open, remove (Ctrl+Shift+M)</source>
         <translation>Rill 已知的所有模型文件：详细信息、所需内存、打开、移除（Ctrl+Shift+M）</translation>
     </message>
@@ -1678,124 +1689,124 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>Rill 已知的所有模型文件：模型文件夹（{folder}）中的文件、你打开或添加过的文件，以及默认模型。从列表中移除不会删除文件。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="405" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="408" />
         <source>Looking for models…</source>
         <translation>正在查找模型…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="406" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="409" />
         <source>&amp;Add…</source>
         <translation>添加(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="407" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="410" />
         <source>Add a .gguf file from anywhere to the list</source>
         <translation>将任意位置的 .gguf 文件添加到列表</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="408" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="411" />
         <source>&amp;Remove from List</source>
         <translation>从列表中移除(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="544" />
-        <location filename="../../app/ui/dialogs/model_manager.py" line="409" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="551" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="412" />
         <source>Take the model off Rill's list; the file is not deleted</source>
         <translation>将模型从 Rill 的列表中移除，文件不会被删除</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="410" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="413" />
         <source>Show in &amp;Folder</source>
         <translation>在文件夹中显示(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="411" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="414" />
         <source>&amp;Open</source>
         <translation>打开(&amp;O)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="414" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="417" />
         <source>Close</source>
         <translation>关闭</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="451" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="456" />
         <source>Could not list the models: {error}</source>
         <translation>无法列出模型：{error}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="463" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="468" />
         <source>No models yet. Put .gguf files in the models folder, use Add…, or drop a .gguf file on Rill's window.</source>
         <translation>还没有模型。请将 .gguf 文件放入模型文件夹、使用“添加…”，或将 .gguf 文件拖放到 Rill 窗口中。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="540" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="547" />
         <source>Only models you opened or added can be removed; this one is in the {where}.</source>
         <translation>只能移除你打开或添加过的模型；此模型来自：{where}。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="557" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="564" />
         <source>Reading the file's details…</source>
         <translation>正在读取文件详细信息…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="562" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="569" />
         <source>weights {size}</source>
         <translation>权重 {size}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="564" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="571" />
         <source>KV cache {size}</source>
         <translation>KV 缓存 {size}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="566" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="573" />
         <source>compute {size}</source>
         <translation>计算缓冲区 {size}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="569" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="576" />
         <source>Needs about {needed} at a {n_ctx:,}-token context ({parts}); {available} is available now.</source>
         <translation>上下文为 {n_ctx:,} 个 token 时约需 {needed}（{parts}）；当前可用 {available}。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="573" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="580" />
         <source>Needs about {needed} at a {n_ctx:,}-token context ({parts}).</source>
         <translation>上下文为 {n_ctx:,} 个 token 时约需 {needed}（{parts}）。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="577" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="584" />
         <source>, </source>
         <comment>separates the parts of a memory estimate</comment>
         <translation>，</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="581" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="588" />
         <source>⚠ {estimate} Loading it may make the computer swap or fail.</source>
         <translation>⚠ {estimate}加载它可能导致电脑使用交换内存或加载失败。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="584" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="591" />
         <source>Name in the file: {name}</source>
         <translation>文件内的名称：{name}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="616" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="623" />
         <source>Open a Large Model?</source>
         <translation>要打开这个大模型吗？</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="617" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="624" />
         <source>{name} needs about {needed} of memory and {available} is available now. Loading it may make the computer slow down (swapping) or fail. Open it anyway?</source>
         <translation>{name} 约需 {needed} 内存，当前可用 {available}。加载它可能导致电脑变慢（使用交换内存）或加载失败。仍要打开吗？</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="669" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="676" />
         <source>Add a Model</source>
         <translation>添加模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="669" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="676" />
         <source>GGUF models (*.gguf);;All files (*)</source>
         <translation>GGUF 模型 (*.gguf);;所有文件 (*)</translation>
     </message>
@@ -1817,37 +1828,37 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>无法列出 {server} 的模型。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/model_menu.py" line="52" />
+        <location filename="../../app/ui/window/model_menu.py" line="51" />
         <source>&amp;Model</source>
         <translation>模型(&amp;M)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/model_menu.py" line="59" />
+        <location filename="../../app/ui/window/model_menu.py" line="58" />
         <source>&amp;Local Model (Default)</source>
         <translation>本地模型（默认）(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/model_menu.py" line="62" />
+        <location filename="../../app/ui/window/model_menu.py" line="61" />
         <source>The model on this computer Rill starts with</source>
         <translation>Rill 启动时使用的本机模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/model_menu.py" line="152" />
+        <location filename="../../app/ui/window/model_menu.py" line="151" />
         <source>Chat with {model} on {server}</source>
         <translation>通过 {server} 与 {model} 对话</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/model_menu.py" line="154" />
+        <location filename="../../app/ui/window/model_menu.py" line="153" />
         <source>Chat with the default model on {server}</source>
         <translation>与 {server} 的默认模型对话</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/model_menu.py" line="181" />
+        <location filename="../../app/ui/window/model_menu.py" line="180" />
         <source>{model} (default)</source>
         <translation>{model}（默认）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/model_menu.py" line="187" />
+        <location filename="../../app/ui/window/model_menu.py" line="186" />
         <source>More Models ({n})</source>
         <translation>更多模型（{n}）</translation>
     </message>
@@ -1857,12 +1868,12 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>正在加载模型列表…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/model_menu.py" line="196" />
+        <location filename="../../app/ui/window/model_menu.py" line="197" />
         <source>⚠ Could not list the models</source>
         <translation>⚠ 无法列出模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/model_menu.py" line="200" />
+        <location filename="../../app/ui/window/model_menu.py" line="202" />
         <source>Server's Default Model</source>
         <translation>服务器默认模型</translation>
     </message>
@@ -2118,54 +2129,54 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
 </context><context>
     <name>PromptArea</name>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="293" />
+        <location filename="../../app/ui/conversation/prompt.py" line="294" />
         <source>Message composer</source>
         <translation>消息输入框</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="306" />
+        <location filename="../../app/ui/conversation/prompt.py" line="307" />
         <source>Attachments</source>
         <translation>附件</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="307" />
+        <location filename="../../app/ui/conversation/prompt.py" line="308" />
         <source>Pasted text sent with your message</source>
         <translation>随消息一起发送的粘贴文本</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="317" />
+        <location filename="../../app/ui/conversation/prompt.py" line="318" />
         <source>Message too long</source>
         <translation>消息过长</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="319" />
+        <location filename="../../app/ui/conversation/prompt.py" line="320" />
         <source>Tokens are estimated without the model's tokenizer; the real count differs a little.</source>
         <translation>token 数是估算值（未使用模型的分词器），与实际数量会略有出入。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="453" />
+        <location filename="../../app/ui/conversation/prompt.py" line="457" />
         <source>This message is about {tokens} tokens; the model's context holds {limit}. Send a shorter message.</source>
         <translation>这条消息约有 {tokens} 个 token，而模型的上下文只能容纳 {limit} 个。请发送更短的消息。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="458" />
+        <location filename="../../app/ui/conversation/prompt.py" line="462" />
         <source>This message is about {tokens} tokens; the model's context holds {limit}. Remove the attachment or send a shorter part.</source>
         <translation>这条消息约有 {tokens} 个 token，而模型的上下文只能容纳 {limit} 个。请移除附件，或只发送其中较短的一部分。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="463" />
+        <location filename="../../app/ui/conversation/prompt.py" line="467" />
         <source>This message is about {tokens} tokens; the model's context holds {limit}. Remove an attachment or send a shorter part.</source>
         <translation>这条消息约有 {tokens} 个 token，而模型的上下文只能容纳 {limit} 个。请移除某个附件，或只发送其中较短的一部分。</translation>
     </message>
 </context><context>
     <name>PromptEdit</name>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="126" />
+        <location filename="../../app/ui/conversation/prompt.py" line="127" />
         <source>Message</source>
         <translation>消息</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="128" />
+        <location filename="../../app/ui/conversation/prompt.py" line="129" />
         <source>Type your message. Enter sends it, Shift+Enter starts a new line. Long pasted text becomes an attachment above the box.</source>
         <translation>输入消息。按 Enter 发送，按 Shift+Enter 换行。粘贴的长文本会变成附件，显示在输入框上方。</translation>
     </message>
@@ -2195,6 +2206,18 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <location filename="../../app/core/backends/prompt_window.py" line="203" />
         <source>Message too long for the model's context ({tokens} tokens, limit {limit}): the context holds {n_ctx} tokens and at least {reply} are kept for the reply. Shorten the message.</source>
         <translation>消息过长，超出了模型的上下文（{tokens} 个 token，上限 {limit}）：上下文容量为 {n_ctx} 个 token，且至少要为回复预留 {reply} 个。请缩短消息。</translation>
+    </message>
+</context><context>
+    <name>QuitGuard</name>
+    <message>
+        <location filename="../../app/ui/window/quit_guard.py" line="144" />
+        <source>The history could not be written.</source>
+        <translation>无法写入历史记录。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/quit_guard.py" line="182" />
+        <source>Export failed: {error}</source>
+        <translation>导出失败：{error}</translation>
     </message>
 </context><context>
     <name>RemoteErrors</name>
@@ -2458,57 +2481,57 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>结果数量</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/search.py" line="381" />
+        <location filename="../../app/ui/dialogs/search.py" line="383" />
         <location filename="../../app/ui/dialogs/search.py" line="342" />
         <source>Type to search all conversations</source>
         <translation>输入关键词，搜索所有对话</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/search.py" line="420" />
+        <location filename="../../app/ui/dialogs/search.py" line="422" />
         <source>Search is not available: the conversation history could not be opened.</source>
         <translation>搜索不可用：无法打开对话历史记录。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/search.py" line="421" />
+        <location filename="../../app/ui/dialogs/search.py" line="423" />
         <source>The search failed. Try again, or try other words.</source>
         <translation>搜索失败。请重试，或换个关键词。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../app/ui/dialogs/search.py" line="431" />
+        <location filename="../../app/ui/dialogs/search.py" line="433" />
         <source>The %n newest matches</source>
         <translation>
             <numerusform>最新的 %n 条匹配结果</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/search.py" line="433" />
+        <location filename="../../app/ui/dialogs/search.py" line="435" />
         <source>1 match</source>
         <translation>1 条匹配结果</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../app/ui/dialogs/search.py" line="435" />
+        <location filename="../../app/ui/dialogs/search.py" line="437" />
         <source>%n matches</source>
         <translation>
             <numerusform>%n 条匹配结果</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/search.py" line="437" />
+        <location filename="../../app/ui/dialogs/search.py" line="439" />
         <source>No matches</source>
         <translation>没有匹配结果</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/search.py" line="536" />
+        <location filename="../../app/ui/dialogs/search.py" line="539" />
         <source>You</source>
         <translation>你</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/search.py" line="538" />
+        <location filename="../../app/ui/dialogs/search.py" line="541" />
         <source>Rill</source>
         <translation>Rill</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/search.py" line="540" />
+        <location filename="../../app/ui/dialogs/search.py" line="543" />
         <source>System</source>
         <translation>系统</translation>
     </message>
@@ -2651,13 +2674,13 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>保存在系统密钥环中，绝不会写入 Rill 的设置文件</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="531" />
+        <location filename="../../app/ui/dialogs/servers.py" line="535" />
         <location filename="../../app/ui/dialogs/servers.py" line="191" />
         <source>Show</source>
         <translation>显示</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="532" />
+        <location filename="../../app/ui/dialogs/servers.py" line="536" />
         <location filename="../../app/ui/dialogs/servers.py" line="193" />
         <source>Show the API key</source>
         <translation>显示 API 密钥</translation>
@@ -2763,142 +2786,142 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>没有服务器</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="286" />
-        <source>Save the servers</source>
-        <translation>保存服务器</translation>
-    </message>
-    <message>
         <location filename="../../app/ui/dialogs/servers.py" line="288" />
-        <source>Close without saving</source>
-        <translation>关闭且不保存</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="290" />
         <source>C&amp;hat with This Model</source>
         <translation>使用此模型对话(&amp;H)</translation>
     </message>
     <message>
         <location filename="../../app/ui/dialogs/servers.py" line="292" />
+        <source>Save the servers</source>
+        <translation>保存服务器</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/servers.py" line="294" />
+        <source>Close without saving</source>
+        <translation>关闭且不保存</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/servers.py" line="296" />
         <source>Save and chat with this server's default model</source>
         <translation>保存并与此服务器的默认模型对话</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="294" />
+        <location filename="../../app/ui/dialogs/servers.py" line="298" />
         <source>Saving status</source>
         <translation>保存状态</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="341" />
+        <location filename="../../app/ui/dialogs/servers.py" line="345" />
         <source>(no name)</source>
         <translation>（无名称）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="383" />
+        <location filename="../../app/ui/dialogs/servers.py" line="387" />
         <source>e.g. http://127.0.0.1:8080 or https://api.example.com/v1</source>
         <translation>例如 http://127.0.0.1:8080 或 https://api.example.com/v1</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="384" />
+        <location filename="../../app/ui/dialogs/servers.py" line="388" />
         <source>With or without /v1: Rill adds it when it is missing.</source>
         <translation>可带或不带 /v1：缺少时 Rill 会自动添加。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="388" />
+        <location filename="../../app/ui/dialogs/servers.py" line="392" />
         <source>The Ollama server's address, e.g. {url}</source>
         <translation>Ollama 服务器的地址，例如 {url}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="395" />
+        <location filename="../../app/ui/dialogs/servers.py" line="399" />
         <source>Reading the keyring…</source>
         <translation>正在读取系统密钥环…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="395" />
+        <location filename="../../app/ui/dialogs/servers.py" line="399" />
         <source>None (not needed by most local servers)</source>
         <translation>无（大多数本地服务器不需要）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="410" />
+        <location filename="../../app/ui/dialogs/servers.py" line="414" />
         <source>Another server is already named “{name}”.</source>
         <translation>已有名为“{name}”的服务器。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="429" />
+        <location filename="../../app/ui/dialogs/servers.py" line="433" />
         <source>Removed “{name}”.</source>
         <translation>已移除“{name}”。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="456" />
+        <location filename="../../app/ui/dialogs/servers.py" line="460" />
         <source>New server</source>
         <translation>新服务器</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="458" />
+        <location filename="../../app/ui/dialogs/servers.py" line="462" />
         <source>New server {n}</source>
         <translation>新服务器 {n}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="531" />
+        <location filename="../../app/ui/dialogs/servers.py" line="535" />
         <source>Hide</source>
         <translation>隐藏</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="532" />
+        <location filename="../../app/ui/dialogs/servers.py" line="536" />
         <source>Hide the API key</source>
         <translation>隐藏 API 密钥</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="551" />
+        <location filename="../../app/ui/dialogs/servers.py" line="555" />
         <source>Testing…</source>
         <translation>正在测试…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="554" />
+        <location filename="../../app/ui/dialogs/servers.py" line="558" />
         <source>Fetching the model list…</source>
         <translation>正在获取模型列表…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="593" />
+        <location filename="../../app/ui/dialogs/servers.py" line="597" />
         <source>Could not list the models of {name}.</source>
         <translation>无法列出 {name} 的模型。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="600" />
+        <location filename="../../app/ui/dialogs/servers.py" line="604" />
         <source>Connected — {n} model</source>
         <translation>已连接 — {n} 个模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="600" />
+        <location filename="../../app/ui/dialogs/servers.py" line="604" />
         <source>Connected — {n} models</source>
         <translation>已连接 — {n} 个模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="602" />
+        <location filename="../../app/ui/dialogs/servers.py" line="606" />
         <source>{n} model found</source>
         <translation>找到 {n} 个模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="602" />
+        <location filename="../../app/ui/dialogs/servers.py" line="606" />
         <source>{n} models found</source>
         <translation>找到 {n} 个模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="669" />
+        <location filename="../../app/ui/dialogs/servers.py" line="673" />
         <source>Not saved: fix “{name}” first.</source>
         <translation>未保存：请先修正“{name}”。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="676" />
+        <location filename="../../app/ui/dialogs/servers.py" line="680" />
         <source>Not saved: the settings file {path} could not be written.</source>
         <translation>未保存：无法写入设置文件 {path}。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="695" />
+        <location filename="../../app/ui/dialogs/servers.py" line="699" />
         <source>Saving the API keys…</source>
         <translation>正在保存 API 密钥…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="721" />
+        <location filename="../../app/ui/dialogs/servers.py" line="725" />
         <source>The API keys could not be saved.</source>
         <translation>无法保存 API 密钥。</translation>
     </message>
@@ -3289,104 +3312,110 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>键盘快捷键</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="157" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="160" />
         <source>Every menu item also has an underlined letter: press Alt and that letter.</source>
         <translation>每个菜单项都有一个带下划线的字母：按住 Alt 再按该字母即可。</translation>
     </message>
 </context><context>
     <name>Sidebar</name>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="344" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="343" />
         <source>New Chat</source>
         <translation>新建对话</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="346" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="345" />
         <source>Start a new conversation (Ctrl+N)</source>
         <translation>开始新对话（Ctrl+N）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="347" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="346" />
         <source>New chat</source>
         <translation>新建对话</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="350" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="349" />
         <source>Conversations</source>
         <translation>对话列表</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="352" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="351" />
         <source>Your conversations, newest first. Enter opens one, F2 renames it, Delete deletes it.</source>
         <translation>你的对话，最新的在前。按 Enter 打开，F2 重命名，Delete 删除。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="384" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="389" />
         <source>Unpin</source>
         <translation>取消置顶</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="384" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="389" />
         <source>Pin to Top</source>
         <translation>置顶</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="385" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="390" />
         <source>Rename	F2</source>
         <translation>重命名	F2</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="386" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="391" />
         <source>Export…</source>
         <translation>导出…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="387" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="392" />
         <source>Conversation Settings…</source>
         <translation>对话设置…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="389" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="394" />
         <source>Delete	Del</source>
         <translation>删除	Del</translation>
     </message>
 </context><context>
     <name>SingleInstance</name>
     <message>
-        <location filename="../../app/ui/misc/single_instance.py" line="75" />
+        <location filename="../../app/ui/misc/single_instance.py" line="73" />
         <source>Rill is already running; its window was brought forward.</source>
         <extracomment>Printed to the terminal when a second start found Rill running and brought its window forward.</extracomment>
         <translation>Rill 已在运行，已将其窗口切换到前台。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/single_instance.py" line="305" />
+        <location filename="../../app/ui/misc/single_instance.py" line="285" />
         <source>Another Rill (process {pid}) is using this data folder but does not answer; starting anyway.</source>
         <translation>另一个 Rill（进程 {pid}）正在使用此数据文件夹，但没有响应；仍将继续启动。</translation>
     </message>
 </context><context>
     <name>Store</name>
     <message>
-        <location filename="../../app/core/store/errors.py" line="38" />
-        <source>the conversation database {path} (or its folder) is read-only</source>
-        <translation>对话数据库 {path}（或其所在文件夹）是只读的</translation>
+        <location filename="../../app/core/store/errors.py" line="70" />
+        <source>the text could not be written to {path} ({detail})</source>
+        <translation>文本无法写入 {path}（{detail}）</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/errors.py" line="41" />
-        <source>the disk holding {path} is full</source>
-        <translation>{path} 所在的磁盘已满</translation>
-    </message>
-    <message>
-        <location filename="../../app/core/store/errors.py" line="43" />
+        <location filename="../../app/core/store/errors.py" line="73" />
         <source>another program is using the conversation database {path}</source>
         <translation>另一个程序正在使用对话数据库 {path}</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/errors.py" line="46" />
+        <location filename="../../app/core/store/errors.py" line="76" />
+        <source>the conversation database {path} (or its folder) is read-only</source>
+        <translation>对话数据库 {path}（或其所在文件夹）是只读的</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/store/errors.py" line="82" />
+        <location filename="../../app/core/store/errors.py" line="79" />
+        <source>the disk holding {path} is full</source>
+        <translation>{path} 所在的磁盘已满</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/store/errors.py" line="83" />
         <source>writing to {path} failed (a disk or permission problem)</source>
         <translation>写入 {path} 失败（磁盘或权限问题）</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/errors.py" line="48" />
+        <location filename="../../app/core/store/errors.py" line="85" />
         <source>SQLite said "{message}" about {path}</source>
         <translation>SQLite 报告 {path} 出错：“{message}”</translation>
     </message>
@@ -3433,75 +3462,136 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
     </message>
     <message>
         <location filename="../../app/core/store/opening.py" line="229" />
+        <source>Rill cannot write to the conversation database {path}: {cause}. Your history is shown, but new conversations and changes are kept in memory only until it can be written.</source>
+        <translation>Rill 无法写入对话数据库 {path}：{cause}。可以查看历史记录，但在该文件可写之前，新对话和更改只会保留在内存中。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/store/opening.py" line="236" />
         <source>Rill cannot use the conversation database {path}: {cause}. Conversations in this session are kept in memory only and will not be saved.</source>
         <translation>Rill 无法使用对话数据库 {path}：{cause}。本次会话中的对话只保留在内存中，不会被保存。</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/opening.py" line="275" />
+        <location filename="../../app/core/store/opening.py" line="283" />
         <source>Rill cannot create its data folder {folder} ({reason}); conversations will not be saved.</source>
         <translation>Rill 无法创建数据文件夹 {folder}（{reason}）；对话将不会被保存。</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/opening.py" line="282" />
+        <location filename="../../app/core/store/opening.py" line="290" />
         <source>The conversation database {path} was written by a newer version of Rill (format {version}; this version knows format {known} and older). Rill has left it untouched. Conversations in this session are kept in memory only and will not be saved; update Rill to see and keep your history.</source>
         <translation>对话数据库 {path} 由较新版本的 Rill 写入（格式 {version}；当前版本只支持格式 {known} 及更早的格式）。Rill 未改动该文件。本次会话中的对话只保留在内存中，不会被保存；请更新 Rill 以查看并保留历史记录。</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/opening.py" line="293" />
+        <location filename="../../app/core/store/opening.py" line="301" />
         <source>The conversation database {path} cannot be used ({detail}) and could not be moved aside ({error}). It has been left as it is; conversations in this session will not be saved.</source>
         <translation>对话数据库 {path} 无法使用（{detail}），也无法将其移走（{error}）。该文件保持原样；本次会话中的对话将不会被保存。</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/opening.py" line="299" />
+        <location filename="../../app/core/store/opening.py" line="307" />
         <source>The conversation database {path} is damaged ({detail}). Rill kept it as {moved} and started a new, empty one.</source>
         <translation>对话数据库 {path} 已损坏（{detail}）。Rill 已将其保留为 {moved}，并新建了一个空数据库。</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/opening.py" line="302" />
+        <location filename="../../app/core/store/opening.py" line="310" />
         <source>The conversation database {path} is not a Rill conversation database ({detail}). Rill kept it as {moved} and started a new, empty one.</source>
         <translation>{path} 不是 Rill 的对话数据库（{detail}）。Rill 已将其保留为 {moved}，并新建了一个空数据库。</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/opening.py" line="326" />
+        <location filename="../../app/core/store/opening.py" line="341" />
+        <source>There is no conversation database at {path} (nothing saved yet, or the path points elsewhere).</source>
+        <translation>{path} 处没有对话数据库（尚未保存任何内容，或路径指向了别处）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/store/opening.py" line="345" />
+        <source>{path} is a folder, not a conversation database.</source>
+        <translation>{path} 是一个文件夹，不是对话数据库。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/store/opening.py" line="348" />
+        <source>It has been left as it is.</source>
+        <translation>该文件保持原样，未做任何改动。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/store/opening.py" line="350" />
+        <source>The conversation database {path} was written by a newer version of Rill (format {version}; this version knows format {known} and older). It has been left untouched: update Rill to use it.</source>
+        <translation>对话数据库 {path} 由更新版本的 Rill 写入（格式 {version}；此版本只认识格式 {known} 及更早的格式）。该文件未被改动：请更新 Rill 后再使用。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/store/opening.py" line="355" />
+        <source>The conversation database {path} is empty.</source>
+        <translation>对话数据库 {path} 是空的。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/store/opening.py" line="357" />
+        <source>The conversation database {path} is damaged ({detail}).</source>
+        <translation>对话数据库 {path} 已损坏（{detail}）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/store/opening.py" line="360" />
+        <source>{path} is not a Rill conversation database ({detail}).</source>
+        <translation>{path} 不是 Rill 的对话数据库（{detail}）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/store/opening.py" line="366" />
+        <source>The conversation database {path} is in an older format (format {version}): open it in Rill once to upgrade it. It has been left untouched.</source>
+        <translation>对话数据库 {path} 使用较旧的格式（格式 {version}）：请在 Rill 中打开一次以升级它。该文件未被改动。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/store/opening.py" line="381" />
+        <source>Rill cannot read the conversation database {path} ({detail}).</source>
+        <translation>Rill 无法读取对话数据库 {path}（{detail}）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/store/opening.py" line="485" />
+        <location filename="../../app/core/store/opening.py" line="392" />
         <source>its folder {folder} is read-only</source>
         <translation>其所在文件夹 {folder} 是只读的</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/opening.py" line="344" />
+        <location filename="../../app/core/store/opening.py" line="410" />
         <source>The conversation database {path} is damaged. Rill kept it as {moved} and started a new, empty one.</source>
         <translation>对话数据库 {path} 已损坏。Rill 已将其保留为 {moved}，并新建了一个空数据库。</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/opening.py" line="391" />
+        <location filename="../../app/core/store/opening.py" line="459" />
         <source>The conversation database {path} was written by a newer version of Rill; Rill has left it untouched and will not save this session's conversations.</source>
         <translation>对话数据库 {path} 由较新版本的 Rill 写入；Rill 未改动该文件，也不会保存本次会话中的对话。</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/writes.py" line="117" />
+        <location filename="../../app/core/store/writes.py" line="181" />
         <source>the database</source>
         <translation>数据库</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/writes.py" line="119" />
+        <location filename="../../app/core/store/writes.py" line="184" />
+        <source>Rill cannot save a change: {cause}. It is shown, but it will not be in the history.</source>
+        <translation>Rill 无法保存一项更改：{cause}。它会显示出来，但不会进入历史记录。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/store/writes.py" line="189" />
         <source>Rill cannot save: {cause}. Your conversations are kept in memory and will be saved when that is fixed.</source>
         <translation>Rill 无法保存：{cause}。你的对话暂时保留在内存中，问题解决后会自动保存。</translation>
     </message>
 </context><context>
     <name>StoreService</name>
     <message>
-        <location filename="../../app/ui/services/store.py" line="71" />
-        <source>The conversation history could not be opened: {error}</source>
-        <translation>无法打开对话历史记录：{error}</translation>
+        <location filename="../../app/ui/services/store.py" line="127" />
+        <source>The conversation history could not be opened (the details are in the log).</source>
+        <translation>无法打开对话历史记录（详情见日志）。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/services/store.py" line="85" />
+        <location filename="../../app/ui/services/store.py" line="157" />
         <source>no store</source>
         <translation>历史记录不可用</translation>
     </message>
     <message>
-        <location filename="../../app/ui/services/store.py" line="91" />
+        <location filename="../../app/ui/services/store.py" line="169" />
         <source>the disk refused the write</source>
         <translation>磁盘拒绝写入</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/services/store.py" line="174" />
+        <source>Rill could not save a change (an internal error; the details are in the log)</source>
+        <translation>Rill 无法保存一项更改（内部错误；详情见日志）</translation>
     </message>
 </context><context>
     <name>StreamAnnouncer</name>
@@ -3605,5 +3695,47 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <location filename="../../app/ui/window/stream_health.py" line="153" />
         <source>{chars} chars (max {max_chars})</source>
         <translation>{chars} 个字符（最大 {max_chars}）</translation>
+    </message>
+</context><context>
+    <name>UnsavedDialog</name>
+    <message>
+        <location filename="../../app/ui/dialogs/unsaved.py" line="40" />
+        <source>Not Saved</source>
+        <translation>未保存</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/unsaved.py" line="48" />
+        <source>&amp;Retry</source>
+        <translation>重试(&amp;R)</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/unsaved.py" line="50" />
+        <source>&amp;Export to a File…</source>
+        <translation>导出到文件(&amp;E)…</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/unsaved.py" line="52" />
+        <source>&amp;Quit Anyway</source>
+        <translation>仍然退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/unsaved.py" line="53" />
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/unsaved.py" line="81" />
+        <source>{count} more conversation(s)</source>
+        <translation>另外 {count} 个对话</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/unsaved.py" line="83" />
+        <source>These conversations have changes that are not in the history:</source>
+        <translation>以下对话有尚未写入历史记录的更改：</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/unsaved.py" line="86" />
+        <source>Retry saving, export them to a file you can import later, or quit and lose these changes.</source>
+        <translation>你可以重试保存，把它们导出到以后可以导入的文件，或者退出并丢弃这些更改。</translation>
     </message>
 </context></TS>

@@ -3,7 +3,9 @@
 The file is ``$XDG_DATA_HOME/rill/rill.db`` (``~/.local/share/rill/rill.db``);
 ``Store.open`` creates the folder. WAL journal, ``synchronous=NORMAL`` (every
 committed transaction survives the app being killed; only a power cut can lose
-the last few), foreign keys on, ``busy_timeout`` 5 s.
+the last few), foreign keys on. A write waits up to 5 s for another program's
+lock (``writes.BUSY_PATIENCE_S``, in short slices so that ``hurry()`` can cut
+the wait short when the app closes).
 
 Threading rule
 --------------
@@ -27,20 +29,37 @@ Faults: nothing is lost, and each is said in plain words
 * a database written by a newer Rill (``user_version`` > ``SCHEMA_VERSION``)
   is not touched at all: ``store`` is None and the notice names the file (the
   app then keeps conversations in memory);
-* a database Rill cannot write (read-only file or folder) opens read-only:
-  ``read_only`` is True and reads work;
-* no file and none can be created: ``store`` is None.
+* a database Rill cannot write (read-only file or folder; a full disk with
+  no room for its ``-wal``/``-shm`` files) opens read-only: ``read_only`` is
+  True, reads work, and the notice names the real cause; a database another
+  program holds right now is NOT read-only: it opens, and its writes wait or
+  queue (below);
+* no file and none can be created (a read-only folder, a full disk): ``store``
+  is None, and the notice says which.
 
-Writes that fail for a reason outside the program (read-only file or folder,
-disk full, database locked by another program, I/O error: any
-``sqlite3.OperationalError``) raise ``StoreWriteError``, whose message is
-plain words, never a traceback. The retry protocol:
+Each cause has its own words: locked ("another program is using…"),
+read-only, disk full, newer format; an older format is only mentioned when
+the file really is older and cannot be upgraded.
 
-1. the failed write is kept in the store's pending queue (repeated saves of
-   one message are merged, so the queue stays as small as the unsaved data);
+``Store.open_read_only`` (``rill export``, ``rill search``) never creates,
+moves, upgrades or writes anything: a missing, empty, damaged, foreign, older
+or newer file gives no store and a notice.
+
+Text is cleaned at this boundary (``clean``): a lone surrogate becomes
+U+FFFD, a title loses its control characters. Writes that fail for a reason
+outside the program (read-only file or folder, disk full, database locked by
+another program, I/O error: any ``sqlite3.OperationalError``) raise
+``StoreWriteError``, whose message is plain words, never a traceback. Values
+that cannot be written at all raise it with reason ``invalid`` and are not
+kept. The retry protocol:
+
+1. the failed write is kept in the store's pending queue, the only retry
+   queue: the newest snapshot of each message (a later save replaces the
+   queued values, so nothing older is ever written after something newer);
 2. while anything is pending, every later write is queued behind it (after
-   one attempt to flush the queue), so the order of writes is kept; each of
-   these raises ``StoreWriteError`` too;
+   one attempt to flush the queue, skipped right after a wait for a lock gave
+   up), so the order of writes is kept; each of these raises
+   ``StoreWriteError`` too; ``pending_conversations()`` names what is unsaved;
 3. the caller keeps its data in memory (it does anyway), tells the user the
    conversation is not saved, and calls ``retry_pending()`` now and then
    (say every 10 s); it returns True once everything is written
@@ -83,8 +102,8 @@ The search index uses the messages' rowids; ``VACUUM`` keeps them (tested).
 
 The package: ``schema`` (the schema and its migrations), ``opening`` (probe,
 header check, moving aside, read-only and newer files, the notices),
-``rows`` (the only row ↔ object mapping), ``writes`` (transactions and the
-retry queue), ``store`` (``Store``: conversations, messages, search),
+``rows`` (the only row ↔ object mapping), ``clean`` (text at the boundary),
+``writes`` (transactions and the retry queue), ``store`` (``Store``: conversations, messages, search),
 ``search`` (the indexes), ``exchange`` (export and import).
 """
 

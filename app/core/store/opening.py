@@ -20,7 +20,7 @@ from app.core.base.i18n import translate
 from app.core.base.instance import rill_is_running
 from app.core.base.settings import data_dir
 from app.core.store import search as _search
-from app.core.store.errors import StoreWriteError, errname, plain_cause
+from app.core.store.errors import StoreWriteError, errname, is_busy, plain_cause
 from app.core.store.schema import OUR_TABLES, SCHEMA_VERSION, upgrade
 
 log = logging.getLogger(__name__)
@@ -225,6 +225,13 @@ def _read_only_notice(path: Path) -> str:
     ).format(path=path)
 
 
+def _cannot_write_notice(path: Path, cause: str) -> str:
+    return translate(
+        "Store", "Rill cannot write to the conversation database {path}: {cause}. Your history is shown, "
+        "but new conversations and changes are kept in memory only until it can be written."
+    ).format(path=path, cause=cause)
+
+
 def _cannot_open(path: Path, cause: str) -> str:
     return translate(
         "Store", "Rill cannot use the conversation database {path}: {cause}. "
@@ -243,19 +250,20 @@ def _can_write(path: Path) -> bool:
     return os.access(path, os.W_OK)
 
 
-def _writable(conn: sqlite3.Connection, version: int) -> bool:
-    """Can this connection write? (Tries a header write and rolls it back.)"""
+def _writable(conn: sqlite3.Connection, version: int) -> sqlite3.Error | None:
+    """Can this connection write? (Tries a header write and rolls it back.)
+    None: yes; else the error that says why not (a busy one means another
+    program holds the file now: it is not read-only)."""
     try:
         conn.execute("BEGIN IMMEDIATE")
         conn.execute(f"PRAGMA user_version = {int(version)}")
         conn.execute("ROLLBACK")
-        return True
-    except sqlite3.OperationalError:
+        return None
+    except sqlite3.OperationalError as exc:
         if conn.in_transaction:
             with contextlib.suppress(sqlite3.Error):
                 conn.execute("ROLLBACK")
-        return False
-
+        return exc
 
 
 def open_store(
@@ -316,6 +324,64 @@ def open_store(
     return result
 
 
+def open_for_reading(
+    factory: StoreFactory[StoreT], path: Path | str | None = None, *, quick_check_max: int = QUICK_CHECK_MAX_BYTES,
+) -> OpenResult[StoreT]:
+    """Open the database at ``path`` for reading only (``rill export``,
+    ``rill search``): nothing in its folder is created, moved, upgraded or
+    written. A missing, empty, damaged, foreign, older or newer file gives no
+    store and a notice saying which; the file is left exactly as it is.
+
+    Without a ``-wal`` file the database is read as immutable (SQLite opens
+    nothing beside it); with one (a Rill is running, or one crashed) it is
+    read through it, as any reader does (SQLite may update the ``-shm``
+    index beside it; the database and the ``-wal`` are never written)."""
+    path = Path(path) if path is not None else default_path()
+    if not path.exists():
+        return _no_store(path, [], translate(
+            "Store", "There is no conversation database at {path} (nothing saved yet, or the path points "
+            "elsewhere).").format(path=path))
+    if path.is_dir():
+        return _no_store(path, [], translate("Store", "{path} is a folder, not a conversation database.").format(
+            path=path))
+    probe = _probe(path, quick_check_max)
+    untouched = translate("Store", "It has been left as it is.")
+    if probe.kind == "newer":
+        return _no_store(path, [], translate(
+            "Store", "The conversation database {path} was written by a newer version of Rill "
+            "(format {version}; this version knows format {known} and older). It has been left untouched: "
+            "update Rill to use it.").format(path=path, version=probe.version, known=SCHEMA_VERSION))
+    if probe.kind == "new":
+        return _no_store(path, [], translate("Store", "The conversation database {path} is empty.").format(path=path))
+    if probe.kind == "corrupt":
+        return _no_store(path, [], translate("Store", "The conversation database {path} is damaged ({detail}).").format(
+            path=path, detail=probe.detail) + " " + untouched)
+    if probe.kind == "foreign":
+        return _no_store(path, [], translate(
+            "Store", "{path} is not a Rill conversation database ({detail}).").format(path=path, detail=probe.detail)
+            + " " + untouched)
+    if probe.kind == "unknown":
+        return _no_store(path, [], _cannot_read(path, probe.detail) + " " + untouched)
+    if probe.version < SCHEMA_VERSION:
+        return _no_store(path, [], translate(
+            "Store", "The conversation database {path} is in an older format (format {version}): open it in Rill "
+            "once to upgrade it. It has been left untouched.").format(path=path, version=probe.version))
+    try:
+        conn = _connect(_ro_uri(path, immutable=not _has_wal(path)), uri=True)
+        conn.execute("PRAGMA user_version").fetchone()
+    except sqlite3.Error as exc:
+        return _no_store(path, [], _cannot_read(path, str(exc)) + " " + untouched)
+    store = factory(conn, path, True)
+    # recovery on read: what no live Rill streams into, a crash left so
+    store.streaming_is_live = rill_is_running(path.parent)
+    return OpenResult(store, [], True, path)
+
+
+def _cannot_read(path: Path, detail: str) -> str:
+    return translate("Store", "Rill cannot read the conversation database {path} ({detail}).").format(
+        path=path, detail=detail)
+
+
 def _open_file(factory: StoreFactory[StoreT], path: Path, notices: list[str]) -> OpenResult[StoreT]:
     if path.exists() and not (_can_write(path) and _can_write(path.parent)):
         return _open_read_only(factory, path, notices)
@@ -369,15 +435,18 @@ def _open_read_only(factory: StoreFactory[StoreT], path: Path, notices: list[str
 
 
 def _prepare(factory: StoreFactory[StoreT], conn: sqlite3.Connection, path: Path, notices: list[str]) -> OpenResult[StoreT]:
-    read_only = False
+    #: Why Rill cannot write the file: (reason, cause) as ``plain_cause`` says (None: it can).
+    cannot_write: tuple[str, str] | None = None
     try:
         conn.execute("PRAGMA journal_mode=WAL").fetchone()
         conn.execute("PRAGMA synchronous=NORMAL")
         version = conn.execute("PRAGMA user_version").fetchone()[0]
     except sqlite3.OperationalError as exc:
-        if _is_corruption(exc):
+        if _is_corruption(exc) or is_busy(exc):
             raise
-        # cannot even read it the ordinary way (a WAL file in a folder Rill may not write)
+        # cannot even read it the ordinary way: a WAL file in a folder Rill may
+        # not write, or a full disk (no room for the -wal/-shm files)
+        cannot_write = _write_problem(exc, path)
         conn.close()
         conn = _connect(_ro_uri(path, immutable=True), uri=True)
         try:
@@ -385,23 +454,36 @@ def _prepare(factory: StoreFactory[StoreT], conn: sqlite3.Connection, path: Path
         except BaseException:
             conn.close()
             raise
-        read_only = True
     if version > SCHEMA_VERSION:  # written meanwhile by a newer Rill
         conn.close()
         return _no_store(path, notices, translate(
             "Store", "The conversation database {path} was written by a newer version of "
             "Rill; Rill has left it untouched and will not save this session's "
             "conversations.").format(path=path))
-    if not read_only:
-        read_only = not _writable(conn, version)
+    if cannot_write is None:
+        problem = _writable(conn, version)
+        if problem is not None and not is_busy(problem):  # busy: another program has it now; it is writable
+            cannot_write = _write_problem(problem, path)
     if version < SCHEMA_VERSION:
-        if read_only:
+        if cannot_write is not None:
             conn.close()
-            return _read_only_and_old(path, notices)
+            if cannot_write[0] == "read_only":
+                return _read_only_and_old(path, notices)
+            return _no_store(path, notices, _cannot_open(path, cannot_write[1]))
         upgrade(conn, path, version)
-    if read_only:
-        notices = notices + [_read_only_notice(path)]
+    if cannot_write is not None:
+        notices = notices + [_read_only_notice(path) if cannot_write[0] == "read_only"
+                             else _cannot_write_notice(path, cannot_write[1])]
+    read_only = cannot_write is not None
     return OpenResult(factory(conn, path, read_only), notices, read_only, path)
+
+
+def _write_problem(exc: BaseException, path: Path) -> tuple[str, str]:
+    """(reason, cause) of a failed write at open; a folder Rill may not write is read-only."""
+    reason, cause = plain_cause(exc, path)
+    if reason == "io" and not _can_write(path.parent):
+        return "read_only", translate("Store", "its folder {folder} is read-only").format(folder=path.parent)
+    return reason, cause
 
 
 def open_in_memory(factory: StoreFactory[StoreT]) -> StoreT:

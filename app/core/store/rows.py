@@ -17,6 +17,7 @@ from app.core.conversation.model import (
     MessageMeta,
     MessageStatus,
 )
+from app.core.store.clean import clean_title
 
 log = logging.getLogger(__name__)
 
@@ -83,9 +84,10 @@ UPDATABLE = {"title", "created_at", "updated_at", "pinned", "model", "system_pro
 
 
 def conv_row(info: ConversationInfo) -> tuple[Any, ...]:
+    """The row of ``info`` (its title as one plain line: ``clean_title``)."""
     return (
         info.id,
-        info.title,
+        clean_title(info.title or ""),
         info.created_at,
         info.updated_at,
         1 if info.pinned else 0,

@@ -13,9 +13,11 @@ from typing import Any
 
 from app.core.conversation.model import Message, MessageStatus
 from app.core.store import search as _search
+from app.core.store.clean import clean_title
 from app.core.store.opening import (
     QUICK_CHECK_MAX_BYTES,
     OpenResult,
+    open_for_reading,
     open_in_memory,
     open_store,
 )
@@ -68,6 +70,15 @@ class Store(WritingStore):
         return open_store(cls._make, path, recover=recover, quick_check_max=quick_check_max)
 
     @classmethod
+    def open_read_only(cls, path: Path | str | None = None, *,
+                       quick_check_max: int = QUICK_CHECK_MAX_BYTES) -> OpenResult[Store]:
+        """Open the database for reading only (``rill export``, ``rill
+        search``): nothing in its folder is created, moved or written; a file
+        that cannot be read as it is gives no store and a notice (see
+        ``app.core.store.opening.open_for_reading``)."""
+        return open_for_reading(cls._make, path, quick_check_max=quick_check_max)
+
+    @classmethod
     def in_memory(cls) -> Store:
         """A private, empty database that lives only as long as the Store (tests)."""
         return open_in_memory(cls._make)
@@ -85,8 +96,9 @@ class Store(WritingStore):
     # -- conversations -------------------------------------------------------------------
 
     def create_conversation(self, info: ConversationInfo) -> None:
-        """Store a new conversation (an existing one with the same id is updated)."""
-        self._write(_Op("create_conversation", info.id, conv_row(info)))
+        """Store a new conversation (an existing one with the same id is
+        updated). The title is kept as one plain line (``clean_title``)."""
+        self._write(_Op("create_conversation", info.id, conv_row(info), info.id))
 
     def _do_create_conversation(self, row: tuple[Any, ...]) -> None:
         with self._tx() as conn:
@@ -103,18 +115,21 @@ class Store(WritingStore):
         """Change some of: title, created_at, updated_at, pinned, model,
         system_prompt (None: the default of Settings), params (a dict),
         current_leaf. ``updated_at`` is not bumped implicitly (renaming or
-        pinning does not reorder the sidebar)."""
+        pinning does not reorder the sidebar). A title is kept as one plain
+        line (``clean_title``: no control characters)."""
         unknown = set(fields) - UPDATABLE
         if unknown:
             raise TypeError(f"update_conversation: unknown field(s) {', '.join(sorted(unknown))}")
         if not fields:
             return
         values = dict(fields)
+        if "title" in values:
+            values["title"] = clean_title(str(values["title"] or ""))
         if "pinned" in values:
             values["pinned"] = 1 if values["pinned"] else 0
         if "params" in values:
             values["params"] = json.dumps(values["params"] or {}, ensure_ascii=False)
-        self._write(_Op("update_conversation", conversation_id, (conversation_id, values)))
+        self._write(_Op("update_conversation", conversation_id, (conversation_id, values), conversation_id))
 
     def _do_update_conversation(self, payload: tuple[str, dict[str, Any]]) -> None:
         conversation_id, values = payload
@@ -124,7 +139,7 @@ class Store(WritingStore):
 
     def delete_conversation(self, conversation_id: str) -> None:
         """Delete a conversation and all its messages."""
-        self._write(_Op("delete_conversation", conversation_id, conversation_id))
+        self._write(_Op("delete_conversation", conversation_id, conversation_id, conversation_id))
 
     def _do_delete_conversation(self, conversation_id: str) -> None:
         with self._tx() as conn:
@@ -161,7 +176,7 @@ class Store(WritingStore):
         """Store ``msg`` under ``msg.parent_id`` (which must be stored already)
         and bump the conversation's ``updated_at`` to the message's time.
         Adding a message again updates it (so retries are harmless)."""
-        self._write(_Op("add_message", msg.id, (conversation_id, message_row(conversation_id, msg))))
+        self._write(_Op("add_message", msg.id, (conversation_id, message_row(conversation_id, msg)), conversation_id))
 
     def _do_add_message(self, payload: tuple[str, tuple[Any, ...]]) -> None:
         conversation_id, row = payload
@@ -177,18 +192,19 @@ class Store(WritingStore):
         any order of parents and children; ``updated_at`` is not changed."""
         rows = [message_row(conversation_id, m) for m in msgs]
         if rows:
-            self._write(_Op("add_messages", conversation_id, rows))
+            self._write(_Op("add_messages", conversation_id, rows, conversation_id))
 
     def _do_add_messages(self, rows: list[tuple[Any, ...]]) -> None:
         with self._tx() as conn:
             conn.execute("PRAGMA defer_foreign_keys = ON")
             conn.executemany(INSERT_MESSAGE, rows)
 
-    def save_message(self, msg: Message) -> None:
+    def save_message(self, msg: Message, conversation_id: str = "") -> None:
         """Write a stored message's content, status, error and stats: one
         UPDATE by primary key (a streaming reply calls this every second). A
-        message that is not stored is ignored."""
-        self._write(_Op("save_message", msg.id, (*message_values(msg), msg.id)))
+        message that is not stored is ignored. ``conversation_id`` (when the
+        caller knows it) only names what is unsaved if the write is queued."""
+        self._write(_Op("save_message", msg.id, (*message_values(msg), msg.id), conversation_id))
 
     def _do_save_message(self, values: tuple[Any, ...]) -> None:
         self.conn.execute(SAVE_MESSAGE, values)

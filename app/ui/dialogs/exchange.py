@@ -69,9 +69,10 @@ def import_from(store: StoreService, path: Path, done: Callable[[str, bool], Non
             result = exchange.import_json(s, text)
         except (OSError, exchange.ExchangeError) as exc:
             return QCoreApplication.translate("ExchangeActions", "Nothing was imported: {error}").format(error=exc), False
-        return QCoreApplication.translate(
+        message = QCoreApplication.translate(
             "ExchangeActions", "Imported {conversations} conversation(s), {messages} message(s)"
-        ).format(conversations=result.conversations, messages=result.messages), True
+        ).format(conversations=result.conversations, messages=result.messages)
+        return " ".join([message + ".", *result.notices]) if result.notices else message, True
 
     def finished(r: tuple[str, bool] | None) -> None:
         if not r:

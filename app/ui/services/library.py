@@ -94,14 +94,16 @@ class ConversationLibrary(QObject):
         conv = self.open.get(conversation_id)
         if conv is not None:
             conv.title = title
-        self.store.write(lambda store: store.update_conversation(conversation_id, title=title))
+        self.store.write(lambda store: store.update_conversation(conversation_id, title=title),
+                         conversation_id=conversation_id)
         self.conversation_changed.emit(conversation_id)
 
     def set_pinned(self, conversation_id: str, pinned: bool) -> None:
         conv = self.open.get(conversation_id)
         if conv is not None:
             conv.pinned = pinned
-        self.store.write(lambda store: store.update_conversation(conversation_id, pinned=pinned))
+        self.store.write(lambda store: store.update_conversation(conversation_id, pinned=pinned),
+                         conversation_id=conversation_id)
         self.conversation_changed.emit(conversation_id)
 
     def set_overrides(self, conv: Conversation, overrides: dict[str, Any]) -> None:
@@ -112,20 +114,21 @@ class ConversationLibrary(QObject):
         if conv.id in self._stored:
             info = info_from_conversation(conv)
             self.store.write(
-                lambda store: store.update_conversation(conv.id, system_prompt=info.system_prompt, params=info.params)
+                lambda store: store.update_conversation(conv.id, system_prompt=info.system_prompt, params=info.params),
+                conversation_id=conv.id,
             )
 
     def delete(self, conversation_id: str) -> None:
         """Delete from the store (the caller offered its undo beforehand)."""
         self.open.pop(conversation_id, None)
         self._stored.discard(conversation_id)
-        self.store.write(lambda store: store.delete_conversation(conversation_id))
+        self.store.write(lambda store: store.delete_conversation(conversation_id), conversation_id=conversation_id)
         self.conversation_removed.emit(conversation_id)
 
     def set_current_leaf(self, conv: Conversation) -> None:
         if conv.id in self._stored:
             leaf = conv.current_leaf
-            self.store.write(lambda store: store.update_conversation(conv.id, current_leaf=leaf))
+            self.store.write(lambda store: store.update_conversation(conv.id, current_leaf=leaf), conversation_id=conv.id)
 
     # -- messages ------------------------------------------------------------------------
 
@@ -136,13 +139,16 @@ class ConversationLibrary(QObject):
         if conv.id not in self._stored:
             self._stored.add(conv.id)
             info = dataclasses.replace(info_from_conversation(conv), title=conv.title or NEW_CHAT_TITLE, current_leaf=None)
-            self.store.write(lambda store: store.create_conversation(info))
+            self.store.write(lambda store: store.create_conversation(info), conversation_id=conv.id)
         snapshot = msg.snapshot()
         leaf, updated, title = conv.current_leaf, conv.updated_at, conv.title or NEW_CHAT_TITLE
         # two writes, not one job: a failed write is queued by the store, and
         # one job's second call would never run after its first one failed
-        self.store.write(lambda store: store.add_message(conv.id, snapshot))
-        self.store.write(lambda store: store.update_conversation(conv.id, current_leaf=leaf, updated_at=updated, title=title))
+        self.store.write(lambda store: store.add_message(conv.id, snapshot), conversation_id=conv.id)
+        self.store.write(
+            lambda store: store.update_conversation(conv.id, current_leaf=leaf, updated_at=updated, title=title),
+            conversation_id=conv.id,
+        )
         self._last_save[msg.id] = time.monotonic()
         self.conversation_changed.emit(conv.id)
 
@@ -160,7 +166,7 @@ class ConversationLibrary(QObject):
     def messages_removed(self, conv: Conversation, removed: list[Message]) -> None:
         if removed:
             first = removed[0].id
-            self.store.write(lambda store: store.delete_message(first))
+            self.store.write(lambda store: store.delete_message(first), conversation_id=conv.id)
             self.set_current_leaf(conv)
 
     def messages_restored(self, conv: Conversation, restored: list[Message]) -> None:
@@ -170,6 +176,6 @@ class ConversationLibrary(QObject):
             def add(store: Store, s: Message = snapshot) -> None:  # bound now: the loop moves on
                 store.add_message(conv.id, s)
 
-            self.store.write(add)
+            self.store.write(add, conversation_id=conv.id)
         self.set_current_leaf(conv)
 

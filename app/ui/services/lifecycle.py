@@ -12,8 +12,10 @@ Shutting down is one ordered sequence (as qutebrowser's ``misc/quitter.py``):
 1. stop accepting work: ``shutting_down`` turns True, the probes refuse, every
    background call still running is cancelled;
 2. stop inference (cancel, free the model, end the thread);
-3. once it has ended: flush the store (the queued saves, a stopped reply's
-   last one included, are written, then the store closes);
+3. once it has ended: flush the store, hurried (the queued saves, a stopped
+   reply's last one included, are written; a lock is waited for 0.25 s, not
+   5 s per save, so the flush is bounded; the window's ``QuitGuard`` asked
+   the user beforehand if anything could not be saved), then it closes;
 4. stop the render thread;
 5. once the store and render threads have ended: join the background calls.
 

@@ -1,7 +1,8 @@
 """The history behind the window: the store's notices (opened, saving
 failed or recovered), the sidebar kept in step with the library (changed
 conversations, pins, deletions with their Undo offer, the first page opening
-the last conversation) and export/import.
+the last conversation), export/import, and the quit guard that asks before
+unsaved work is dropped (``quit_guard``).
 
 Threading rule: GUI thread only.
 """
@@ -18,6 +19,7 @@ from app.ui.dialogs import exchange as exchange_actions
 from app.ui.services.library import ConversationLibrary
 from app.ui.services.store import StoreService
 from app.ui.sidebar.sidebar import Sidebar
+from app.ui.window.quit_guard import QuitGuard
 from app.ui.window.undo import UndoBar
 
 
@@ -44,12 +46,15 @@ class LibraryWiring(QObject):
         self._undo_bar = undo_bar
         self._status_bar = status_bar
         self._window = parent
+        #: Asked by the window's closeEvent: closing never drops unsaved work silently.
+        self.quit_guard = QuitGuard(parent, store, library, chat, undo_bar)
         self._connect_signals()
 
     def _connect_signals(self) -> None:
         self._store.opened.connect(self._on_store_opened)
         self._store.saving_failed.connect(self._on_saving_failed)
         self._store.saving_recovered.connect(self._on_saving_recovered)
+        self._store.write_refused.connect(self._on_write_refused)
         self._library.conversation_changed.connect(self._on_conversation_changed)
         self._sidebar.conversation_activated.connect(self.open_conversation)
         self._sidebar.delete_requested.connect(self.delete_conversation)
@@ -163,6 +168,9 @@ class LibraryWiring(QObject):
             ).format(reason=reason),
             "warning",
         )
+
+    def _on_write_refused(self, reason: str) -> None:
+        self._chat.notify(f"⚠ {reason}", "warning")
 
     def _on_saving_recovered(self) -> None:
         self._chat.notify(

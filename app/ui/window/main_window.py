@@ -329,6 +329,10 @@ class MainWindow(QMainWindow):
         ``shutdown_finished`` arrives: a QThread must not be destroyed while
         it runs, so the process cannot end before that.
         """
+        if not self.library_wiring.quit_guard.allow_close():  # unsaved work: the user is asked first
+            if event is not None:
+                event.ignore()
+            return
         services = self.services
         self.undo_bar.commit()
         self.chat.stop()

@@ -139,3 +139,48 @@ def test_jobs_after_request_stop_are_ignored(qtbot: Any, tmp_path: Any) -> None:
     service.read(lambda store: 1, got.append)
     assert service.shutdown()
     assert got == []
+
+
+def test_a_lone_surrogate_from_a_server_is_saved_not_a_python_error(
+    qtbot, service: StoreService, tmp_path: Path
+) -> None:
+    library = ConversationLibrary(service)
+    conv = Conversation()
+    library.message_added(conv, conv.add_user("hi"))
+    reply = conv.start_reply()
+    library.message_added(conv, reply)
+    reply.append("a\ud800b")  # valid JSON from a server: "a\\ud800b"
+    reply.status = MessageStatus.COMPLETE
+    with qtbot.assertNotEmitted(service.saving_failed, wait=100), qtbot.assertNotEmitted(service.write_refused):
+        library.message_changed(conv, reply, force=True)
+        done: list[object] = []
+        service.read(lambda store: store.pending_count, done.append)
+        qtbot.waitUntil(lambda: bool(done), timeout=5000)
+    assert done == [0]
+    assert _stored(tmp_path / "rill.db", reply.id) == ("a\ufffdb", "complete")
+
+
+def test_a_failing_job_is_said_in_plain_words(qtbot, service: StoreService) -> None:
+    def broken(store: Store) -> None:
+        raise TypeError("unsupported type")
+
+    with qtbot.waitSignal(service.write_refused, timeout=5000) as refused, \
+            qtbot.assertNotEmitted(service.saving_recovered, wait=300):
+        service.write(broken)
+    assert "TypeError" not in refused.args[0] and "unsupported" not in refused.args[0]
+    assert not service.saving_failing
+
+
+def test_unsaved_conversations_are_known_on_the_gui_thread(
+    qtbot, service: StoreService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    disk = _Disk(monkeypatch)
+    library = ConversationLibrary(service)
+    conv = Conversation()
+    with qtbot.waitSignal(service.unsaved_changed, timeout=5000) as changed:
+        disk.full = True
+        library.message_added(conv, conv.add_user("hello"))
+    assert changed.args[0] == [conv.id] == service.unsaved_conversations
+    with qtbot.waitSignal(service.saving_recovered, timeout=5000):
+        disk.full = False
+    assert service.unsaved_conversations == [] and not service.saving_failing

@@ -58,7 +58,9 @@ def test_saving_notices_reach_the_conversation(qtbot: Any, make_window: Any) -> 
     window.chat.notify = lambda text, kind="info": notices.append((text, kind))
     window.store.saving_failed.emit("disk full")
     window.store.saving_recovered.emit()
+    window.store.write_refused.emit("Rill cannot save a change: the text could not be written.")
     assert notices == [
         ("⚠ Not saved: disk full. Your conversation is kept in memory and Rill keeps trying to save it.", "warning"),
         ("Saved again: everything is in the history now.", "info"),
+        ("⚠ Rill cannot save a change: the text could not be written.", "warning"),
     ]

@@ -11,9 +11,10 @@ from typing import Any, Protocol, TextIO
 
 from app import __version__
 from app.core.base.i18n import translate
-from app.core.conversation.model import Message, MessageStatus
+from app.core.conversation.model import Conversation, Message, MessageStatus
+from app.core.store.clean import clean_text
 from app.core.store.exchange.errors import UnknownConversationError
-from app.core.store.rows import ConversationInfo
+from app.core.store.rows import ConversationInfo, info_from_conversation
 
 FORMAT_NAME = "rill.export"
 #: The version this Rill writes and the newest it reads.
@@ -33,6 +34,42 @@ class StoreReader(Protocol):
     def load_messages(self, conversation_id: str) -> list[Message]: ...
 
     def message_conversation(self, message_id: str) -> str | None: ...
+
+
+class ConversationsReader:
+    """A ``StoreReader`` over conversations in memory (what the quit guard
+    exports when the history cannot be written): snapshots taken when it is
+    made, so it may be read on another thread; text cleaned as the store
+    would (``clean_text``), so the file is always valid UTF-8."""
+
+    def __init__(self, conversations: Iterable[Conversation]) -> None:
+        self._infos: dict[str, ConversationInfo] = {}
+        self._messages: dict[str, list[Message]] = {}
+        for conv in conversations:
+            self._infos[conv.id] = info_from_conversation(conv)
+            snapshots = []
+            for msg in conv.all_messages():
+                copy = msg.snapshot()
+                copy.content = clean_text(copy.content)
+                copy.error = clean_text(copy.error)
+                snapshots.append(copy)
+            self._messages[conv.id] = snapshots
+
+    def get_conversation(self, conversation_id: str) -> ConversationInfo | None:
+        return self._infos.get(conversation_id)
+
+    def list_conversations(self, offset: int = 0, limit: int = 100, *,
+                           with_counts: bool = False) -> list[ConversationInfo]:
+        return list(self._infos.values())[max(0, offset): max(0, offset) + max(0, limit)]
+
+    def load_messages(self, conversation_id: str) -> list[Message]:
+        return list(self._messages.get(conversation_id, []))
+
+    def message_conversation(self, message_id: str) -> str | None:
+        for conversation_id, messages in self._messages.items():
+            if any(m.id == message_id for m in messages):
+                return conversation_id
+        return None
 
 
 def _all_infos(store: StoreReader) -> Iterator[ConversationInfo]:

@@ -10,6 +10,8 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Protocol
 
+from app.core.base.i18n import translate
+from app.core.base.limits import MAX_MESSAGE_CHARS
 from app.core.conversation.model import Message
 from app.core.store.exchange.export_json import StoreReader
 from app.core.store.exchange.validate import ParsedConversation, parse_export
@@ -39,6 +41,8 @@ class ImportResult:
     titles: tuple[str, ...] = ()
     #: Message counts, in the same order as ``conversation_ids``.
     message_counts: tuple[int, ...] = ()
+    #: Sentences for the user: what the import changed (messages cut to the limit).
+    notices: tuple[str, ...] = ()
 
 
 # ======================================================================================
@@ -60,7 +64,7 @@ def _as_copy(conv: ParsedConversation) -> ParsedConversation:
     ]
     leaf = conv.info.current_leaf
     info = dataclasses.replace(conv.info, id=uuid.uuid4().hex, current_leaf=new[leaf] if leaf else None)
-    return ParsedConversation(info, messages)
+    return ParsedConversation(info, messages, [new[m] for m in conv.cut])
 
 
 def import_json(store: StoreWriter, text: str) -> ImportResult:
@@ -74,10 +78,13 @@ def import_json(store: StoreWriter, text: str) -> ImportResult:
 def import_parsed(store: StoreWriter, parsed: Sequence[ParsedConversation]) -> ImportResult:
     """``import_json`` for a document already checked by ``parse_export``."""
     copies: list[tuple[str, str]] = []
+    notices: list[str] = []
     ids: list[str] = []
     n_messages = 0
     with store.batch():  # one transaction: all or nothing
         for conv in parsed:
+            if conv.cut:
+                notices.append(_cut_notice(conv))
             if _exists(store, conv):
                 copy = _as_copy(conv)
                 copies.append((conv.id, copy.id))
@@ -89,4 +96,13 @@ def import_parsed(store: StoreWriter, parsed: Sequence[ParsedConversation]) -> I
     return ImportResult(
         conversations=len(parsed), messages=n_messages, conversation_ids=tuple(ids), copies=tuple(copies),
         titles=tuple(c.title for c in parsed), message_counts=tuple(len(c.messages) for c in parsed),
+        notices=tuple(notices),
     )
+
+
+def _cut_notice(conv: ParsedConversation) -> str:
+    title = conv.title or translate("Exchange", "(untitled)")
+    return translate(
+        "Exchange", "{count} message(s) of “{title}” were longer than {limit} characters, the most Rill keeps in "
+        "a message: each was cut to that length (it ends with “[…]”)."
+    ).format(count=len(conv.cut), title=title, limit=f"{MAX_MESSAGE_CHARS:,}")

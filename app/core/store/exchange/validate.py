@@ -8,16 +8,19 @@ import math
 import re
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from app.core.base.i18n import translate
+from app.core.base.limits import CUT_MARK, MAX_MESSAGE_CHARS, MAX_TITLE_CHARS
 from app.core.conversation.model import DEFAULT_SYSTEM_PROMPT, Message, MessageMeta, MessageStatus, Role
 from app.core.store.exchange.errors import ImportFormatError
 from app.core.store.exchange.export_json import FORMAT_NAME, FORMAT_VERSION
 from app.core.store.exchange.locate import JsonPath, line_column, locate
 from app.core.store.rows import ConversationInfo
 
+#: A message's error (a sentence or two from Rill or a server) is cut to this many characters.
+MAX_ERROR_CHARS = 4000
 #: Ids longer than this are refused (ours are 32 hex digits).
 MAX_ID_LENGTH = 256
 
@@ -200,15 +203,27 @@ class _Reader:
         return value
 
 
+def cut_to_limit(text: str, limit: int | None = None) -> str:
+    """``text`` as it is when it fits ``limit`` characters (default
+    ``MAX_MESSAGE_CHARS``), else cut so that it ends with ``CUT_MARK`` and is
+    ``limit`` characters long."""
+    limit = MAX_MESSAGE_CHARS if limit is None else limit
+    if len(text) <= limit:
+        return text
+    return text[: limit - len(CUT_MARK)] + CUT_MARK
+
+
 @dataclass
 class ParsedConversation:
     """One validated conversation of an import document: its row as the store
     keeps it (``info.system_prompt`` None: the field was absent, or held
     Rill's built-in default, so it follows the default of Settings) and its
-    messages, parents before children."""
+    messages, parents before children. ``cut``: the ids of the messages
+    longer than ``MAX_MESSAGE_CHARS``, cut to it (``cut_to_limit``)."""
 
     info: ConversationInfo
     messages: list[Message]
+    cut: list[str] = field(default_factory=list)
 
     @property
     def id(self) -> str:
@@ -258,7 +273,7 @@ def _parse_conversation(raw: Any, path: JsonPath, seen_messages: dict[str, JsonP
     r = _Reader(raw, path, translate("Exchange", "a conversation"))
     conv_id = r.ident("id")
     assert conv_id is not None
-    title = r.string("title", "")
+    title = r.string("title", "")[:MAX_TITLE_CHARS]
     created_at = r.number("created_at", now)
     updated_at = r.number("updated_at", created_at)
     pinned = r.boolean("pinned", False)
@@ -268,6 +283,8 @@ def _parse_conversation(raw: Any, path: JsonPath, seen_messages: dict[str, JsonP
         system_prompt = r.string("system_prompt")
         if system_prompt == DEFAULT_SYSTEM_PROMPT:
             system_prompt = None  # what every conversation had before Settings existed
+        else:
+            system_prompt = cut_to_limit(system_prompt)
     params = r.obj_field("params")
     params = {} if params is None else params
     _check_text(json.dumps(params, ensure_ascii=False), path + ("params",))
@@ -275,6 +292,7 @@ def _parse_conversation(raw: Any, path: JsonPath, seen_messages: dict[str, JsonP
     raw_messages = r.list_field("messages")
 
     messages: list[Message] = []
+    cut: list[str] = []
     where: dict[str, int] = {}
     for i, raw_msg in enumerate(raw_messages):
         mpath = path + ("messages", i)
@@ -290,8 +308,11 @@ def _parse_conversation(raw: Any, path: JsonPath, seen_messages: dict[str, JsonP
         parent_id = m.ident("parent_id", nullable=True) if "parent_id" in m.obj else None
         role = m.choice("role", _ROLES)
         content = m.string("content")
+        if len(content) > MAX_MESSAGE_CHARS:
+            content = cut_to_limit(content)
+            cut.append(msg_id)
         status = m.choice("status", _STATUSES, MessageStatus.COMPLETE.value)
-        error = m.string("error", "")
+        error = cut_to_limit(m.string("error", ""), MAX_ERROR_CHARS)
         created = m.number("created_at", now + i * 1e-6)
         meta = _parse_meta(m)
         if status == MessageStatus.STREAMING.value:
@@ -338,7 +359,7 @@ def _parse_conversation(raw: Any, path: JsonPath, seen_messages: dict[str, JsonP
         id=conv_id, title=title, created_at=float(created_at), updated_at=float(updated_at), pinned=pinned,
         model=model, system_prompt=system_prompt, params=params, current_leaf=leaf,
     )
-    return ParsedConversation(info, _parents_first(messages))
+    return ParsedConversation(info, _parents_first(messages), cut)
 
 
 def _no_such_message(message_id: Any) -> str:
