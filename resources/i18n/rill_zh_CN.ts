@@ -194,22 +194,22 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
 请在“模型”菜单中选择模型：GGUF 文件，或服务器（模型 › 服务器…）。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/controller.py" line="254" />
+        <location filename="../../app/ui/conversation/conversation_controller.py" line="241" />
         <source>Rill is still answering in “{title}”. Stop it (Esc) or wait, then try again.</source>
         <translation>Rill 仍在“{title}”中回复。请先停止（Esc）或等待其完成，然后重试。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/controller.py" line="258" />
+        <location filename="../../app/ui/conversation/conversation_controller.py" line="245" />
         <source>Rill is still answering in “another conversation”. Stop it (Esc) or wait, then try again.</source>
         <translation>Rill 仍在另一个对话中回复。请先停止（Esc）或等待其完成，然后重试。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/controller.py" line="330" />
+        <location filename="../../app/ui/conversation/conversation_controller.py" line="317" />
         <source>Message deleted</source>
         <translation>已删除消息</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../app/ui/conversation/controller.py" line="332" />
+        <location filename="../../app/ui/conversation/conversation_controller.py" line="319" />
         <source>%n messages deleted</source>
         <translation>
             <numerusform>已删除 %n 条消息</numerusform>
@@ -243,7 +243,7 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
     <name>ChatView</name>
     <message>
         <location filename="../../app/ui/conversation/footer.py" line="83" />
-        <location filename="../../app/ui/conversation/painter.py" line="141" />
+        <location filename="../../app/ui/conversation/painter.py" line="150" />
         <location filename="../../app/ui/conversation/menu.py" line="45" />
         <source>Copy</source>
         <translation>复制</translation>
@@ -279,26 +279,24 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>全选</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/view.py" line="181" />
-        <source>Conversation</source>
-        <translation>对话</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/conversation/view.py" line="183" />
-        <source>The messages of this conversation. The menu key (Shift+F10) opens the actions of the message last clicked, or of the last message.</source>
-        <translation>本对话的消息。按菜单键（Shift+F10）可打开上次点击的消息或最后一条消息的操作。</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/conversation/view.py" line="366" />
-        <location filename="../../app/ui/conversation/view.py" line="313" />
+        <location filename="../../app/ui/conversation/rows.py" line="46" />
         <source>You</source>
         <translation>你</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/view.py" line="366" />
-        <location filename="../../app/ui/conversation/view.py" line="313" />
+        <location filename="../../app/ui/conversation/rows.py" line="46" />
         <source>Rill</source>
         <translation>Rill</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/conversation/view.py" line="162" />
+        <source>Conversation</source>
+        <translation>对话</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/conversation/view.py" line="164" />
+        <source>The messages of this conversation. The menu key (Shift+F10) opens the actions of the message last clicked, or of the last message.</source>
+        <translation>本对话的消息。按菜单键（Shift+F10）可打开上次点击的消息或最后一条消息的操作。</translation>
     </message>
     <message>
         <location filename="../../app/ui/conversation/thoughts.py" line="93" />
@@ -444,38 +442,39 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
 </context><context>
     <name>ConversationListModel</name>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="61" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="62" />
         <source>Pinned</source>
         <translation>置顶</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="62" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="63" />
         <source>Today</source>
         <translation>今天</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="63" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="64" />
         <source>Yesterday</source>
         <translation>昨天</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="64" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="65" />
         <source>Previous 7 days</source>
         <translation>最近 7 天</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="65" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="66" />
         <source>Older</source>
         <translation>更早</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="125" />
-        <location filename="../../app/ui/sidebar/sidebar.py" line="112" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="128" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="115" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="113" />
         <source>New chat</source>
         <translation>新建对话</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="124" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="127" />
         <source>{title}, {group}</source>
         <translation>{title}，{group}</translation>
     </message>
@@ -873,61 +872,68 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
 </context><context>
     <name>FindBar</name>
     <message>
-        <location filename="../../app/ui/conversation/find_bar.py" line="68" />
-        <location filename="../../app/ui/conversation/find_bar.py" line="67" />
+        <location filename="../../app/ui/conversation/find_bar.py" line="72" />
+        <location filename="../../app/ui/conversation/find_bar.py" line="71" />
         <source>Find in conversation</source>
         <translation>在对话中查找</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/find_bar.py" line="74" />
+        <location filename="../../app/ui/conversation/find_bar.py" line="78" />
         <source>Previous match (Shift+Enter)</source>
         <translation>上一个匹配项（Shift+Enter）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/find_bar.py" line="75" />
+        <location filename="../../app/ui/conversation/find_bar.py" line="79" />
         <source>Previous match</source>
         <translation>上一个匹配项</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/find_bar.py" line="78" />
+        <location filename="../../app/ui/conversation/find_bar.py" line="82" />
         <source>Next match (Enter)</source>
         <translation>下一个匹配项（Enter）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/find_bar.py" line="79" />
+        <location filename="../../app/ui/conversation/find_bar.py" line="83" />
         <source>Next match</source>
         <translation>下一个匹配项</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/find_bar.py" line="82" />
+        <location filename="../../app/ui/conversation/find_bar.py" line="86" />
         <source>Close (Esc)</source>
         <translation>关闭（Esc）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/find_bar.py" line="83" />
+        <location filename="../../app/ui/conversation/find_bar.py" line="87" />
         <source>Close find bar</source>
         <translation>关闭查找栏</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/find_bar.py" line="165" />
-        <location filename="../../app/ui/conversation/find_bar.py" line="128" />
+        <location filename="../../app/ui/conversation/find_bar.py" line="192" />
+        <location filename="../../app/ui/conversation/find_bar.py" line="147" />
         <source>No matches</source>
         <translation>无匹配项</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/find_bar.py" line="132" />
+        <location filename="../../app/ui/conversation/find_bar.py" line="151" />
         <source>Searching…</source>
         <translation>正在查找…</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../app/ui/conversation/find_bar.py" line="163" />
+        <location filename="../../app/ui/conversation/find_bar.py" line="190" />
         <source>%n match(es)…</source>
         <translation>
             <numerusform>%n 个匹配项…</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <location filename="../../app/ui/conversation/find_bar.py" line="194" />
+        <source>%n match(es)</source>
+        <translation>
+            <numerusform>%n 个匹配项</numerusform>
+        </translation>
+    </message>
     <message>
-        <location filename="../../app/ui/conversation/find_bar.py" line="167" />
+        <location filename="../../app/ui/conversation/find_bar.py" line="196" />
         <source>{current} of {total}</source>
         <translation>第 {current} 项，共 {total} 项</translation>
     </message>
@@ -951,169 +957,169 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
 </context><context>
     <name>GGUFInfo</name>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="437" />
-        <location filename="../../app/ui/dialogs/model_manager.py" line="194" />
+        <location filename="../../app/core/models/gguf_info.py" line="235" />
+        <location filename="../../app/ui/dialogs/model_table.py" line="160" />
         <source>File not found.</source>
         <translation>找不到文件。</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="204" />
+        <location filename="../../app/core/models/gguf_info.py" line="177" />
         <source>none (uses {template})</source>
         <translation>无（使用 {template}）</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="206" />
+        <location filename="../../app/core/models/gguf_info.py" line="179" />
         <source>custom</source>
         <translation>自定义</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="322" />
-        <source>more than {size} of metadata</source>
-        <translation>元数据超过 {size}</translation>
-    </message>
-    <message>
-        <location filename="../../app/core/models/gguf_info.py" line="346" />
-        <source>a name {n} bytes long</source>
-        <translation>名称长达 {n} 字节</translation>
-    </message>
-    <message>
-        <location filename="../../app/core/models/gguf_info.py" line="389" />
-        <source>arrays nested too deep</source>
-        <translation>数组嵌套过深</translation>
-    </message>
-    <message>
-        <location filename="../../app/core/models/gguf_info.py" line="393" />
-        <source>an unknown value type ({type})</source>
-        <translation>未知的值类型（{type}）</translation>
-    </message>
-    <message>
-        <location filename="../../app/core/models/gguf_info.py" line="418" />
-        <source>an array of an unknown value type ({type})</source>
-        <translation>数组的值类型未知（{type}）</translation>
-    </message>
-    <message>
-        <location filename="../../app/core/models/gguf_info.py" line="454" />
-        <location filename="../../app/core/models/gguf_info.py" line="439" />
+        <location filename="../../app/core/models/gguf_info.py" line="252" />
+        <location filename="../../app/core/models/gguf_info.py" line="237" />
         <source>Cannot read the file: {error}.</source>
         <translation>无法读取文件：{error}。</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="442" />
+        <location filename="../../app/core/models/gguf_info.py" line="240" />
         <source>Not a usable file name ({error}).</source>
         <translation>文件名不可用（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="444" />
+        <location filename="../../app/core/models/gguf_info.py" line="242" />
         <source>This is a folder, not a model file.</source>
         <translation>这是文件夹，不是模型文件。</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="446" />
+        <location filename="../../app/core/models/gguf_info.py" line="244" />
         <source>This is not a regular file.</source>
         <translation>这不是普通文件。</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="449" />
+        <location filename="../../app/core/models/gguf_info.py" line="247" />
         <source>The file is empty.</source>
         <translation>文件为空。</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="457" />
+        <location filename="../../app/core/models/gguf_info.py" line="255" />
         <source>The file's metadata is too large to read.</source>
         <translation>文件的元数据过大，无法读取。</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="464" />
+        <location filename="../../app/core/models/gguf_info.py" line="262" />
         <source>Not a GGUF model file (it does not start with “GGUF”).</source>
         <translation>不是 GGUF 模型文件（文件开头不是“GGUF”）。</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="468" />
+        <location filename="../../app/core/models/gguf_info.py" line="266" />
         <source>Cannot read model details: the gguf package is missing ({error}).</source>
         <translation>无法读取模型详情：缺少 gguf 包（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="473" />
+        <location filename="../../app/core/models/gguf_info.py" line="271" />
         <source>The file is truncated or damaged: its metadata goes past the end of the file ({size}). It may be an incomplete download.</source>
         <translation>文件不完整或已损坏：其元数据超出了文件末尾（{size}）。可能是下载未完成。</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="478" />
+        <location filename="../../app/core/models/gguf_info.py" line="276" />
         <source>The file is damaged: its metadata holds {what}.</source>
         <translation>文件已损坏：元数据异常（{what}）。</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="493" />
+        <location filename="../../app/core/models/gguf_info.py" line="283" />
         <source>This is a GGUF version 1 file, from 2023: too old for llama.cpp. Convert it again.</source>
         <translation>这是 2023 年的 GGUF 版本 1 文件，对 llama.cpp 来说太旧了。请重新转换。</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="497" />
+        <location filename="../../app/core/models/gguf_info.py" line="287" />
         <source>Unknown GGUF version {version} (Rill reads versions 2 and 3): the file is damaged or needs a newer Rill.</source>
         <translation>未知的 GGUF 版本 {version}（Rill 支持版本 2 和 3）：文件已损坏，或需要更新版本的 Rill。</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="504" />
-        <source>an impossible number of keys ({count})</source>
-        <translation>键的数量不合理（{count}）</translation>
-    </message>
-    <message>
-        <location filename="../../app/core/models/gguf_info.py" line="506" />
-        <source>an impossible number of tensors ({count})</source>
-        <translation>张量的数量不合理（{count}）</translation>
-    </message>
-    <message>
-        <location filename="../../app/core/models/gguf_info.py" line="533" />
-        <source>a tensor with {n} dimensions</source>
-        <translation>张量有 {n} 个维度</translation>
-    </message>
-    <message>
-        <location filename="../../app/core/models/gguf_info.py" line="555" />
-        <source>an invalid alignment ({alignment})</source>
-        <translation>对齐值无效（{alignment}）</translation>
-    </message>
-    <message>
-        <location filename="../../app/core/models/gguf_info.py" line="563" />
+        <location filename="../../app/core/models/gguf_info.py" line="305" />
         <source>The file is truncated: the model's weights need {needed} but the file has {size}. It may be an incomplete download.</source>
         <translation>文件不完整：模型权重需要 {needed}，但文件只有 {size}。可能是下载未完成。</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="568" />
+        <location filename="../../app/core/models/gguf_info.py" line="310" />
         <source>The file holds no weights (no tensors): it is not a model llama.cpp can load.</source>
         <translation>文件中没有权重（没有张量）：不是 llama.cpp 能加载的模型。</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="571" />
+        <location filename="../../app/core/models/gguf_info.py" line="313" />
         <source>The file does not say which architecture it is (general.architecture): llama.cpp cannot load it.</source>
         <translation>文件未注明模型架构（general.architecture）：llama.cpp 无法加载。</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="574" />
+        <location filename="../../app/core/models/gguf_info.py" line="316" />
         <source>This is a vision projector (mmproj) file: it goes with a model, it is not a chat model itself.</source>
         <translation>这是视觉投影器（mmproj）文件：需要配合模型使用，本身不是对话模型。</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="583" />
+        <location filename="../../app/core/models/gguf_info.py" line="325" />
         <source>Some weights use a tensor type this Rill does not know ({types}): it may need a newer llama.cpp.</source>
         <translation>部分权重使用了当前 Rill 无法识别的张量类型（{types}）：可能需要更新版本的 llama.cpp。</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="618" />
+        <location filename="../../app/core/models/gguf_info.py" line="360" />
         <source>The file has no chat template: Rill formats the conversation as {template}, which may not be what the model was trained on.</source>
         <translation>文件中没有对话模板：Rill 将按 {template} 格式组织对话，这可能与模型训练时使用的格式不同。</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="671" />
+        <location filename="../../app/core/models/gguf_header.py" line="106" />
+        <source>an impossible number of keys ({count})</source>
+        <translation>键的数量不合理（{count}）</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/models/gguf_header.py" line="108" />
+        <source>an impossible number of tensors ({count})</source>
+        <translation>张量的数量不合理（{count}）</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/models/gguf_header.py" line="135" />
+        <source>a tensor with {n} dimensions</source>
+        <translation>张量有 {n} 个维度</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/models/gguf_header.py" line="157" />
+        <source>an invalid alignment ({alignment})</source>
+        <translation>对齐值无效（{alignment}）</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/models/gguf_header.py" line="208" />
+        <source>more than {size} of metadata</source>
+        <translation>元数据超过 {size}</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/models/gguf_header.py" line="232" />
+        <source>a name {n} bytes long</source>
+        <translation>名称长达 {n} 字节</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/models/gguf_header.py" line="275" />
+        <source>arrays nested too deep</source>
+        <translation>数组嵌套过深</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/models/gguf_header.py" line="279" />
+        <source>an unknown value type ({type})</source>
+        <translation>未知的值类型（{type}）</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/models/gguf_header.py" line="304" />
+        <source>an array of an unknown value type ({type})</source>
+        <translation>数组的值类型未知（{type}）</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/models/gguf_splits.py" line="33" />
         <source>This is part {part} of {count} of a split model: open the first part (…-00001-of-{count:05d}.gguf).</source>
         <translation>这是分卷模型（共 {count} 个文件）的第 {part} 个分卷：请打开第一个分卷（…-00001-of-{count:05d}.gguf）。</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="675" />
+        <location filename="../../app/core/models/gguf_splits.py" line="37" />
         <source>This is the first part of a model split in {count} files, but its name is not llama.cpp's “name-00001-of-0000N.gguf”, so the other parts cannot be found.</source>
         <translation>这是分为 {count} 个文件的模型的第一个分卷，但文件名不符合 llama.cpp 的“name-00001-of-0000N.gguf”格式，因此找不到其他分卷。</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="685" />
+        <location filename="../../app/core/models/gguf_splits.py" line="47" />
         <source>Part {part} of {count} of this split model is missing: {name}.</source>
         <translation>此分卷模型缺少第 {part} 个分卷（共 {count} 个）：{name}。</translation>
     </message>
@@ -1127,14 +1133,19 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
 </context><context>
     <name>InferenceWorker</name>
     <message>
-        <location filename="../../app/ui/services/inference.py" line="181" />
+        <location filename="../../app/ui/services/inference.py" line="185" />
         <source>The prompt could not be built: {error}</source>
         <translation>无法构建提示词：{error}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/services/inference.py" line="193" />
+        <location filename="../../app/ui/services/inference.py" line="197" />
         <source>No model is loaded.</source>
         <translation>尚未加载模型。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/services/inference.py" line="223" />
+        <source>The reply was cut at {limit:,} characters, Rill's limit for one reply.</source>
+        <translation>回复已在 {limit:,} 个字符处截断（Rill 对单条回复的上限）。</translation>
     </message>
 </context><context>
     <name>KeyboardNavigation</name>
@@ -1166,83 +1177,108 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
 </context><context>
     <name>LlamaBackend</name>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="76" />
+        <location filename="../../app/core/backends/llama/backend.py" line="78" />
         <source>fallback: ChatML (the model file has no chat template)</source>
         <translation>后备：ChatML（模型文件没有对话模板）</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="78" />
+        <location filename="../../app/core/backends/llama/backend.py" line="80" />
         <source>The model file has no chat template; using ChatML. Replies may be poor if the model was trained with another format.</source>
         <translation>模型文件没有对话模板，将使用 ChatML。如果模型是用其他格式训练的，回复质量可能较差。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="161" />
+        <location filename="../../app/core/backends/llama/backend.py" line="93" />
         <source>Model file not found: {path}</source>
         <translation>找不到模型文件：{path}</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="163" />
+        <location filename="../../app/core/backends/llama/backend.py" line="95" />
         <source>Model path is not a file: {path}</source>
         <translation>模型路径不是文件：{path}</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="168" />
+        <location filename="../../app/core/backends/llama/backend.py" line="100" />
         <source>Cannot read the model file {path}: {error}</source>
         <translation>无法读取模型文件 {path}：{error}</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="172" />
+        <location filename="../../app/core/backends/llama/backend.py" line="104" />
         <source>{name} is not a GGUF model file (the file is empty).</source>
         <translation>{name} 不是 GGUF 模型文件（文件为空）。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="174" />
+        <location filename="../../app/core/backends/llama/backend.py" line="106" />
         <source>{name} is not a GGUF model file (it does not start with 'GGUF').</source>
         <translation>{name} 不是 GGUF 模型文件（文件开头不是“GGUF”）。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="181" />
+        <location filename="../../app/core/backends/llama/backend.py" line="186" />
         <source>llama-cpp-python is not installed: {error}</source>
         <translation>未安装 llama-cpp-python：{error}</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="208" />
+        <location filename="../../app/core/backends/llama/backend.py" line="215" />
         <source>Failed to load model {name}. llama.cpp says: {reason}. The file may be incomplete or corrupted, or made for a newer llama.cpp.</source>
         <translation>加载模型 {name} 失败。llama.cpp 报告：{reason}。文件可能不完整或已损坏，或者需要更新版本的 llama.cpp。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="214" />
+        <location filename="../../app/core/backends/llama/backend.py" line="221" />
         <source>Failed to load model {name} ({error})</source>
         <translation>加载模型 {name} 失败（{error}）</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="253" />
+        <location filename="../../app/core/backends/llama/backend.py" line="258" />
         <source>The model's chat template is invalid: {error}</source>
         <translation>模型的对话模板无效：{error}</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="259" />
+        <location filename="../../app/core/backends/llama/backend.py" line="272" />
         <source>The context ({n_ctx} tokens) is larger than the model was trained for ({trained}); long chats may degrade.</source>
         <translation>上下文（{n_ctx} 个 token）超出了模型训练时的长度（{trained}）；对话较长时质量可能下降。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="304" />
+        <location filename="../../app/core/backends/llama/backend.py" line="325" />
         <source>The reply is too long to continue within the model's context.</source>
         <translation>回复过长，无法在模型的上下文内继续生成。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="368" />
+        <location filename="../../app/core/backends/llama/backend.py" line="389" />
         <source>Generation failed: {error}</source>
         <translation>生成失败：{error}</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="488" />
-        <location filename="../../app/core/backends/llama/backend.py" line="427" />
+        <location filename="../../app/core/backends/llama/backend.py" line="480" />
+        <location filename="../../app/core/backends/llama/backend.py" line="446" />
         <source>The model is not loaded.</source>
         <translation>模型尚未加载。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/template.py" line="38" />
+        <location filename="../../app/core/backends/llama/sandbox.py" line="87" />
+        <source>it took longer than {seconds:g} s</source>
+        <translation>它运行超过了 {seconds:g} 秒</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/llama/sandbox.py" line="91" />
+        <source>it made a text longer than {chars:,} characters</source>
+        <translation>它生成的文本超过了 {chars:,} 个字符</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/llama/template.py" line="53" />
+        <source>Rill cannot use this model's chat template: {reason}. The model file's template is broken or hostile; try another file of the model.</source>
+        <translation>Rill 无法使用此模型的聊天模板：{reason}。模型文件中的模板已损坏或有恶意；请换用该模型的另一个文件。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/llama/template.py" line="56" />
+        <source>it never ends</source>
+        <translation>它永远不会结束</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/llama/template.py" line="69" />
+        <source>The model's chat template was stopped: {reason}.</source>
+        <translation>模型的聊天模板已被停止：{reason}。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/llama/template.py" line="72" />
         <source>The model's chat template failed: {error}</source>
         <translation>模型的对话模板出错：{error}</translation>
     </message>
@@ -1299,9 +1335,34 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>正在打开 {name}…</translation>
     </message>
     <message>
+        <location filename="../../app/ui/window/chat_area.py" line="32" />
+        <source>Message Rill… (Enter to send, Shift+Enter for a new line)</source>
+        <translation>给 Rill 发消息…（Enter 发送，Shift+Enter 换行）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/chat_area.py" line="35" />
+        <source>Send</source>
+        <translation>发送</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/chat_area.py" line="37" />
+        <source>Send the message (Enter)</source>
+        <translation>发送消息（Enter）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/chat_area.py" line="38" />
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/chat_area.py" line="40" />
+        <source>Stop the reply (Esc)</source>
+        <translation>停止回复（Esc）</translation>
+    </message>
+    <message>
         <location filename="../../app/ui/window/library_wiring.py" line="183" />
         <location filename="../../app/ui/window/library_wiring.py" line="103" />
-        <location filename="../../app/ui/window/main_window.py" line="262" />
+        <location filename="../../app/ui/window/main_window.py" line="222" />
         <location filename="../../app/ui/window/quit_guard.py" line="156" />
         <source>New chat</source>
         <translation>新对话</translation>
@@ -1312,80 +1373,39 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>撤销</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="131" />
-        <source>Message Rill… (Enter to send, Shift+Enter for a new line)</source>
-        <translation>给 Rill 发消息…（Enter 发送，Shift+Enter 换行）</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/window/main_window.py" line="133" />
-        <source>Send</source>
-        <translation>发送</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/window/main_window.py" line="135" />
-        <source>Send the message (Enter)</source>
-        <translation>发送消息（Enter）</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/window/main_window.py" line="136" />
-        <source>Stop</source>
-        <translation>停止</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/window/main_window.py" line="138" />
-        <source>Stop the reply (Esc)</source>
-        <translation>停止回复（Esc）</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/window/main_window.py" line="263" />
+        <location filename="../../app/ui/window/main_window.py" line="223" />
         <source>{title} — Rill</source>
         <translation>{title} — Rill</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="285" />
+        <location filename="../../app/ui/window/main_window.py" line="246" />
         <source>Conversation copied as Markdown</source>
         <translation>已将对话复制为 Markdown</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="288" />
+        <location filename="../../app/ui/window/main_window.py" line="249" />
         <source>Code copied</source>
         <translation>已复制代码</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="288" />
+        <location filename="../../app/ui/window/main_window.py" line="249" />
         <source>Message copied</source>
         <translation>已复制消息</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="288" />
+        <location filename="../../app/ui/window/main_window.py" line="249" />
         <source>Copied</source>
         <translation>已复制</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="306" />
+        <location filename="../../app/ui/window/main_window.py" line="270" />
         <source>Open Model</source>
         <translation>打开模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="306" />
+        <location filename="../../app/ui/window/main_window.py" line="270" />
         <source>GGUF models (*.gguf);;All files (*)</source>
         <translation>GGUF 模型 (*.gguf);;所有文件 (*)</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/window/main_window.py" line="526" />
-        <source>Loading the model again with the new settings…</source>
-        <translation>正在使用新设置重新加载模型…</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/window/search_results.py" line="52" />
-        <location filename="../../app/ui/window/main_window.py" line="537" />
-        <source>That conversation is no longer in the history.</source>
-        <translation>该对话已不在历史记录中。</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/window/main_window.py" line="558" />
-        <source>Conversation settings saved: they apply from its next reply.</source>
-        <translation>对话设置已保存：将从下一条回复开始生效。</translation>
     </message>
     <message>
         <location filename="../../app/ui/window/menus.py" line="42" />
@@ -1533,6 +1553,22 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>流式输出健康状态(&amp;H)</translation>
     </message>
     <message>
+        <location filename="../../app/ui/window/settings_wiring.py" line="131" />
+        <source>Loading the model again with the new settings…</source>
+        <translation>正在使用新设置重新加载模型…</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/search_results.py" line="52" />
+        <location filename="../../app/ui/window/settings_wiring.py" line="145" />
+        <source>That conversation is no longer in the history.</source>
+        <translation>该对话已不在历史记录中。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/settings_wiring.py" line="170" />
+        <source>Conversation settings saved: they apply from its next reply.</source>
+        <translation>对话设置已保存：将从下一条回复开始生效。</translation>
+    </message>
+    <message>
         <location filename="../../app/ui/window/library_wiring.py" line="105" />
         <source>Deleted “{title}”</source>
         <translation>已删除“{title}”</translation>
@@ -1644,169 +1680,169 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
 </context><context>
     <name>ModelCatalog</name>
     <message>
-        <location filename="../../app/core/models/catalog.py" line="53" />
+        <location filename="../../app/core/models/catalog.py" line="54" />
         <source>Models folder</source>
         <translation>模型文件夹</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/catalog.py" line="54" />
+        <location filename="../../app/core/models/catalog.py" line="55" />
         <source>Added</source>
         <translation>手动添加</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/catalog.py" line="55" />
+        <location filename="../../app/core/models/catalog.py" line="56" />
         <source>Default model</source>
         <translation>默认模型</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/catalog.py" line="56" />
+        <location filename="../../app/core/models/catalog.py" line="57" />
         <source>Bundled</source>
         <translation>内置</translation>
     </message>
 </context><context>
     <name>ModelManager</name>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="704" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="387" />
         <source>&amp;Manage Models…</source>
         <translation>管理模型(&amp;M)…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="707" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="390" />
         <source>Every model file Rill knows: details, memory needed, open, remove (Ctrl+Shift+M)</source>
         <translation>Rill 已知的所有模型文件：详细信息、所需内存、打开、移除（Ctrl+Shift+M）</translation>
     </message>
 </context><context>
     <name>ModelManagerDialog</name>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="382" />
-        <location filename="../../app/ui/dialogs/model_manager.py" line="348" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="110" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="81" />
         <source>Models</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="374" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="102" />
         <source>Every model file Rill knows: the models folder ({folder}), files you opened or added, and the default model. Removing one from the list never deletes the file.</source>
         <translation>Rill 已知的所有模型文件：模型文件夹（{folder}）中的文件、你打开或添加过的文件，以及默认模型。从列表中移除不会删除文件。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="408" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="136" />
         <source>Looking for models…</source>
         <translation>正在查找模型…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="409" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="137" />
         <source>&amp;Add…</source>
         <translation>添加(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="410" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="138" />
         <source>Add a .gguf file from anywhere to the list</source>
         <translation>将任意位置的 .gguf 文件添加到列表</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="411" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="139" />
         <source>&amp;Remove from List</source>
         <translation>从列表中移除(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="551" />
-        <location filename="../../app/ui/dialogs/model_manager.py" line="412" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="236" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="140" />
         <source>Take the model off Rill's list; the file is not deleted</source>
         <translation>将模型从 Rill 的列表中移除，文件不会被删除</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="413" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="141" />
         <source>Show in &amp;Folder</source>
         <translation>在文件夹中显示(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="414" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="142" />
         <source>&amp;Open</source>
         <translation>打开(&amp;O)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="417" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="145" />
         <source>Close</source>
         <translation>关闭</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="456" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="183" />
         <source>Could not list the models: {error}</source>
         <translation>无法列出模型：{error}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="468" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="191" />
         <source>No models yet. Put .gguf files in the models folder, use Add…, or drop a .gguf file on Rill's window.</source>
         <translation>还没有模型。请将 .gguf 文件放入模型文件夹、使用“添加…”，或将 .gguf 文件拖放到 Rill 窗口中。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="547" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="232" />
         <source>Only models you opened or added can be removed; this one is in the {where}.</source>
         <translation>只能移除你打开或添加过的模型；此模型来自：{where}。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="564" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="249" />
         <source>Reading the file's details…</source>
         <translation>正在读取文件详细信息…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="569" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="254" />
         <source>weights {size}</source>
         <translation>权重 {size}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="571" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="256" />
         <source>KV cache {size}</source>
         <translation>KV 缓存 {size}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="573" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="258" />
         <source>compute {size}</source>
         <translation>计算缓冲区 {size}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="576" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="261" />
         <source>Needs about {needed} at a {n_ctx:,}-token context ({parts}); {available} is available now.</source>
         <translation>上下文为 {n_ctx:,} 个 token 时约需 {needed}（{parts}）；当前可用 {available}。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="580" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="265" />
         <source>Needs about {needed} at a {n_ctx:,}-token context ({parts}).</source>
         <translation>上下文为 {n_ctx:,} 个 token 时约需 {needed}（{parts}）。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="584" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="269" />
         <source>, </source>
         <comment>separates the parts of a memory estimate</comment>
         <translation>，</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="588" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="273" />
         <source>⚠ {estimate} Loading it may make the computer swap or fail.</source>
         <translation>⚠ {estimate}加载它可能导致电脑使用交换内存或加载失败。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="591" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="276" />
         <source>Name in the file: {name}</source>
         <translation>文件内的名称：{name}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="623" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="308" />
         <source>Open a Large Model?</source>
         <translation>要打开这个大模型吗？</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="624" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="309" />
         <source>{name} needs about {needed} of memory and {available} is available now. Loading it may make the computer slow down (swapping) or fail. Open it anyway?</source>
         <translation>{name} 约需 {needed} 内存，当前可用 {available}。加载它可能导致电脑变慢（使用交换内存）或加载失败。仍要打开吗？</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="676" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="361" />
         <source>Add a Model</source>
         <translation>添加模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="676" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="361" />
         <source>GGUF models (*.gguf);;All files (*)</source>
         <translation>GGUF 模型 (*.gguf);;所有文件 (*)</translation>
     </message>
@@ -1880,92 +1916,92 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
 </context><context>
     <name>ModelTable</name>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="69" />
+        <location filename="../../app/ui/dialogs/model_table.py" line="37" />
         <source>File not found</source>
         <translation>找不到文件</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="73" />
+        <location filename="../../app/ui/dialogs/model_table.py" line="41" />
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="74" />
+        <location filename="../../app/ui/dialogs/model_table.py" line="42" />
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="75" />
+        <location filename="../../app/ui/dialogs/model_table.py" line="43" />
         <source>Architecture</source>
         <translation>架构</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="76" />
+        <location filename="../../app/ui/dialogs/model_table.py" line="44" />
         <source>Parameters</source>
         <translation>参数量</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="77" />
+        <location filename="../../app/ui/dialogs/model_table.py" line="45" />
         <source>Quantization</source>
         <translation>量化</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="78" />
+        <location filename="../../app/ui/dialogs/model_table.py" line="46" />
         <source>Context</source>
         <translation>上下文</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="79" />
+        <location filename="../../app/ui/dialogs/model_table.py" line="47" />
         <source>Template</source>
         <translation>模板</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="80" />
+        <location filename="../../app/ui/dialogs/model_table.py" line="48" />
         <source>Size</source>
         <translation>大小</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="81" />
+        <location filename="../../app/ui/dialogs/model_table.py" line="49" />
         <source>Memory</source>
         <translation>内存</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="82" />
+        <location filename="../../app/ui/dialogs/model_table.py" line="50" />
         <source>License</source>
         <translation>许可证</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="83" />
+        <location filename="../../app/ui/dialogs/model_table.py" line="51" />
         <source>Source</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="205" />
+        <location filename="../../app/ui/dialogs/model_table.py" line="171" />
         <source>Reading…</source>
         <translation>正在读取…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="207" />
+        <location filename="../../app/ui/dialogs/model_table.py" line="173" />
         <source>⚠ More memory than is free</source>
         <translation>⚠ 所需内存超过可用内存</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="209" />
+        <location filename="../../app/ui/dialogs/model_table.py" line="175" />
         <source>⚠ No template: uses {template}</source>
         <translation>⚠ 无模板：使用 {template}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="212" />
+        <location filename="../../app/ui/dialogs/model_table.py" line="178" />
         <source>OK</source>
         <translation>正常</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="226" />
+        <location filename="../../app/ui/dialogs/model_table.py" line="192" />
         <source>Estimated memory to load it at a {n_ctx}-token context: file + KV cache + compute buffer</source>
         <translation>以 {n_ctx} 个 token 的上下文加载时的预估内存：文件 + KV 缓存 + 计算缓冲区</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="303" />
+        <location filename="../../app/ui/dialogs/model_table.py" line="269" />
         <source>Name in the file: {name}</source>
         <translation>文件内的名称：{name}</translation>
     </message>
@@ -2603,327 +2639,327 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
 </context><context>
     <name>ServersDialog</name>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="149" />
-        <location filename="../../app/ui/dialogs/servers.py" line="130" />
-        <source>Servers</source>
-        <translation>服务器</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="152" />
-        <source>&amp;Add</source>
-        <translation>添加(&amp;A)</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="153" />
-        <source>Add a server</source>
-        <translation>添加服务器</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="154" />
-        <source>&amp;Remove</source>
-        <translation>移除(&amp;R)</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="155" />
-        <source>Remove the selected server</source>
-        <translation>移除所选服务器</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="158" />
-        <source>Removed server</source>
-        <translation>已移除的服务器</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="159" />
-        <source>&amp;Undo Remove</source>
-        <translation>撤销移除(&amp;U)</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="160" />
-        <source>Undo removing the server</source>
-        <translation>撤销移除服务器</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="174" />
-        <source>Server name</source>
-        <translation>服务器名称</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="175" />
-        <source>e.g. LM Studio on the desktop</source>
-        <translation>例如：台式机上的 LM Studio</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="177" />
-        <source>Server kind</source>
-        <translation>服务器类型</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="181" />
-        <source>Base URL</source>
-        <translation>接口地址 (Base URL)</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="187" />
-        <source>API key</source>
-        <translation>API 密钥</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="189" />
-        <source>Kept in the system keyring, never in Rill's settings file</source>
-        <translation>保存在系统密钥环中，绝不会写入 Rill 的设置文件</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="535" />
-        <location filename="../../app/ui/dialogs/servers.py" line="191" />
-        <source>Show</source>
-        <translation>显示</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="536" />
-        <location filename="../../app/ui/dialogs/servers.py" line="193" />
-        <source>Show the API key</source>
-        <translation>显示 API 密钥</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="201" />
-        <source>About API keys</source>
-        <translation>关于 API 密钥</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="205" />
-        <source>Default model</source>
-        <translation>默认模型</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="211" />
-        <source>The first model the server lists</source>
-        <translation>服务器列出的第一个模型</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="212" />
-        <source>Re&amp;fresh</source>
-        <translation>刷新(&amp;F)</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="213" />
-        <source>Fetch the server's models</source>
-        <translation>获取服务器的模型列表</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="219" />
-        <source>Stall timeout in seconds</source>
-        <translation>无响应超时（秒）</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="221" />
-        <source> s</source>
-        <translation> 秒</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="223" />
-        <source>A reply is given up when the server sends nothing for this long</source>
-        <translation>服务器在这段时间内没有发送任何内容时，放弃本次回复</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="224" />
-        <source>&amp;Test</source>
-        <translation>测试(&amp;T)</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="225" />
-        <source>Test the connection</source>
-        <translation>测试连接</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="228" />
-        <source>Connection status</source>
-        <translation>连接状态</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="239" />
-        <source>Problem with these settings</source>
-        <translation>这些设置存在问题</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="245" />
-        <source>&amp;Name:</source>
-        <translation>名称(&amp;N)：</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="246" />
-        <source>&amp;Kind:</source>
-        <translation>类型(&amp;K)：</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="247" />
-        <source>Base &amp;URL:</source>
-        <translation>接口地址(&amp;U)：</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="249" />
-        <source>API &amp;key:</source>
-        <translation>API 密钥(&amp;K)：</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="253" />
-        <source>Default &amp;model:</source>
-        <translation>默认模型(&amp;M)：</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="256" />
-        <source>&amp;Stall timeout:</source>
-        <translation>无响应超时(&amp;S)：</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="265" />
-        <source>No servers yet. Add one to chat through llama-server, LM Studio, vLLM, Ollama or a hosted OpenAI-compatible API.</source>
-        <translation>还没有服务器。添加一个服务器，即可通过 llama-server、LM Studio、vLLM、Ollama 或托管的 OpenAI 兼容 API 进行对话。</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="272" />
-        <source>No servers</source>
-        <translation>没有服务器</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="288" />
-        <source>C&amp;hat with This Model</source>
-        <translation>使用此模型对话(&amp;H)</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="292" />
-        <source>Save the servers</source>
-        <translation>保存服务器</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="294" />
-        <source>Close without saving</source>
-        <translation>关闭且不保存</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="296" />
-        <source>Save and chat with this server's default model</source>
-        <translation>保存并与此服务器的默认模型对话</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="298" />
-        <source>Saving status</source>
-        <translation>保存状态</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="345" />
+        <location filename="../../app/ui/dialogs/server_drafts.py" line="63" />
         <source>(no name)</source>
         <translation>（无名称）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="387" />
-        <source>e.g. http://127.0.0.1:8080 or https://api.example.com/v1</source>
-        <translation>例如 http://127.0.0.1:8080 或 https://api.example.com/v1</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="388" />
-        <source>With or without /v1: Rill adds it when it is missing.</source>
-        <translation>可带或不带 /v1：缺少时 Rill 会自动添加。</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="392" />
-        <source>The Ollama server's address, e.g. {url}</source>
-        <translation>Ollama 服务器的地址，例如 {url}</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="399" />
-        <source>Reading the keyring…</source>
-        <translation>正在读取系统密钥环…</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="399" />
-        <source>None (not needed by most local servers)</source>
-        <translation>无（大多数本地服务器不需要）</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="414" />
-        <source>Another server is already named “{name}”.</source>
-        <translation>已有名为“{name}”的服务器。</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="433" />
-        <source>Removed “{name}”.</source>
-        <translation>已移除“{name}”。</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="460" />
-        <source>New server</source>
-        <translation>新服务器</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="462" />
-        <source>New server {n}</source>
-        <translation>新服务器 {n}</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="535" />
-        <source>Hide</source>
-        <translation>隐藏</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="536" />
-        <source>Hide the API key</source>
-        <translation>隐藏 API 密钥</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="555" />
-        <source>Testing…</source>
-        <translation>正在测试…</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="558" />
-        <source>Fetching the model list…</source>
-        <translation>正在获取模型列表…</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="597" />
+        <location filename="../../app/ui/dialogs/server_drafts.py" line="86" />
         <source>Could not list the models of {name}.</source>
         <translation>无法列出 {name} 的模型。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="604" />
+        <location filename="../../app/ui/dialogs/server_drafts.py" line="95" />
         <source>Connected — {n} model</source>
         <translation>已连接 — {n} 个模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="604" />
+        <location filename="../../app/ui/dialogs/server_drafts.py" line="96" />
         <source>Connected — {n} models</source>
         <translation>已连接 — {n} 个模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="606" />
+        <location filename="../../app/ui/dialogs/server_drafts.py" line="98" />
         <source>{n} model found</source>
         <translation>找到 {n} 个模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="606" />
+        <location filename="../../app/ui/dialogs/server_drafts.py" line="99" />
         <source>{n} models found</source>
         <translation>找到 {n} 个模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="673" />
+        <location filename="../../app/ui/dialogs/server_drafts.py" line="159" />
+        <source>New server</source>
+        <translation>新服务器</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/server_drafts.py" line="161" />
+        <source>New server {n}</source>
+        <translation>新服务器 {n}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/server_drafts.py" line="192" />
+        <source>Another server is already named “{name}”.</source>
+        <translation>已有名为“{name}”的服务器。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/servers.py" line="81" />
+        <location filename="../../app/ui/dialogs/servers.py" line="66" />
+        <source>Servers</source>
+        <translation>服务器</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/servers.py" line="84" />
+        <source>&amp;Add</source>
+        <translation>添加(&amp;A)</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/servers.py" line="85" />
+        <source>Add a server</source>
+        <translation>添加服务器</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/servers.py" line="86" />
+        <source>&amp;Remove</source>
+        <translation>移除(&amp;R)</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/servers.py" line="87" />
+        <source>Remove the selected server</source>
+        <translation>移除所选服务器</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/servers.py" line="90" />
+        <source>Removed server</source>
+        <translation>已移除的服务器</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/servers.py" line="91" />
+        <source>&amp;Undo Remove</source>
+        <translation>撤销移除(&amp;U)</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/servers.py" line="92" />
+        <source>Undo removing the server</source>
+        <translation>撤销移除服务器</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/servers.py" line="107" />
+        <source>No servers yet. Add one to chat through llama-server, LM Studio, vLLM, Ollama or a hosted OpenAI-compatible API.</source>
+        <translation>还没有服务器。添加一个服务器，即可通过 llama-server、LM Studio、vLLM、Ollama 或托管的 OpenAI 兼容 API 进行对话。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/servers.py" line="114" />
+        <source>No servers</source>
+        <translation>没有服务器</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/servers.py" line="130" />
+        <source>C&amp;hat with This Model</source>
+        <translation>使用此模型对话(&amp;H)</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/servers.py" line="134" />
+        <source>Save the servers</source>
+        <translation>保存服务器</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/servers.py" line="136" />
+        <source>Close without saving</source>
+        <translation>关闭且不保存</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/servers.py" line="138" />
+        <source>Save and chat with this server's default model</source>
+        <translation>保存并与此服务器的默认模型对话</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/servers.py" line="140" />
+        <source>Saving status</source>
+        <translation>保存状态</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/servers.py" line="213" />
+        <source>Removed “{name}”.</source>
+        <translation>已移除“{name}”。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/servers.py" line="264" />
+        <source>Testing…</source>
+        <translation>正在测试…</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/servers.py" line="267" />
+        <source>Fetching the model list…</source>
+        <translation>正在获取模型列表…</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/servers.py" line="348" />
         <source>Not saved: fix “{name}” first.</source>
         <translation>未保存：请先修正“{name}”。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="680" />
+        <location filename="../../app/ui/dialogs/servers.py" line="353" />
         <source>Not saved: the settings file {path} could not be written.</source>
         <translation>未保存：无法写入设置文件 {path}。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="699" />
+        <location filename="../../app/ui/dialogs/servers.py" line="368" />
         <source>Saving the API keys…</source>
         <translation>正在保存 API 密钥…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="725" />
+        <location filename="../../app/ui/dialogs/servers.py" line="381" />
         <source>The API keys could not be saved.</source>
         <translation>无法保存 API 密钥。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/server_form.py" line="68" />
+        <source>Server name</source>
+        <translation>服务器名称</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/server_form.py" line="69" />
+        <source>e.g. LM Studio on the desktop</source>
+        <translation>例如：台式机上的 LM Studio</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/server_form.py" line="71" />
+        <source>Server kind</source>
+        <translation>服务器类型</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/server_form.py" line="75" />
+        <source>Base URL</source>
+        <translation>接口地址 (Base URL)</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/server_form.py" line="81" />
+        <source>API key</source>
+        <translation>API 密钥</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/server_form.py" line="84" />
+        <source>Kept in the system keyring, never in Rill's settings file</source>
+        <translation>保存在系统密钥环中，绝不会写入 Rill 的设置文件</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/server_form.py" line="322" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="87" />
+        <source>Show</source>
+        <translation>显示</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/server_form.py" line="326" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="89" />
+        <source>Show the API key</source>
+        <translation>显示 API 密钥</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/server_form.py" line="97" />
+        <source>About API keys</source>
+        <translation>关于 API 密钥</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/server_form.py" line="101" />
+        <source>Default model</source>
+        <translation>默认模型</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/server_form.py" line="107" />
+        <source>The first model the server lists</source>
+        <translation>服务器列出的第一个模型</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/server_form.py" line="108" />
+        <source>Re&amp;fresh</source>
+        <translation>刷新(&amp;F)</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/server_form.py" line="109" />
+        <source>Fetch the server's models</source>
+        <translation>获取服务器的模型列表</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/server_form.py" line="115" />
+        <source>Stall timeout in seconds</source>
+        <translation>无响应超时（秒）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/server_form.py" line="117" />
+        <source> s</source>
+        <translation> 秒</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/server_form.py" line="120" />
+        <source>A reply is given up when the server sends nothing for this long</source>
+        <translation>服务器在这段时间内没有发送任何内容时，放弃本次回复</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/server_form.py" line="122" />
+        <source>&amp;Test</source>
+        <translation>测试(&amp;T)</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/server_form.py" line="123" />
+        <source>Test the connection</source>
+        <translation>测试连接</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/server_form.py" line="126" />
+        <source>Connection status</source>
+        <translation>连接状态</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/server_form.py" line="137" />
+        <source>Problem with these settings</source>
+        <translation>这些设置存在问题</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/server_form.py" line="143" />
+        <source>&amp;Name:</source>
+        <translation>名称(&amp;N)：</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/server_form.py" line="144" />
+        <source>&amp;Kind:</source>
+        <translation>类型(&amp;K)：</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/server_form.py" line="145" />
+        <source>Base &amp;URL:</source>
+        <translation>接口地址(&amp;U)：</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/server_form.py" line="147" />
+        <source>API &amp;key:</source>
+        <translation>API 密钥(&amp;K)：</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/server_form.py" line="151" />
+        <source>Default &amp;model:</source>
+        <translation>默认模型(&amp;M)：</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/server_form.py" line="154" />
+        <source>&amp;Stall timeout:</source>
+        <translation>无响应超时(&amp;S)：</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/server_form.py" line="220" />
+        <source>e.g. http://127.0.0.1:8080 or https://api.example.com/v1</source>
+        <translation>例如 http://127.0.0.1:8080 或 https://api.example.com/v1</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/server_form.py" line="223" />
+        <source>With or without /v1: Rill adds it when it is missing.</source>
+        <translation>可带或不带 /v1：缺少时 Rill 会自动添加。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/server_form.py" line="228" />
+        <source>The Ollama server's address, e.g. {url}</source>
+        <translation>Ollama 服务器的地址，例如 {url}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/server_form.py" line="238" />
+        <source>Reading the keyring…</source>
+        <translation>正在读取系统密钥环…</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/server_form.py" line="239" />
+        <source>None (not needed by most local servers)</source>
+        <translation>无（大多数本地服务器不需要）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/server_form.py" line="321" />
+        <source>Hide</source>
+        <translation>隐藏</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/server_form.py" line="325" />
+        <source>Hide the API key</source>
+        <translation>隐藏 API 密钥</translation>
     </message>
 </context><context>
     <name>SettingsDialog</name>
@@ -3319,57 +3355,57 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
 </context><context>
     <name>Sidebar</name>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="343" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="346" />
         <source>New Chat</source>
         <translation>新建对话</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="345" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="348" />
         <source>Start a new conversation (Ctrl+N)</source>
         <translation>开始新对话（Ctrl+N）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="346" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="349" />
         <source>New chat</source>
         <translation>新建对话</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="349" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="352" />
         <source>Conversations</source>
         <translation>对话列表</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="351" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="354" />
         <source>Your conversations, newest first. Enter opens one, F2 renames it, Delete deletes it.</source>
         <translation>你的对话，最新的在前。按 Enter 打开，F2 重命名，Delete 删除。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="389" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="392" />
         <source>Unpin</source>
         <translation>取消置顶</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="389" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="392" />
         <source>Pin to Top</source>
         <translation>置顶</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="390" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="393" />
         <source>Rename	F2</source>
         <translation>重命名	F2</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="391" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="394" />
         <source>Export…</source>
         <translation>导出…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="392" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="395" />
         <source>Conversation Settings…</source>
         <translation>对话设置…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="394" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="397" />
         <source>Delete	Del</source>
         <translation>删除	Del</translation>
     </message>
