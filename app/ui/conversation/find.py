@@ -35,6 +35,7 @@ from app.core.text.thinking import thinking_spans
 from app.ui.services.slicer import TimeSlicer
 
 CHUNK = 65536  # characters matched per step of a long text
+APPEND_SCAN_NOW = 8192  # appended characters scanned at once (see ``FindHighlighter.changed``)
 
 _BREAKS = re.compile("[\n\u2029\u2028]")
 
@@ -202,11 +203,18 @@ class FindHighlighter:
         return entry.shapes
 
     def changed(self, doc: QTextDocument) -> None:
-        """Text was appended to ``doc`` (a tail, the thoughts): rescan its end."""
+        """Text was appended to ``doc`` (a tail, the thoughts): rescan its end,
+        at once when little was appended (a tick's worth: the repaint the
+        append asks for then shows its matches, and no second, full one is
+        needed), otherwise in a later slice."""
         entry = self._docs.get(doc)
-        if entry is not None and not entry.pending:
-            entry.pending = True
-            self._ask(doc, entry)
+        if entry is None or entry.pending:
+            return
+        if doc.characterCount() - 1 - entry.scanned <= APPEND_SCAN_NOW:
+            self._scan(doc, entry)
+            return
+        entry.pending = True
+        self._ask(doc, entry)
 
     def invalidate(self, doc: QTextDocument) -> None:
         """``doc`` changed other than at its end: found again when next asked for."""
