@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TextIO
 
-from app.core.text.terminal import terminal_safe
+from app.core.text.display import without_controls
 
 if TYPE_CHECKING:
     from app.core.store import Store
@@ -133,7 +133,7 @@ def _open_store(db: str | None, *, write: bool) -> Store:
             raise _Failed(f"No conversation database at {path} (nothing saved yet, or --db points elsewhere).")
         result = store_module.Store.open_read_only(path)
         for notice in result.notices:
-            print(f"rill: {terminal_safe(notice)}", file=sys.stderr)
+            print(f"rill: {without_controls(notice)}", file=sys.stderr)
         if result.store is None:
             raise _Failed(f"Cannot read the conversation database {path}" + (" (see above)." if result.notices else "."))
         return result.store
@@ -159,7 +159,7 @@ def _open_store(db: str | None, *, write: bool) -> Store:
     if opened.store is not None and opened.read_only and notices:
         notices.pop()  # "…is read-only: your history is shown…": the app's wording, said below if it matters
     for notice in notices:
-        print(f"rill: {terminal_safe(notice)}", file=sys.stderr)
+        print(f"rill: {without_controls(notice)}", file=sys.stderr)
     if opened.store is None:
         raise _Failed(f"Cannot use the conversation database {path}" + (" (see above)." if notices else "."))
     if opened.read_only:
@@ -248,12 +248,12 @@ def _cmd_import(args: argparse.Namespace) -> int:
     print(f"Imported {result.conversations} conversation{'s' * (result.conversations != 1)} "
           f"({result.messages} message{'s' * (result.messages != 1)}) from {name}.")
     for cid, title, count in zip(result.conversation_ids, result.titles, result.message_counts, strict=False):
-        line = f"  {terminal_safe(cid)}  {terminal_safe(title) or '(untitled)'}  ({count} message{'s' * (count != 1)})"
+        line = f"  {without_controls(cid)}  {without_controls(title) or '(untitled)'}  ({count} message{'s' * (count != 1)})"
         if cid in new_ids:
-            line += f"  [a copy: {terminal_safe(new_ids[cid])} already existed]"
+            line += f"  [a copy: {without_controls(new_ids[cid])} already existed]"
         print(line)
     for notice in result.notices:
-        print(f"rill: {terminal_safe(notice)}", file=sys.stderr)
+        print(f"rill: {without_controls(notice)}", file=sys.stderr)
     return 0
 
 
@@ -307,11 +307,11 @@ def _cmd_search(args: argparse.Namespace) -> int:
     for hit in hits:
         who = "You" if hit.role == "user" else "Rill"
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(hit.created_at))
-        snippet = terminal_safe(" ".join(hit.snippet.split()), keep="\x02\x03")  # no escapes from the text
+        snippet = without_controls(" ".join(hit.snippet.split()), keep="\x02\x03")  # no escapes from the text
         snippet = snippet.replace("\x02", mark_on).replace("\x03", mark_off)
-        title = terminal_safe(hit.conversation_title) or "(untitled)"
-        print(f"{title}  (conversation {terminal_safe(hit.conversation_id)})")
-        print(f"  {who}, {when}, message {terminal_safe(hit.message_id)}:")
+        title = without_controls(hit.conversation_title) or "(untitled)"
+        print(f"{title}  (conversation {without_controls(hit.conversation_id)})")
+        print(f"  {who}, {when}, message {without_controls(hit.message_id)}:")
         print(f"    {snippet}")
     return 0
 
@@ -322,7 +322,7 @@ def run_store_command(args: argparse.Namespace) -> int:
     try:
         return command(args)
     except _Failed as exc:
-        print(f"rill {args.command}: {terminal_safe(str(exc), one_line=False)}", file=sys.stderr)
+        print(f"rill {args.command}: {without_controls(str(exc), one_line=False)}", file=sys.stderr)
         return 1
     except BrokenPipeError:  # `rill export | head`
         import os
@@ -340,7 +340,7 @@ def run_store_command(args: argparse.Namespace) -> int:
 
         if not isinstance(exc, (sqlite3.Error, StoreError)):
             raise
-        print(f"rill {args.command}: the conversation database failed: {terminal_safe(str(exc))}", file=sys.stderr)
+        print(f"rill {args.command}: the conversation database failed: {without_controls(str(exc))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130

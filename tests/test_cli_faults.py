@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from app.core.base.limits import CUT_MARK, MAX_MESSAGE_CHARS
-from app.core.text.terminal import terminal_safe
+from app.core.text.display import without_controls
 from tests.core.store.test_exchange import valid_doc
 from tests.core.store.test_store import damage_inner_page, damage_text
 from tests.test_cli_store import err, make_db, out, rill
@@ -96,10 +96,10 @@ def test_a_title_stored_before_cleaning_is_still_printed_inert(data_home: Path) 
     assert "\x1b" not in out(proc) and "\u202e" not in out(proc) and "Evil" in out(proc)
 
 
-def test_terminal_safe_keeps_text_and_drops_controls() -> None:
-    assert terminal_safe("界面 😀 ok") == "界面 😀 ok"
-    assert terminal_safe("a\tb\nc\x1b[2Jd\x9be\u2066f\ud800") == "a b c[2Jde" + "f\ufffd"
-    assert terminal_safe("\x02hit\x03", keep="\x02\x03") == "\x02hit\x03"
+def test_without_controls_keeps_text_and_drops_controls() -> None:
+    assert without_controls("界面 😀 ok") == "界面 😀 ok"
+    assert without_controls("a\tb\nc\x1b[2Jd\x9be\u2066f\ud800") == "a b c[2Jde" + "f\ufffd"
+    assert without_controls("\x02hit\x03", keep="\x02\x03") == "\x02hit\x03"
 
 
 def test_an_oversized_imported_message_is_cut_with_a_notice(data_home: Path, tmp_path: Path) -> None:

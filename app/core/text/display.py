@@ -1,27 +1,44 @@
-"""Text from outside shown inside Rill's own text (Qt-free).
+"""Text from outside, shown or printed by Rill, made inert (Qt-free).
 
-A conversation title comes from a model, an import or the user; shown in the
-sidebar or the window title next to Rill's words, a right-to-left override
-(U+202E) in it would reverse what follows, and its control characters would
-show as boxes. ``isolated`` drops the bidi embedding, override and isolate
-controls and the control characters, then wraps the text in a first-strong
-isolate (U+2068 … U+2069): Arabic or Hebrew titles still read right to left,
-and nothing leaks out of the title.
+A conversation title or a message comes from a model, a server or an
+imported file. Printed raw by ``rill search`` or ``rill import`` it can drive
+the terminal (``ESC]0;…BEL`` retitles it, ``ESC[2J`` clears it, a lone CR
+overwrites a line); shown in the sidebar or the window title next to Rill's
+own words, a right-to-left override (U+202E) reverses what follows.
+
+* ``without_controls`` drops C0 and C1 control characters, DEL, and the bidi
+  embedding, override and isolate characters (as the chat view drops control
+  characters from a reply); lone surrogates become U+FFFD. The CLI applies it
+  to every text of its human-readable output that it did not write itself
+  (its JSON output escapes control characters by itself).
+* ``isolated`` is that text as a first-strong bidi isolate (U+2068 … U+2069):
+  Arabic or Hebrew titles still read right to left, and nothing leaks out.
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["isolated", "without_controls"]
+__all__ = ["FSI", "PDI", "isolated", "without_controls"]
 
-_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 FSI, PDI = "\u2068", "\u2069"
+_UNSAFE: dict[int, int | None] = {
+    c: None for c in [*range(0x20), *range(0x7F, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+}
+_ONE_LINE = {ord("\t"): ord(" "), ord("\n"): ord(" "), 0x2028: ord(" "), 0x2029: ord(" ")}
+_KEEP_LINES = {ord("\t"): ord("\t"), ord("\n"): ord("\n")}
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def without_controls(text: str) -> str:
-    """``text`` without control characters or bidi embedding/override/isolate controls."""
-    return _CONTROLS.sub("", text)
+def without_controls(text: str, *, keep: str = "", one_line: bool = True) -> str:
+    """``text`` without control or bidi-override characters, lone surrogates
+    as U+FFFD. ``one_line``: tabs and line breaks become spaces (a title, an
+    id); otherwise they stay (a message of several lines). ``keep``: control
+    characters let through (the search marks)."""
+    table = {**_UNSAFE, **(_ONE_LINE if one_line else _KEEP_LINES)}
+    for ch in keep:
+        table.pop(ord(ch), None)
+    return _SURROGATE.sub("\ufffd", text).translate(table)
 
 
 def isolated(text: str) -> str:
