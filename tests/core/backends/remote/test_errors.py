@@ -14,7 +14,7 @@ SERVER = ServerConfig(name="Lab", kind="openai", base_url="http://user:pw@lab.lo
 
 
 @pytest.mark.parametrize(("exc", "words"), [
-    (httpx.ConnectTimeout("slow"), "no answer within the time limit"),
+    (httpx.ConnectTimeout("slow"), "no answer within 15 s"),  # the connect timeout used: min(stall, 15 s)
     (httpx.ReadTimeout("quiet"), "nothing arrived for 30 s"),
     (httpx.ConnectError("[Errno 111] Connection refused"), "refused the connection"),
     (httpx.ConnectError("[Errno -2] Name or service not known"), "Unknown host"),

@@ -1,0 +1,67 @@
+"""Every bound Rill puts on what comes from outside, in one place (Qt-free).
+
+A server, a model file or an import file may be broken or hostile: each input
+is read up to a limit, and passing the limit gives a clear message that names
+it (never an unbounded read, never a silent cut). Change a number here and the
+messages follow (they format the limit with ``size_text``).
+
+Who uses which:
+
+* model lists (``app.core.backends.remote``): ``MAX_MODEL_LIST_BYTES`` of body
+  (after any gzip/deflate is unpacked), ``MAX_MODELS`` kept (the rest are
+  counted and the count is shown), ``MAX_MODEL_NAME_CHARS`` per name,
+  ``MODEL_LIST_TIMEOUT_S`` for the whole list (not per read);
+* streams (SSE and NDJSON): ``MAX_LINE_BYTES`` per line, ``MAX_EVENT_BYTES``
+  per SSE event; a compressed stream is refused (Rill asks for identity);
+* a reply: ``MAX_REPLY_CHARS`` in all (the rest is cut, with a notice), handed
+  on in pieces of at most ``MAX_DELTA_CHARS`` (one huge delta never travels
+  as one string);
+* error text quoted from a server (bodies, headers, reason phrases):
+  ``MAX_ERROR_BODY_BYTES`` read, ``MAX_QUOTED_CHARS`` shown, after redaction;
+* a non-streamed JSON reply: ``MAX_JSON_BODY_BYTES``.
+"""
+
+from __future__ import annotations
+
+MB = 1024 * 1024
+
+#: A model list's body (``/v1/models``, ``/api/tags``), after decompression.
+MAX_MODEL_LIST_BYTES = 4 * MB
+#: Models kept from one list; the others are counted (``ModelNames.dropped``).
+MAX_MODELS = 10_000
+#: A model id longer than this is not kept (it is counted as dropped).
+MAX_MODEL_NAME_CHARS = 512
+#: Seconds for a whole model list: connecting, headers and body together.
+MODEL_LIST_TIMEOUT_S = 10.0
+
+#: One line of an SSE or NDJSON stream.
+MAX_LINE_BYTES = 4 * MB
+#: One SSE event's data (its ``data:`` lines together).
+MAX_EVENT_BYTES = 4 * MB
+
+#: One reply's text, in characters; beyond it the reply is cut with a notice.
+MAX_REPLY_CHARS = 4_000_000
+#: The longest piece of text a backend hands on at once.
+MAX_DELTA_CHARS = 64 * 1024
+
+#: At most this much of an error body is read.
+MAX_ERROR_BODY_BYTES = 64 * 1024
+#: At most this much of anything a server said is quoted in a message.
+MAX_QUOTED_CHARS = 200
+#: A complete (non-streamed) JSON reply.
+MAX_JSON_BODY_BYTES = 8 * MB
+
+
+def size_text(n_bytes: int) -> str:
+    """``n_bytes`` for a message: "4 MB", "64 KB", "512 bytes" (binary units,
+    the way the limits above are written)."""
+    if n_bytes >= MB and n_bytes % MB == 0:
+        return f"{n_bytes // MB} MB"
+    if n_bytes >= 1024 and n_bytes % 1024 == 0:
+        return f"{n_bytes // 1024} KB"
+    return f"{n_bytes:,} bytes"
+
+
+def count_text(n: int) -> str:
+    """A count for a message, with thousands separators: "10,000"."""
+    return f"{n:,}"
