@@ -61,6 +61,7 @@ from app.core.backends.remote.reading import (
     ReadLimitError,
     content_encoding,
     iter_lines,
+    loads_gently,
     raw_chunks,
     read_body,
 )
@@ -239,7 +240,7 @@ class RemoteBackend:
             if cancel is not None and cancel.is_set():
                 raise LoadCancelled()
             try:
-                data = json.loads(body.decode("utf-8", errors="replace"))
+                data = loads_gently(body.decode("utf-8", errors="replace"))
             except (ValueError, RecursionError):
                 raise errors.bad_data(self.server, translate(
                     "RemoteErrors", "the model list is not JSON (is the server kind right?)")) from None

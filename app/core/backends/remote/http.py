@@ -24,19 +24,61 @@ backends decide (app.core.backends.remote.base: a GET may follow one to the
 same address, nothing else does).
 
 Credentials never go into a URL httpx sees (httpx logs URLs): a login from the
-base URL is passed as ``auth`` (HTTP Basic).
+base URL is passed as ``auth`` (HTTP Basic). httpx also logs every response's
+reason phrase, which a server may fill with anything (an API key echoed
+back): a filter on the ``httpx`` logger puts the standard phrase for the code
+in its place, and httpcore's debug traces keep only their event names (their
+values hold the status line and headers). Both are installed when this
+module is imported.
 """
 
 from __future__ import annotations
 
+import logging
 import socket
 import ssl
 import threading
 import time
+from http import HTTPStatus
 from typing import Any
 
 import httpcore
 import httpx
+
+
+class _StandardReasonPhrase(logging.Filter):
+    """httpx's "HTTP Request: …" records with the server's reason phrase
+    replaced by the standard one for the status code (or none)."""
+
+    FORMAT = 'HTTP Request: %s %s "%s %d %s"'
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args
+        if record.msg == self.FORMAT and isinstance(args, tuple) and len(args) == 5:
+            code = args[3]
+            try:
+                phrase = HTTPStatus(code).phrase if isinstance(code, int) else ""
+            except ValueError:  # not a code HTTPStatus knows
+                phrase = ""
+            record.args = (*args[:4], phrase)
+        return True
+
+
+class _TraceNamesOnly(logging.Filter):
+    """httpcore's debug traces ("receive_response_headers.complete
+    return_value=(b'HTTP/1.1', 418, b'<anything>', [...])") cut to the event name."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.msg, str) and not record.args and " " in record.msg:
+            record.msg = record.msg.partition(" ")[0]
+        return True
+
+
+_HTTPX_LOG_FILTER = _StandardReasonPhrase()
+_TRACE_FILTER = _TraceNamesOnly()
+logging.getLogger("httpx").addFilter(_HTTPX_LOG_FILTER)
+for _name in ("httpcore.connection", "httpcore.http11", "httpcore.http2", "httpcore.proxy"):
+    logging.getLogger(_name).addFilter(_TRACE_FILTER)
 
 #: The longest a connection may take to open (seconds).
 CONNECT_TIMEOUT_MAX_S = 15.0

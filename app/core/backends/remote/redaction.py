@@ -29,7 +29,7 @@ PARTIAL = 8
 MASK = "***"
 
 _TOKEN_PATTERNS = (
-    re.compile(r"\bsk-[A-Za-z0-9_\-]{4,}"),
+    re.compile(r"(?i)\bsk-[a-z0-9_\-]{4,}"),
     re.compile(r"(?i)(\bbearer\s+)[^\s\"',;]+"),
     re.compile(r"(?i)(\b(?:api[_-]?key|access[_-]?token|token|password)[\"']?\s*[:=]\s*[\"']?)[^\s\"',;}&]+"),
 )
@@ -109,8 +109,8 @@ def _mask(text: str, spans: list[tuple[int, int]]) -> str:
 
 def _keep_prefix(match: re.Match[str]) -> str:
     prefix = match.group(1) if match.re.groups else ""
-    if not prefix and match.group(0).startswith("sk-"):
-        prefix = "sk-"
+    if not prefix and match.group(0)[:3].lower() == "sk-":
+        prefix = match.group(0)[:3]
     return prefix + MASK
 
 
