@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import logging
 import ssl
+from http import HTTPStatus
 from urllib.parse import unquote
 
 import httpx
@@ -275,12 +276,19 @@ def status_error(server: ServerConfig, response: httpx.Response, body: bytes, *,
     else:
         text = translate("RemoteErrors", "{server} answered {code} {reason}.")
     said = translate("RemoteErrors", " The server said: {detail}").format(detail=detail) if detail else ""
-    reason = secrets.quote(response.reason_phrase, 60)
+    reason = secrets.quote(response.reason_phrase, 60) or _standard_phrase(code)
     model_text = secrets.quote(repr(model), 120)
-    message = text.format(server=at, code=code, model=model_text, reason=reason).rstrip() + wait + said
+    message = text.format(server=at, code=code, model=model_text, reason=reason).replace(" .", ".") + wait + said
     error = _error(server, secrets, message)
     error.status = code  # type: ignore[attr-defined]  # an extra attribute the callers read
     return error
+
+
+def _standard_phrase(code: int) -> str:
+    try:
+        return HTTPStatus(code).phrase
+    except ValueError:  # a code HTTPStatus does not know
+        return ""
 
 
 def stream_error(server: ServerConfig, error: object, *, key: Secrets = "") -> BackendError:
