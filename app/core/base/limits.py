@@ -1,27 +1,84 @@
-"""Rill's limits on what comes from outside, in one place (Qt-free).
+"""Every bound Rill puts on what comes from outside, in one place (Qt-free).
 
-Every input is bounded in bytes, time and memory (issue #17); the limits a
-person can meet are named in their messages and listed in README's
-reliability section.
+A server, a model file or an import file may be broken or hostile: each input
+is read up to a limit, and passing the limit gives a clear message that names
+it (never an unbounded read, never a silent cut). Change a number here and the
+messages follow (they format the limit with ``size_text``).
+
+Who uses which:
+
+* model lists (``app.core.backends.remote``): ``MAX_MODEL_LIST_BYTES`` of body
+  (after any gzip/deflate is unpacked), ``MAX_MODELS`` kept (the rest are
+  counted and the count is shown), ``MAX_MODEL_NAME_CHARS`` per name,
+  ``MODEL_LIST_TIMEOUT_S`` for the whole list (not per read);
+* streams (SSE and NDJSON): ``MAX_LINE_BYTES`` per line, ``MAX_EVENT_BYTES``
+  per SSE event; a compressed stream is refused (Rill asks for identity);
+* a reply (``app.ui.services.inference``, every backend): ``MAX_REPLY_CHARS``
+  in all (the rest is cut, with a notice), handed on to the view in pieces of
+  at most about ``MAX_PIECE_CHARS``; a remote backend already hands a huge
+  delta on in pieces of ``MAX_DELTA_CHARS`` (one never travels as one string);
+* a message (import): ``MAX_MESSAGE_CHARS``, a title ``MAX_TITLE_CHARS``
+  (``app.core.store.exchange``), a cut message ending with ``CUT_MARK``;
+* error text quoted from a server (bodies, headers, reason phrases):
+  ``MAX_ERROR_BODY_BYTES`` read, ``MAX_QUOTED_CHARS`` shown, after redaction;
+* a non-streamed JSON reply: ``MAX_JSON_BODY_BYTES``.
 """
 
 from __future__ import annotations
+
+MB = 1024 * 1024
+
+#: A model list's body (``/v1/models``, ``/api/tags``), after decompression:
+#: 200,000 short ids are 7.6 MB; hosted APIs' entries run ~100 bytes each.
+MAX_MODEL_LIST_BYTES = 16 * MB
+#: Models kept from one list; the others are counted (``ModelNames.dropped``).
+MAX_MODELS = 10_000
+#: A model id longer than this is not kept (it is counted as dropped).
+MAX_MODEL_NAME_CHARS = 512
+#: Seconds for a whole model list: connecting, headers and body together.
+MODEL_LIST_TIMEOUT_S = 10.0
+
+#: One line of an SSE or NDJSON stream.
+MAX_LINE_BYTES = 4 * MB
+#: One SSE event's data (its ``data:`` lines together).
+MAX_EVENT_BYTES = 4 * MB
+
+#: One reply's text, in characters; beyond it the reply is cut with a notice
+#: (the inference worker stops the generation: every backend).
+MAX_REPLY_CHARS = 4_000_000
+#: The longest piece of text a remote backend hands on at once.
+MAX_DELTA_CHARS = 64 * 1024
+#: The inference worker hands text on to the view in pieces of about this
+#: many characters, so one huge delta is shown over ticks, not in one call.
+MAX_PIECE_CHARS = 4096
 
 #: The longest message Rill keeps, in characters (code points). An import
 #: cuts a longer message to this length and says so (the cut message ends
 #: with ``CUT_MARK``). About 4 M characters is a book of 2,000 pages.
 MAX_MESSAGE_CHARS = 4 * 1024 * 1024
-
 #: The longest conversation title an import keeps (a title is one line in the sidebar).
 MAX_TITLE_CHARS = 500
-
 #: What ends a message that was cut at ``MAX_MESSAGE_CHARS`` (on its own line).
 CUT_MARK = "\n\n[…]"
 
-#: One reply: the worker stops the generation here and says so (a local
-#: model's context holds far less; a server may send without end).
-MAX_REPLY_CHARS = 2_000_000
+#: At most this much of an error body is read.
+MAX_ERROR_BODY_BYTES = 64 * 1024
+#: At most this much of anything a server said is quoted in a message.
+MAX_QUOTED_CHARS = 200
+#: A complete (non-streamed) JSON reply.
+MAX_JSON_BODY_BYTES = 8 * MB
 
-#: The worker hands text on in pieces of at most this many characters, so one
-#: huge delta from a server is shown in ticks, not in one freezing call.
-MAX_PIECE_CHARS = 4096
+
+def size_text(n_bytes: int) -> str:
+    """``n_bytes`` for a message: "4 MB", "64 KB", "512 bytes" (binary units,
+    the way the limits above are written)."""
+    if n_bytes >= MB and n_bytes % MB == 0:
+        return f"{n_bytes // MB} MB"
+    if n_bytes >= 1024 and n_bytes % 1024 == 0:
+        return f"{n_bytes // 1024} KB"
+    return f"{n_bytes:,} bytes"
+
+
+def count_text(n: int) -> str:
+    """A count for a message, with thousands separators: "10,000"."""
+    return f"{n:,}"

@@ -4,6 +4,10 @@
 
 Nothing here blocks the GUI thread: model lists (network) and API keys (the
 keyring may be a D-Bus round trip) are only ever read on background threads.
+
+A list is bounded by the core (app.core.base.limits: bytes, time, at most
+``MAX_MODELS`` kept); ``ModelList.dropped`` says how many more the server
+listed, so the menu can say so.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from PyQt6.QtCore import QCoreApplication, QObject, pyqtSignal
 
 from app.core.backends.base import BackendError
 from app.core.backends.remote.servers import ServerConfig, redact, secrets
+from app.core.base.limits import MODEL_LIST_TIMEOUT_S
 from app.ui.services.background import BackgroundCalls
 
 log = logging.getLogger(__name__)
@@ -26,8 +31,10 @@ log = logging.getLogger(__name__)
 #: A server's model list older than this (seconds) is fetched again when the
 #: Model menu is about to show.
 STALE_S = 60.0
-#: How long one model-list request may take.
-FETCH_TIMEOUT_S = 10.0
+#: How long one whole model list may take (seconds).
+FETCH_TIMEOUT_S = MODEL_LIST_TIMEOUT_S
+
+
 def list_models(
     server: ServerConfig, api_key: str = "", timeout: float = FETCH_TIMEOUT_S, cancel: threading.Event | None = None
 ) -> list[str]:
@@ -44,7 +51,9 @@ def fetch_model_list(
 ) -> tuple[list[str], str]:
     """``fetch(server, api_key=..., timeout=..., cancel=...)`` as ``(models, "")``
     or ``([], message)``: never raises, and the message never holds the key
-    (a server may echo it back). Blocks: background threads only."""
+    (a server may echo it back). ``models`` is a ``ModelNames`` (its
+    ``dropped``: how many the server listed beyond the ones kept). Blocks:
+    background threads only."""
     try:
         models = fetch(server, api_key=api_key, timeout=FETCH_TIMEOUT_S, cancel=cancel)
     except BackendError as exc:
@@ -57,11 +66,13 @@ def fetch_model_list(
         return [], QCoreApplication.translate(
             "ModelMenu", "Could not list the models of {server}: {message}"
         ).format(server=server.name, message=message)
+    from app.core.backends.remote.base import ModelNames  # httpx: imported when first used, off the GUI thread
+
     seen: dict[str, None] = {}
     for model in models or []:
         if isinstance(model, str) and model.strip():
             seen.setdefault(model.strip(), None)
-    return list(seen), ""
+    return ModelNames(seen, getattr(models, "dropped", 0)), ""
 
 
 @dataclass(frozen=True)
@@ -72,6 +83,7 @@ class ModelList:
     error: str
     fetched_at: float  # time.monotonic()
     signature: tuple[str, str]  # (kind, api_root) the list was fetched from
+    dropped: int = 0  # how many more the server listed than were kept
 
 
 def _signature(server: ServerConfig) -> tuple[str, str]:
@@ -116,9 +128,12 @@ class ModelListCache(QObject):
         entry = self.get(server)
         return entry is None or time.monotonic() - entry.fetched_at > self.stale_s
 
-    def store(self, server: ServerConfig, models: Iterable[str], error: str = "") -> None:
-        """Record a list (e.g. fetched by the Servers dialog's Test)."""
-        self._lists[server.id] = ModelList(tuple(models), error, time.monotonic(), _signature(server))
+    def store(self, server: ServerConfig, models: Iterable[str], error: str = "", dropped: int | None = None) -> None:
+        """Record a list (e.g. fetched by the Servers dialog's Test);
+        ``dropped`` None: the ``dropped`` of ``models`` if it has one."""
+        if dropped is None:
+            dropped = int(getattr(models, "dropped", 0))
+        self._lists[server.id] = ModelList(tuple(models), error, time.monotonic(), _signature(server), dropped)
         self.changed.emit(server.id)
 
     def forget_except(self, server_ids: Iterable[str]) -> None:
@@ -147,9 +162,10 @@ class ModelListCache(QObject):
                     "ModelMenu", "Could not list the models of {server}."
                 ).format(server=server.name)
             old = self.get(server)
+            dropped = int(getattr(models, "dropped", 0))
             if message and old is not None:
-                models = list(old.models)  # keep the last good list; retried when stale
-            self.store(server, models, message)
+                models, dropped = list(old.models), old.dropped  # keep the last good list; retried when stale
+            self.store(server, models, message, dropped)
 
         cancel = self._calls.run(work, done, name="rill-list-models")
         self._fetching[server.id] = cancel

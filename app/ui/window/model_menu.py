@@ -1,6 +1,13 @@
 """The Model menu: the local model, model files, each configured server's
 models and Servers…. The servers' model lists come from
 ``app.ui.services.model_lists.ModelListCache``.
+
+A server may list thousands of models (the core keeps up to ``MAX_MODELS``):
+the menu shows the first ``MENU_MODELS_MAX``, a "More Models" submenu with the
+next ``MENU_MORE_MAX`` at most, and past that "Filter All N Models…", which
+opens a filterable list (``app.ui.dialogs.model_picker``). Building a QAction
+per model was the freeze: 200,000 of them took 26-31 s each time the menu
+opened; a rebuild now builds at most 212 model actions per server.
 """
 
 from __future__ import annotations
@@ -8,15 +15,21 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from PyQt6.QtCore import QCoreApplication, QObject, QTimer, pyqtSignal
+from PyQt6 import sip
+from PyQt6.QtCore import QCoreApplication, QObject, Qt, QTimer, pyqtSignal
 from PyQt6.QtGui import QAction, QActionGroup
 from PyQt6.QtWidgets import QMenu, QWidget
 
 from app.core.backends.remote.servers import ServerConfig
+from app.core.base.limits import MAX_MODELS
+from app.ui.dialogs.model_picker import ModelPicker
 from app.ui.services.model_lists import ModelListCache
 
 #: A server with more models than this lists the rest in a "More Models" submenu.
 MENU_MODELS_MAX = 12
+#: At most this many models in the "More Models" submenu; the rest through
+#: "Filter All N Models…".
+MENU_MORE_MAX = 200
 
 LOCAL = {"kind": "local"}
 
@@ -68,6 +81,7 @@ class ModelMenu(QMenu):
         self._transient: list[QObject] = []
         #: Returns True while a reply is streaming (set by the window).
         self.is_generating: Callable[[], bool] = lambda: False
+        self._picker: ModelPicker | None = None
         self._connect_signals()
         self._rebuild()
 
@@ -130,6 +144,32 @@ class ModelMenu(QMenu):
         self._rebuild_soon()
         self.server_model_chosen.emit(server, model)
 
+    def _on_filter_triggered(self, server: ServerConfig) -> None:
+        self.open_picker(server)
+
+    @property
+    def picker(self) -> ModelPicker | None:
+        """The model picker last opened, while it exists."""
+        if self._picker is not None and sip.isdeleted(self._picker):
+            self._picker = None
+        return self._picker
+
+    def open_picker(self, server: ServerConfig) -> ModelPicker:
+        """Open the filterable list of ``server``'s models (one picker at a time)."""
+        old = self.picker
+        if old is not None:
+            old.close()
+        entry = self.cache.get(server)
+        current = self._current or {}
+        chosen = (current.get("model") or server.model) if current.get("server_id") == server.id else ""
+        picker = ModelPicker(server.name, self.server_models(server), entry.dropped if entry is not None else 0,
+                             chosen, self.parentWidget() or None)
+        picker.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        picker.model_chosen.connect(lambda model, s=server: self._on_server_model_triggered(s, model))
+        self._picker = picker
+        picker.open()
+        return picker
+
     # -- building -----------------------------------------------------------------------
 
     def _rebuild_soon(self) -> None:
@@ -181,14 +221,30 @@ class ModelMenu(QMenu):
                 else:
                     label = model
                 self._add_model_action(self, group, server, model, label)
-            if len(models) > len(shown):
+            rest = models[len(shown):]
+            if rest:
                 more = self.addMenu(
-                    QCoreApplication.translate("ModelMenu", "More Models ({n})").format(n=len(models) - len(shown))
+                    QCoreApplication.translate("ModelMenu", "More Models ({n})").format(n=len(rest))
                 )
                 assert more is not None
                 self._transient.append(more)
-                for model in models[len(shown):]:
+                for model in rest[:MENU_MORE_MAX]:
                     self._add_model_action(more, group, server, model, model)
+            if len(rest) > MENU_MORE_MAX:
+                filter_all = self.addAction(
+                    QCoreApplication.translate("ModelMenu", "Filter All {n} Models…").format(n=f"{len(models):,}")
+                )
+                assert filter_all is not None
+                filter_all.triggered.connect(lambda _checked=False, s=server: self._on_filter_triggered(s))
+            if entry is not None and entry.dropped:
+                dropped = self.addAction(QCoreApplication.translate(
+                    "ModelMenu", "{n} More Not Kept (Rill Keeps {kept})").format(
+                    n=f"{entry.dropped:,}", kept=f"{MAX_MODELS:,}"))
+                assert dropped is not None
+                dropped.setEnabled(False)
+                dropped.setToolTip(QCoreApplication.translate(
+                    "ModelMenu", "{server} listed {total} models; Rill keeps the first {kept}.").format(
+                    server=server.name, total=f"{entry.dropped + len(entry.models):,}", kept=f"{len(entry.models):,}"))
             if fetching:
                 loading = self.addAction(QCoreApplication.translate("ModelMenu", "Loading models…"))
                 assert loading is not None

@@ -11,6 +11,25 @@ into ``Delta``s; this class turns those into the text the pipeline carries:
 thinking (``reasoning_content`` / Ollama's ``thinking``) is wrapped in
 ``<think>…</think>`` before the answer (app.core.text.thinking), and every failure
 becomes a BackendError whose message names the server.
+
+Bounds (numbers in app.core.base.limits, readers in ``reading``): a model list
+is read up to its byte limit (gzip/deflate unpacked with the same cap), within
+one time limit for the whole list, and at most ``MAX_MODELS`` are kept (the
+rest counted: ``ModelNames.dropped``); a stream's lines and events are capped,
+a compressed stream is refused (Rill asks for identity), Stop is looked at
+after every socket read, and only real data (not keep-alive comments nor
+blank lines) moves the stall deadline on. A reply is cut at
+the inference worker's ``MAX_REPLY_CHARS`` with a notice, and handed on in
+pieces of at most ``MAX_DELTA_CHARS``.
+
+Redirects: a model list (GET) follows up to ``MAX_REDIRECTS`` redirects to
+the same scheme, host and port; a redirect elsewhere, or of a chat request
+(POST: it carries the conversation), is never followed and the message says
+where the server pointed.
+
+Secrets: the API key is checked before use (``validate_api_key``); a login in
+the base URL is sent as HTTP Basic auth and kept out of every URL httpx sees;
+both are redacted from every message (``errors``).
 """
 
 from __future__ import annotations
@@ -18,9 +37,11 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Generator, Iterator
-from dataclasses import dataclass
+import time
+from collections.abc import Generator, Iterable, Iterator
+from dataclasses import dataclass, replace
 from typing import Any
+from urllib.parse import unquote
 
 import httpx
 
@@ -35,18 +56,45 @@ from app.core.backends.base import (
 )
 from app.core.backends.remote import errors
 from app.core.backends.remote.http import AbortableClient
-from app.core.backends.remote.servers import ServerConfig, display_url, redact
+from app.core.backends.remote.reading import (
+    EncodingRefused,
+    ReadLimitError,
+    content_encoding,
+    iter_lines,
+    loads_gently,
+    raw_chunks,
+    read_body,
+)
+from app.core.backends.remote.servers import (
+    ServerConfig,
+    ServerConfigError,
+    display_url,
+    split_login,
+    validate_api_key,
+)
 from app.core.base.i18n import translate
+from app.core.base.limits import (
+    MAX_DELTA_CHARS,
+    MAX_ERROR_BODY_BYTES,
+    MAX_JSON_BODY_BYTES,
+    MAX_LINE_BYTES,
+    MAX_MODEL_LIST_BYTES,
+    MAX_MODEL_NAME_CHARS,
+    MAX_MODELS,
+    MODEL_LIST_TIMEOUT_S,
+)
 from app.core.text.thinking import CLOSE_TAG, OPEN_TAG
 
 log = logging.getLogger(__name__)
 
 #: At most this much of an error body is read.
-MAX_ERROR_BODY = 64 * 1024
+MAX_ERROR_BODY = MAX_ERROR_BODY_BYTES
 #: A complete (non-streamed) JSON reply larger than this is refused.
-MAX_JSON_BODY = 8 * 1024 * 1024
-#: Seconds allowed for the model list at load / Test.
-LIST_TIMEOUT_S = 10.0
+MAX_JSON_BODY = MAX_JSON_BODY_BYTES
+#: Seconds allowed for the whole model list at load / Test.
+LIST_TIMEOUT_S = MODEL_LIST_TIMEOUT_S
+#: Same-origin redirects a model list follows.
+MAX_REDIRECTS = 3
 
 
 @dataclass(frozen=True)
@@ -60,21 +108,60 @@ class Delta:
     prompt_tokens: int | None = None
 
 
+class ModelNames(list[str]):
+    """A server's model ids as kept; ``dropped``: how many more it listed
+    (past ``MAX_MODELS``, or names too long to be one)."""
+
+    def __init__(self, names: Iterable[str] = (), dropped: int = 0) -> None:
+        super().__init__(names)
+        self.dropped = dropped
+
+
+def cap_models(names: Iterable[Any]) -> ModelNames:
+    """The first ``MAX_MODELS`` usable ids of ``names`` (strings, stripped,
+    not empty, at most ``MAX_MODEL_NAME_CHARS``), each once; the rest counted."""
+    kept: dict[str, None] = {}
+    dropped = 0
+    for name in names:
+        text = name.strip() if isinstance(name, str) else ""
+        if not text or text in kept:
+            continue
+        if len(text) > MAX_MODEL_NAME_CHARS or len(kept) >= MAX_MODELS:
+            dropped += 1
+            continue
+        kept[text] = None
+    return ModelNames(kept, dropped)
+
+
 class RemoteBackend:
     """Base of the remote backends. ``model`` "" = ask the server at load."""
 
     kind = ""
 
     def __init__(self, server: ServerConfig, model: str = "", api_key: str = "") -> None:
-        self.server = server.validated()
+        server = server.validated()
+        url, login = split_login(server.base_url)
+        self.server = replace(server, base_url=url)
         self.model = model.strip()
-        self._key = api_key or ""
+        self._redactor = errors.redactor_for(server, api_key or "")  # the raw key too, whatever is wrong with it
+        try:
+            self._key = validate_api_key(api_key or "")
+        except ServerConfigError as exc:
+            raise BackendError(translate("RemoteErrors", "{server}: {problem}").format(
+                server=errors.where(self.server), problem=str(exc))) from None
         headers = {"Accept-Encoding": "identity"}  # a stream must not wait for a gzip block
         if self._key:
             headers["Authorization"] = f"Bearer {self._key}"
-        self._http = AbortableClient(self.server.stall_s, headers=headers)
+        auth = None
+        if login:
+            user, _, password = login.partition(":")
+            auth = (unquote(user), unquote(password))
+        self._http = AbortableClient(self.server.stall_s, headers=headers, auth=auth)
         self.last_prompt_tokens = 0
         self.models: list[str] = []
+        self._cancel: threading.Event | None = None
+        #: Keep-alive comments / empty events since the last real data.
+        self._keepalives = 0
 
     # -- what subclasses provide ------------------------------------------------
     def _models_request(self) -> tuple[str, str]:
@@ -121,10 +208,11 @@ class RemoteBackend:
                     "RemoteErrors", "{server} offers no model. Load one in the server, "
                     "or name one in Model › Servers….").format(server=errors.where(self.server)))
             self.model = self.models[0]
-        elif self.models and self.model not in self.models:
+        elif self.models and self.model not in self.models and not getattr(self.models, "dropped", 0):
             warnings.append(translate(
                 "RemoteErrors", "{server} does not list the model {model}; it lists: {models}.").format(
-                server=errors.where(self.server), model=repr(self.model), models=", ".join(self.models[:5])))
+                server=errors.where(self.server), model=errors.quote(self.server, repr(self.model), self._redactor),
+                models=errors.quote(self.server, ", ".join(self.models[:5]), self._redactor)))
         if progress is not None:
             progress(1.0)
         return ModelInfo(
@@ -136,57 +224,102 @@ class RemoteBackend:
             warnings=tuple(warnings),
         )
 
-    def list_models(self, cancel: threading.Event | None = None) -> list[str]:
-        """The server's model ids (blocking: call it off the GUI thread)."""
+    def list_models(self, cancel: threading.Event | None = None) -> ModelNames:
+        """The server's model ids, at most ``MAX_MODELS`` (blocking: call it
+        off the GUI thread). The whole list must arrive within
+        ``min(LIST_TIMEOUT_S, stall timeout)`` seconds."""
         method, url = self._models_request()
+        timeout = min(LIST_TIMEOUT_S, self.server.stall_s)
         client = self._http.client
         remove = on_cancel(cancel, self._http.abort)
+        self._http.set_deadline(time.monotonic() + timeout)
         try:
-            response = client.request(method, url, timeout=min(LIST_TIMEOUT_S, self.server.stall_s))
-            if response.status_code >= 400:
-                raise errors.status_error(self.server, response, response.content[:MAX_ERROR_BODY], key=self._key)
+            body = self._get_list(client, method, url, timeout, cancel)
+            if cancel is not None and cancel.is_set():
+                raise LoadCancelled()
             try:
-                data = response.json()
-            except ValueError:
+                data = loads_gently(body.decode("utf-8", errors="replace"))
+            except (ValueError, RecursionError):
                 raise errors.bad_data(self.server, translate(
                     "RemoteErrors", "the model list is not JSON (is the server kind right?)")) from None
             try:
-                return self._parse_models(data)
-            except (KeyError, TypeError, AttributeError):
+                return cap_models(self._parse_models(data))
+            except (KeyError, TypeError, AttributeError, IndexError):
                 raise errors.bad_data(self.server, translate(
                     "RemoteErrors", "the model list has an unexpected shape (is the server kind right?)")) from None
+        except ReadLimitError as exc:
+            raise errors.limit_error(self.server, exc, "list") from None
+        except EncodingRefused as exc:
+            raise errors.compressed(self.server, exc.encoding, stream=False, key=self._redactor) from None
         except httpx.HTTPError as exc:
-            raise errors.transport_error(self.server, exc) from None
+            if cancel is not None and cancel.is_set():
+                raise LoadCancelled() from None
+            if self._http.deadline_expired or isinstance(exc, (httpx.ReadTimeout, httpx.PoolTimeout)):
+                raise errors.list_timeout(self.server, timeout) from None
+            raise errors.transport_error(self.server, exc, key=self._redactor, seconds=timeout) from None
         finally:
+            self._http.set_deadline(None)
             remove()
+
+    def _get_list(self, client: httpx.Client, method: str, url: str, timeout: float,
+                  cancel: threading.Event | None) -> bytes:
+        """The list's body (bounded), following same-origin redirects."""
+        for _hop in range(MAX_REDIRECTS + 1):
+            with client.stream(method, url, timeout=timeout) as response:
+                if 300 <= response.status_code < 400:
+                    target = errors.redirect_target(response)
+                    if target is None or not errors.is_same_origin(str(target), url):
+                        raise errors.redirect_error(self.server, response, key=self._redactor)
+                    url = str(target)
+                    continue
+                if response.status_code >= 400:
+                    raise errors.status_error(self.server, response, self._error_body(response, cancel),
+                                              key=self._redactor)
+                return read_body(response, MAX_MODEL_LIST_BYTES, cancel)
+        raise errors.too_many_redirects(self.server, MAX_REDIRECTS)
+
+    def _error_body(self, response: httpx.Response, cancel: threading.Event | None) -> bytes:
+        try:
+            return read_body(response, MAX_ERROR_BODY, cancel, truncate=True)
+        except (EncodingRefused, httpx.HTTPError):
+            return b""
 
     def generate(self, request: GenerationRequest, cancel: threading.Event) -> Generator[str, None, FinishReason]:
         if cancel.is_set():
             return FinishReason.CANCELLED
         self.last_prompt_tokens = 0
+        self._cancel = cancel
+        self._keepalives = 0
         url, payload = self._chat_request(request)
         client = self._http.client
         remove = on_cancel(cancel, self._http.abort)
+        stall = self.server.stall_s
         thinking = False
         finish: str | None = None
         ended = False
         events = 0
         try:
             with client.stream("POST", url, json=payload) as response:
+                if 300 <= response.status_code < 400:
+                    raise errors.redirect_error(self.server, response, key=self._redactor)
                 if response.status_code >= 400:
-                    raise errors.status_error(self.server, response, _read_limited(response, MAX_ERROR_BODY),
-                                              model=self.model, key=self._key)
+                    raise errors.status_error(self.server, response, self._error_body(response, cancel),
+                                              model=self.model, key=self._redactor)
+                self._http.set_deadline(time.monotonic() + stall)
                 for delta in self._deltas(response):
+                    # Real data: the stall clock starts again (keep-alives never get here).
+                    self._http.set_deadline(time.monotonic() + stall)
+                    self._keepalives = 0
                     events += 1
                     if cancel.is_set():
                         return FinishReason.CANCELLED
                     if delta.prompt_tokens is not None:
                         self.last_prompt_tokens = delta.prompt_tokens
                     if delta.reasoning:
-                        yield delta.reasoning if thinking else OPEN_TAG + delta.reasoning
+                        yield from self._emit("" if thinking else OPEN_TAG, delta.reasoning)
                         thinking = True
                     if delta.content:
-                        yield (CLOSE_TAG + delta.content) if thinking else delta.content
+                        yield from self._emit(CLOSE_TAG if thinking else "", delta.content)
                         thinking = False
                     if delta.finish_reason:
                         finish = delta.finish_reason
@@ -197,19 +330,25 @@ class RemoteBackend:
             if cancel.is_set():
                 return FinishReason.CANCELLED
             raise
+        except ReadLimitError as exc:
+            if cancel.is_set():
+                return FinishReason.CANCELLED
+            raise errors.limit_error(self.server, exc, "reply") from None
+        except EncodingRefused as exc:
+            raise errors.compressed(self.server, exc.encoding, stream=False, key=self._redactor) from None
         except httpx.HTTPError as exc:
             if cancel.is_set():
                 return FinishReason.CANCELLED
-            raise errors.transport_error(self.server, exc, during_reply=True) from None
+            if self._http.deadline_expired:
+                raise errors.stalled(self.server, stall, self._keepalives > 0) from None
+            raise errors.transport_error(self.server, exc, during_reply=True, key=self._redactor) from None
         except OSError as exc:  # a socket error httpx did not wrap
             if cancel.is_set():
                 return FinishReason.CANCELLED
-            raise errors.transport_error(self.server, exc, during_reply=True) from None
-        except ValueError as exc:  # e.g. an endless line (iter_lines)
-            if cancel.is_set():
-                return FinishReason.CANCELLED
-            raise errors.bad_data(self.server, str(exc)) from None
+            raise errors.transport_error(self.server, exc, during_reply=True, key=self._redactor) from None
         finally:
+            self._http.set_deadline(None)
+            self._cancel = None
             remove()
         if thinking:
             yield CLOSE_TAG
@@ -228,31 +367,47 @@ class RemoteBackend:
                 server=errors.where(self.server)))
         return FinishReason.LENGTH if finish == "length" else FinishReason.STOP
 
+    def _emit(self, tag: str, text: str) -> Iterator[str]:
+        """``tag`` (a thinking tag or ""), then ``text`` in pieces of at most
+        ``MAX_DELTA_CHARS`` (one huge delta never travels as one string; the
+        reply's own limit, ``MAX_REPLY_CHARS``, is the inference worker's)."""
+        if tag:
+            yield tag
+        for start in range(0, len(text), MAX_DELTA_CHARS):
+            yield text[start:start + MAX_DELTA_CHARS]
+
     def close(self) -> None:
         self._http.close()
 
     # -- helpers for subclasses -------------------------------------------------
+    def _stream_lines(self, response: httpx.Response, *, sse: bool) -> Iterator[bytes]:
+        """The stream's lines (bounded, Stop looked at after every read); a
+        compressed stream is refused."""
+        encoding = content_encoding(response)
+        if encoding and not response.is_stream_consumed:
+            raise errors.compressed(self.server, encoding, stream=True, key=self._redactor)
+        return iter_lines(raw_chunks(response, self._cancel), MAX_LINE_BYTES, sse=sse)
+
     def _json(self, text: str, what: str) -> Any:
         """``text`` parsed; ``what`` ("event", "line" or "reply") names it in the error."""
         try:
             return json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):
             if what == "event":
                 problem = translate("RemoteErrors", "a malformed JSON event: {text}")
             elif what == "line":
                 problem = translate("RemoteErrors", "a malformed JSON line: {text}")
             else:
                 problem = translate("RemoteErrors", "a malformed JSON reply: {text}")
-            raise errors.bad_data(self.server, problem.format(text=repr(redact(text[:80], self._key)))) from None
+            quoted = repr(errors.quote(self.server, text, self._redactor, 80))
+            raise errors.bad_data(self.server, problem.format(text=quoted), key=self._redactor) from None
 
     def _complete_body(self, response: httpx.Response) -> Any:
         """A response that is not a stream: its JSON, or a clear error."""
         ctype = response.headers.get("content-type", "").partition(";")[0].strip() or "no content type"
         if "json" not in ctype:
-            raise errors.bad_data(self.server, not_a_stream(ctype))
-        body = _read_limited(response, MAX_JSON_BODY + 1)
-        if len(body) > MAX_JSON_BODY:
-            raise errors.bad_data(self.server, translate("RemoteErrors", "a non-streamed reply over 8 MB"))
+            raise errors.bad_data(self.server, not_a_stream(errors.quote(self.server, ctype, self._redactor, 80)))
+        body = read_body(response, MAX_JSON_BODY, self._cancel)
         return self._json(body.decode("utf-8", errors="replace"), "reply")
 
 
@@ -260,32 +415,3 @@ def not_a_stream(content_type: str) -> str:
     """What ``bad_data`` says of a reply of ``content_type`` that is not a stream."""
     return translate("RemoteErrors", "the reply is not a stream ({content_type}); "
                      "is the URL that of the API, and the server kind right?").format(content_type=content_type)
-
-
-def _read_limited(response: httpx.Response, limit: int) -> bytes:
-    out = bytearray()
-    for part in response.iter_bytes():
-        out += part
-        if len(out) >= limit:
-            break
-    return bytes(out[:limit])
-
-
-def iter_lines(response: httpx.Response, max_line: int = 4 * 1024 * 1024) -> Iterator[str]:
-    """NDJSON lines: split on "\\n" only (httpx's ``iter_lines`` also splits on
-    U+0085, U+2028... which JSON may carry raw inside strings); "\\r" trimmed.
-    Text decoding is httpx's incremental UTF-8 decoder, so a character split
-    across reads arrives whole."""
-    pending = ""
-    for text in response.iter_text():
-        if "\n" not in text:
-            pending += text
-            if len(pending) > max_line:
-                raise ValueError(translate("RemoteErrors", "a line longer than 4 MB"))
-            continue
-        lines = (pending + text).split("\n")
-        pending = lines.pop()
-        for line in lines:
-            yield line.rstrip("\r")
-    if pending.strip():
-        yield pending.rstrip("\r")

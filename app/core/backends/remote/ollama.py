@@ -1,7 +1,9 @@
 """Ollama's native chat API: ``POST {base}/api/chat``, newline-delimited JSON
 (Qt-free). Each line is ``{"message": {"content", "thinking"}, "done": …}``;
 the last has ``done: true`` and ``done_reason``; an error is a line (or a
-non-200 body) ``{"error": "…"}``. Sampling goes in ``options``."""
+non-200 body) ``{"error": "…"}``. Sampling goes in ``options``. Lines are
+read with bounds (``reading``: 4 MB a line, Stop after every read); a line
+is decoded as UTF-8 once it is whole."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ import httpx
 
 from app.core.backends.base import GenerationRequest
 from app.core.backends.remote import errors
-from app.core.backends.remote.base import Delta, RemoteBackend, iter_lines, not_a_stream
+from app.core.backends.remote.base import Delta, RemoteBackend, not_a_stream
 from app.core.base.i18n import translate
 
 
@@ -49,17 +51,19 @@ class OllamaBackend(RemoteBackend):
             yield from self._line(self._complete_body(response), force_done=True)
             return
         if "json" not in ctype and "text/plain" not in ctype and ctype:
-            raise errors.bad_data(self.server, not_a_stream(ctype.partition(";")[0]))
-        for line in iter_lines(response):
+            raise errors.bad_data(self.server, not_a_stream(errors.quote(self.server, ctype.partition(";")[0],
+                                                                         self._redactor, 80)))
+        for line in self._stream_lines(response, sse=False):
             if not line.strip():
+                self._keepalives += 1
                 continue
-            yield from self._line(self._json(line, "line"))
+            yield from self._line(self._json(line.decode("utf-8", errors="replace"), "line"))
 
     def _line(self, obj: Any, force_done: bool = False) -> Iterator[Delta]:
         if not isinstance(obj, dict):
             raise errors.bad_data(self.server, translate("RemoteErrors", "a line that is not a JSON object"))
         if obj.get("error"):
-            raise errors.stream_error(self.server, obj["error"], key=self._key)
+            raise errors.stream_error(self.server, obj["error"], key=self._redactor)
         found = obj.get("message")
         message: dict[str, Any] = found if isinstance(found, dict) else {}
         done = bool(obj.get("done")) or force_done

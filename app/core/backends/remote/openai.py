@@ -2,9 +2,12 @@
 llama-cpp-python's server, LM Studio, vLLM, and hosted APIs (Qt-free).
 
 ``POST {api_root}/chat/completions`` with ``stream: true``; the reply is
-Server-Sent Events parsed by ``httpx-sse`` (line framing with ``\\n``,
-``\\r\\n`` or ``\\r``, comment/keep-alive lines, multi-line ``data:``), text
-decoded by httpx's incremental UTF-8 decoder. ``data: [DONE]`` ends the reply;
+Server-Sent Events, read with bounds by ``reading`` (line framing with
+``\\n``, ``\\r\\n`` or ``\\r``, comment/keep-alive lines, multi-line
+``data:``, each line and event capped, Stop looked at after every read; a
+line is decoded as UTF-8 once it is whole, so a character split across reads
+arrives whole). Keep-alive comments and empty events are counted, not passed
+on: they do not keep a stalled stream alive. ``data: [DONE]`` ends the reply;
 an ``error`` object ends it with the server's message; a stream that just
 stops is reported as cut off. A server that answers with one JSON document
 instead of a stream is read as such.
@@ -16,12 +19,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import httpx
-from httpx_sse import EventSource, SSEError
 
 from app.core.backends.base import GenerationRequest
 from app.core.backends.remote import errors
 from app.core.backends.remote.base import Delta, RemoteBackend
+from app.core.backends.remote.reading import SSEParser
 from app.core.base.i18n import translate
+from app.core.base.limits import MAX_EVENT_BYTES
 
 
 class OpenAIBackend(RemoteBackend):
@@ -54,20 +58,26 @@ class OpenAIBackend(RemoteBackend):
         if "text/event-stream" not in ctype:
             yield from self._whole_reply(self._complete_body(response))
             return
-        try:
-            for event in EventSource(response).iter_sse():
-                data = event.data
-                if not data.strip():
-                    continue  # an empty keep-alive event
-                if data.strip() == "[DONE]":
-                    yield Delta(done=True)
-                    return
-                obj = self._json(data, "event")
-                if event.event == "error" or (isinstance(obj, dict) and obj.get("error")):
-                    raise errors.stream_error(self.server, obj.get("error", obj) if isinstance(obj, dict) else obj, key=self._key)
-                yield from self._chunk(obj)
-        except SSEError as exc:
-            raise errors.bad_data(self.server, str(exc)) from None
+        parser = SSEParser(MAX_EVENT_BYTES)
+        for line in self._stream_lines(response, sse=True):
+            if line[:1] == b":":
+                self._keepalives += 1
+                continue
+            event = parser.feed(line)
+            if event is None:
+                continue
+            data = event.data
+            if not data.strip():
+                self._keepalives += 1  # an empty keep-alive event
+                continue
+            if data.strip() == "[DONE]":
+                yield Delta(done=True)
+                return
+            obj = self._json(data, "event")
+            if event.event == "error" or (isinstance(obj, dict) and obj.get("error")):
+                raise errors.stream_error(self.server, obj.get("error", obj) if isinstance(obj, dict) else obj,
+                                          key=self._redactor)
+            yield from self._chunk(obj)
 
     def _chunk(self, obj: Any) -> Iterator[Delta]:
         if not isinstance(obj, dict):
@@ -93,7 +103,7 @@ class OpenAIBackend(RemoteBackend):
 
     def _whole_reply(self, obj: Any) -> Iterator[Delta]:
         if isinstance(obj, dict) and obj.get("error"):
-            raise errors.stream_error(self.server, obj["error"], key=self._key)
+            raise errors.stream_error(self.server, obj["error"], key=self._redactor)
         try:
             choice = obj["choices"][0]
             message = choice["message"]

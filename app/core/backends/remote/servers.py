@@ -6,10 +6,22 @@ NEVER written there: it goes to the system keyring (``keyring``), service
 ``rill``, user = the server's id. Where no keyring backend exists (a bare
 Linux session, CI), the key is kept in memory for this session only and
 ``SecretStore.notice`` says so.
+
+A ``user:password@`` typed in a base URL is a secret too: ``save_servers``
+(and ``load_servers``, for a settings file written before this rule) moves it
+to the keyring (user = ``<id>:url-login``, bound to the URL's scheme, host and
+port) and stores the URL without it; ``with_login`` puts it back, in memory
+only, for a request to that same address. The settings entry says
+``"url_login": true`` so that removing the server removes its login too.
+
+Keys are checked before use (``validate_api_key``): whitespace around them
+is dropped, and a key with a control, space or non-ASCII character is refused
+in words that never quote it.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 import threading
@@ -18,6 +30,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from app.core.backends.remote.redaction import Redactor
 from app.core.base import settings
 from app.core.base.i18n import QT_TRANSLATE_NOOP, translate
 
@@ -25,6 +38,10 @@ log = logging.getLogger(__name__)
 
 SERVERS_KEY = "servers"
 KEYRING_SERVICE = "rill"
+#: The keyring user of a server's URL login: ``<server id>`` + this.
+LOGIN_SUFFIX = ":url-login"
+#: The settings entry's flag: this server's URL login is in the keyring.
+LOGIN_FLAG = "url_login"
 
 OPENAI = "openai"
 OLLAMA = "ollama"
@@ -137,26 +154,132 @@ def display_url(url: str) -> str:
     return urlunsplit((parts.scheme, host, parts.path, "", ""))
 
 
-def load_servers(path: Any = None) -> list[ServerConfig]:
-    """The configured servers; entries that are not valid are skipped (logged)."""
-    raw = settings.load_settings(path).get(SERVERS_KEY, [])
+def split_login(url: str) -> tuple[str, str]:
+    """``url`` without its ``user:password@`` part, and that part ("" when none;
+    percent-encoding kept as typed)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url, ""
+    if "@" not in parts.netloc:
+        return url, ""
+    login, _, host = parts.netloc.rpartition("@")
+    return urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment)), login
+
+
+def origin(url: str) -> str:
+    """``scheme://host:port`` of ``url`` (the port spelt out), lower case, no login."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port or (443 if parts.scheme.lower() == "https" else 80)
+    except ValueError:
+        return ""
+    host = (parts.hostname or "").lower()
+    if ":" in host:
+        host = f"[{host}]"
+    return f"{parts.scheme.lower()}://{host}:{port}"
+
+
+def with_login(server: ServerConfig, store: SecretStore | None = None) -> ServerConfig:
+    """``server`` with the URL login kept for it in the keyring put back into
+    its URL (in memory only), if the login was stored for this same address.
+    A URL that has a login already is left alone. BLOCKS on the keyring:
+    worker threads only."""
+    url, login = split_login(server.base_url)
+    if login:
+        return server
+    found = (store or secrets()).get_login(server.id, origin(url))
+    if not found:
+        return server
+    parts = urlsplit(url)
+    return replace(server, base_url=urlunsplit((parts.scheme, f"{found}@{parts.netloc}", parts.path, "", "")))
+
+
+def load_servers(path: Any = None, store: SecretStore | None = None) -> list[ServerConfig]:
+    """The configured servers; entries that are not valid are skipped (logged).
+    A login found in a stored URL (a settings file from before the keyring
+    rule) is moved to the keyring and the file rewritten without it."""
+    data = settings.load_settings(path)
+    raw = data.get(SERVERS_KEY, [])
     if not isinstance(raw, list):
         log.warning("ignoring the settings key %r: not a list", SERVERS_KEY)
         return []
     out: list[ServerConfig] = []
+    flagged: set[str] = set()
+    migrate = False
     for entry in raw:
         try:
-            out.append(ServerConfig.from_dict(entry))
+            server = ServerConfig.from_dict(entry)
         except ServerConfigError as exc:
             log.warning("ignoring a server entry in the settings: %s", exc)
+            continue
+        if split_login(server.base_url)[1]:
+            migrate = True
+        elif isinstance(entry, dict) and entry.get(LOGIN_FLAG):
+            flagged.add(server.id)
+        out.append(server)
+    if migrate:
+        log.info("moving the logins found in server URLs to the keyring")
+        _write(data, out, flagged, path, store)
+        out = [replace(s, base_url=split_login(s.base_url)[0]) for s in out]
     return out
 
 
-def save_servers(servers: list[ServerConfig], path: Any = None) -> bool:
-    """Write the servers (never their keys) to the settings file, atomically."""
+def save_servers(servers: list[ServerConfig], path: Any = None, store: SecretStore | None = None) -> bool:
+    """Write the servers (never their keys, never a URL's login) to the
+    settings file, atomically. A URL login goes to the keyring first (this
+    then BLOCKS on the keyring; only a URL with ``user:password@`` does);
+    the logins of servers no longer listed are deleted."""
     data = settings.load_settings(path)
-    data[SERVERS_KEY] = [s.to_dict() for s in servers]
+    flagged: set[str] = set()
+    raw = data.get(SERVERS_KEY, [])
+    for entry in raw if isinstance(raw, list) else []:
+        if isinstance(entry, dict) and entry.get(LOGIN_FLAG) and isinstance(entry.get("id"), str):
+            flagged.add(entry["id"])
+    return _write(data, servers, flagged, path, store)
+
+
+def _write(data: dict[str, Any], servers: list[ServerConfig], flagged: set[str], path: Any,
+           store: SecretStore | None) -> bool:
+    """``servers`` into ``data`` and the file; ``flagged``: the ids whose
+    login the keyring had before."""
+    entries: list[dict[str, Any]] = []
+    has_login: set[str] = set()
+    for server in servers:
+        url, login = split_login(server.base_url)
+        entry = replace(server, base_url=url).to_dict()
+        if login:
+            (store or secrets()).set_login(server.id, origin(url), login)
+            has_login.add(server.id)
+        elif server.id in flagged:
+            has_login.add(server.id)
+        if server.id in has_login:
+            entry[LOGIN_FLAG] = True
+        entries.append(entry)
+    for gone in flagged - {s.id for s in servers}:
+        (store or secrets()).delete_login(gone)
+    data[SERVERS_KEY] = entries
     return settings.save_settings(data, path)
+
+
+def validate_api_key(key: str) -> str:
+    """``key`` without surrounding whitespace; ServerConfigError (a message
+    that never quotes the key) when it holds a character HTTP cannot carry
+    or keys never contain: a control character, an inner space, non-ASCII."""
+    key = (key or "").strip()
+    for ch in key:
+        if not ("!" <= ch <= "~"):
+            if ch == " " or ch == "\t":
+                problem = translate("Servers", "The API key contains a space. Paste it again in Model › Servers….")
+            elif ord(ch) < 32 or ord(ch) == 127:
+                problem = translate("Servers", "The API key contains a control character (such as a line break). "
+                                               "Paste it again in Model › Servers….")
+            else:
+                problem = translate("Servers", "The API key contains a character that is not plain ASCII "
+                                               "(such as a typographic quote or an invisible space). "
+                                               "Paste it again in Model › Servers….")
+            raise ServerConfigError(problem)
+    return key
 
 
 class SecretStore:
@@ -245,6 +368,28 @@ class SecretStore:
             except Exception:  # noqa: BLE001, S110 - not there is fine
                 pass
 
+    def get_login(self, server_id: str, url_origin: str) -> str:
+        """The URL login ("user:password") kept for ``server_id``, if it was
+        kept for ``url_origin`` (``origin()``); else ""."""
+        stored = self.get(server_id + LOGIN_SUFFIX)
+        if not stored:
+            return ""
+        try:
+            found = json.loads(stored)
+        except ValueError:
+            return ""
+        if not isinstance(found, dict) or found.get("origin") != url_origin:
+            return ""
+        login = found.get("login")
+        return login if isinstance(login, str) else ""
+
+    def set_login(self, server_id: str, url_origin: str, login: str) -> bool:
+        """Keep the URL login for ``server_id``, bound to ``url_origin``."""
+        return self.set(server_id + LOGIN_SUFFIX, json.dumps({"origin": url_origin, "login": login}))
+
+    def delete_login(self, server_id: str) -> None:
+        self.delete(server_id + LOGIN_SUFFIX)
+
 
 _SECRETS: SecretStore | None = None
 _SECRETS_LOCK = threading.Lock()
@@ -260,9 +405,7 @@ def secrets() -> SecretStore:
 
 
 def redact(text: str, *keys: str) -> str:
-    """``text`` with every non-empty key replaced by ``***`` (error messages,
-    logs: a server may echo the key back)."""
-    for key in keys:
-        if key and len(key) >= 4:
-            text = text.replace(key, "***")
-    return text
+    """``text`` with every key, every 8-character run of one and anything
+    that looks like a key replaced by ``***`` (error messages, logs: a server
+    may echo the key back). See ``app.core.backends.remote.redaction``."""
+    return Redactor(*keys).redact(text)

@@ -14,7 +14,7 @@ SERVER = ServerConfig(name="Lab", kind="openai", base_url="http://user:pw@lab.lo
 
 
 @pytest.mark.parametrize(("exc", "words"), [
-    (httpx.ConnectTimeout("slow"), "no answer within the time limit"),
+    (httpx.ConnectTimeout("slow"), "no answer within 15 s"),  # the connect timeout used: min(stall, 15 s)
     (httpx.ReadTimeout("quiet"), "nothing arrived for 30 s"),
     (httpx.ConnectError("[Errno 111] Connection refused"), "refused the connection"),
     (httpx.ConnectError("[Errno -2] Name or service not known"), "Unknown host"),
@@ -59,3 +59,10 @@ def test_stream_errors_and_bad_data() -> None:
     long_body = ("x" * 2000).encode()
     quoted = str(errors.status_error(SERVER, httpx.Response(500), long_body))
     assert len(quoted) < errors.MAX_QUOTED + 200
+
+
+def test_an_empty_reason_phrase_gets_the_standard_one_or_none() -> None:
+    teapot = httpx.Response(418, extensions={"reason_phrase": b""})
+    assert str(errors.status_error(SERVER, teapot, b"")).endswith("answered 418 I'm a Teapot.")
+    odd = httpx.Response(499, extensions={"reason_phrase": b""})
+    assert str(errors.status_error(SERVER, odd, b"")).endswith("answered 499.")
