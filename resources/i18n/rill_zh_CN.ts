@@ -1849,69 +1849,116 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
 </context><context>
     <name>ModelMenu</name>
     <message>
-        <location filename="../../app/ui/services/model_lists.py" line="51" />
+        <location filename="../../app/ui/services/model_lists.py" line="60" />
         <source>{server} did not answer.</source>
         <translation>{server} 没有响应。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/services/model_lists.py" line="57" />
+        <location filename="../../app/ui/services/model_lists.py" line="66" />
         <source>Could not list the models of {server}: {message}</source>
         <translation>无法列出 {server} 的模型：{message}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/services/model_lists.py" line="146" />
+        <location filename="../../app/ui/services/model_lists.py" line="161" />
         <source>Could not list the models of {server}.</source>
         <translation>无法列出 {server} 的模型。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/model_menu.py" line="51" />
+        <location filename="../../app/ui/window/model_menu.py" line="64" />
         <source>&amp;Model</source>
         <translation>模型(&amp;M)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/model_menu.py" line="58" />
+        <location filename="../../app/ui/window/model_menu.py" line="71" />
         <source>&amp;Local Model (Default)</source>
         <translation>本地模型（默认）(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/model_menu.py" line="61" />
+        <location filename="../../app/ui/window/model_menu.py" line="74" />
         <source>The model on this computer Rill starts with</source>
         <translation>Rill 启动时使用的本机模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/model_menu.py" line="151" />
+        <location filename="../../app/ui/window/model_menu.py" line="191" />
         <source>Chat with {model} on {server}</source>
         <translation>通过 {server} 与 {model} 对话</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/model_menu.py" line="153" />
+        <location filename="../../app/ui/window/model_menu.py" line="193" />
         <source>Chat with the default model on {server}</source>
         <translation>与 {server} 的默认模型对话</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/model_menu.py" line="180" />
+        <location filename="../../app/ui/window/model_menu.py" line="220" />
         <source>{model} (default)</source>
         <translation>{model}（默认）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/model_menu.py" line="186" />
+        <location filename="../../app/ui/window/model_menu.py" line="227" />
         <source>More Models ({n})</source>
         <translation>更多模型（{n}）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/model_menu.py" line="193" />
+        <location filename="../../app/ui/window/model_menu.py" line="235" />
+        <source>Filter All {n} Models…</source>
+        <translation>筛选全部 {n} 个模型…</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/model_menu.py" line="240" />
+        <source>{n} More Not Kept (Rill Keeps {kept})</source>
+        <translation>另有 {n} 个未保留（Rill 保留 {kept} 个）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/model_menu.py" line="245" />
+        <source>{server} listed {total} models; Rill keeps the first {kept}.</source>
+        <translation>{server} 列出了 {total} 个模型；Rill 保留前 {kept} 个。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/model_menu.py" line="249" />
         <source>Loading models…</source>
         <translation>正在加载模型列表…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/model_menu.py" line="197" />
+        <location filename="../../app/ui/window/model_menu.py" line="253" />
         <source>⚠ Could not list the models</source>
         <translation>⚠ 无法列出模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/model_menu.py" line="202" />
+        <location filename="../../app/ui/window/model_menu.py" line="258" />
         <source>Server's Default Model</source>
         <translation>服务器默认模型</translation>
+    </message>
+</context><context>
+    <name>ModelPicker</name>
+    <message>
+        <location filename="../../app/ui/dialogs/model_picker.py" line="35" />
+        <source>Models on {server}</source>
+        <translation>{server} 上的模型</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/model_picker.py" line="42" />
+        <source>Filter models</source>
+        <translation>筛选模型</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/model_picker.py" line="91" />
+        <source>1 model</source>
+        <translation>1 个模型</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/model_picker.py" line="91" />
+        <source>{n} models</source>
+        <translation>{n} 个模型</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/model_picker.py" line="93" />
+        <source>{shown} of {total} models</source>
+        <translation>{shown} / {total} 个模型</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/model_picker.py" line="95" />
+        <source> The server listed {more} more; Rill keeps the first {kept}.</source>
+        <translation> 服务器还列出了 {more} 个；Rill 保留前 {kept} 个。</translation>
     </message>
 </context><context>
     <name>ModelTable</name>
@@ -2258,219 +2305,285 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
 </context><context>
     <name>RemoteErrors</name>
     <message>
-        <location filename="../../app/core/backends/remote/errors.py" line="37" />
-        <source>Could not connect to {server}: no answer within the time limit. Is the address right and the server running?</source>
-        <translation>无法连接到 {server}：在时限内没有响应。地址是否正确？服务器是否正在运行？</translation>
+        <location filename="../../app/core/backends/remote/errors.py" line="76" />
+        <source>Could not connect to {server}: no answer within {seconds} s. Is the address right and the server running?</source>
+        <translation>无法连接到 {server}：{seconds} 秒内没有应答。地址是否正确，服务器是否在运行？</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/errors.py" line="42" />
+        <location filename="../../app/core/backends/remote/errors.py" line="143" />
+        <location filename="../../app/core/backends/remote/errors.py" line="81" />
         <source>{server} stopped sending during the reply: nothing arrived for {seconds} s. The server may be overloaded or stuck; the stall timeout is in the server's settings.</source>
         <translation>{server} 在回复过程中停止了发送：{seconds} 秒内没有收到任何数据。服务器可能过载或卡住了；无响应超时可在该服务器的设置中修改。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/errors.py" line="46" />
+        <location filename="../../app/core/backends/remote/errors.py" line="85" />
         <source>{server} stopped sending: nothing arrived for {seconds} s. The server may be overloaded or stuck; the stall timeout is in the server's settings.</source>
         <translation>{server} 停止了发送：{seconds} 秒内没有收到任何数据。服务器可能过载或卡住了；无响应超时可在该服务器的设置中修改。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/errors.py" line="51" />
+        <location filename="../../app/core/backends/remote/errors.py" line="90" />
         <source>{server} did not accept the request in time.</source>
         <translation>{server} 未能及时接受请求。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/errors.py" line="57" />
+        <location filename="../../app/core/backends/remote/errors.py" line="97" />
         <source>Could not make a secure (TLS) connection to {server}: {detail}. Check that the URL's http/https matches the server and that its certificate is valid.</source>
         <translation>无法与 {server} 建立安全（TLS）连接：{detail}。请检查 URL 中的 http/https 是否与服务器一致，以及服务器证书是否有效。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/errors.py" line="63" />
+        <location filename="../../app/core/backends/remote/errors.py" line="103" />
         <source>Unknown host: the name in {server} could not be found. Check the URL.</source>
         <translation>未知主机：无法解析 {server} 中的主机名。请检查 URL。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/errors.py" line="66" />
+        <location filename="../../app/core/backends/remote/errors.py" line="106" />
         <source>{server} refused the connection: the server is not running on that port, or the port is wrong.</source>
         <translation>{server} 拒绝了连接：服务器未在该端口上运行，或端口有误。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/errors.py" line="69" />
+        <location filename="../../app/core/backends/remote/errors.py" line="109" />
         <source>Could not connect to {server}: {detail}.</source>
         <translation>无法连接到 {server}：{detail}。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/errors.py" line="73" />
+        <location filename="../../app/core/backends/remote/errors.py" line="113" />
         <source>{server} closed the connection during the reply before the reply was complete.</source>
         <translation>{server} 在回复过程中关闭了连接，回复未完成。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/base.py" line="226" />
-        <location filename="../../app/core/backends/remote/errors.py" line="75" />
+        <location filename="../../app/core/backends/remote/base.py" line="365" />
+        <location filename="../../app/core/backends/remote/errors.py" line="115" />
         <source>{server} closed the connection before the reply was complete.</source>
         <translation>{server} 在回复完成前关闭了连接。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/errors.py" line="78" />
+        <location filename="../../app/core/backends/remote/errors.py" line="118" />
         <source>{server}: the URL must start with http:// or https://.</source>
         <translation>{server}：URL 必须以 http:// 或 https:// 开头。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/errors.py" line="82" />
-        <location filename="../../app/core/backends/remote/errors.py" line="80" />
+        <location filename="../../app/core/backends/remote/errors.py" line="123" />
+        <location filename="../../app/core/backends/remote/errors.py" line="121" />
         <source>The request to {server} failed: {detail}.</source>
         <translation>向 {server} 发送的请求失败：{detail}。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/errors.py" line="94" />
+        <location filename="../../app/core/backends/remote/errors.py" line="129" />
+        <source>{server} did not send its model list within {seconds} s, Rill's time limit for a model list. The server may be overloaded, or sending the list very slowly.</source>
+        <translation>{server} 未在 {seconds} 秒内发送模型列表（Rill 对模型列表的时间上限）。服务器可能负载过高，或发送得非常慢。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/remote/errors.py" line="139" />
+        <source>{server} sent only keep-alive messages and no reply for {seconds} s. The server may be overloaded or stuck; the stall timeout is in the server's settings.</source>
+        <translation>{server} 在 {seconds} 秒内只发送了保活消息，没有回复。服务器可能负载过高或卡住了；停滞超时可在服务器设置中更改。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/remote/errors.py" line="154" />
+        <source>{server} sent a line longer than {limit}, Rill's limit for one line of a stream; Rill stopped reading there.</source>
+        <translation>{server} 发送的一行超过了 {limit}（Rill 对流中单行的上限）；Rill 已在此处停止读取。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/remote/errors.py" line="157" />
+        <source>{server} sent an event larger than {limit}, Rill's limit for one event of a stream; Rill stopped reading there.</source>
+        <translation>{server} 发送的事件超过了 {limit}（Rill 对流中单个事件的上限）；Rill 已在此处停止读取。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/remote/errors.py" line="160" />
+        <source>{server} sent a compressed model list that unpacks to more than {limit}, Rill's limit for a model list.</source>
+        <translation>{server} 发送的压缩模型列表解压后超过 {limit}（Rill 对模型列表的上限）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/remote/errors.py" line="163" />
+        <source>{server} sent a model list larger than {limit}, Rill's limit for a model list.</source>
+        <translation>{server} 发送的模型列表超过了 {limit}（Rill 对模型列表的上限）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/remote/errors.py" line="165" />
+        <source>{server} sent a compressed reply that unpacks to more than {limit}, Rill's limit for a reply that is not streamed.</source>
+        <translation>{server} 发送的压缩回复解压后超过 {limit}（Rill 对非流式回复的上限）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/remote/errors.py" line="168" />
+        <source>{server} sent a reply larger than {limit}, Rill's limit for a reply that is not streamed.</source>
+        <translation>{server} 发送的回复超过了 {limit}（Rill 对非流式回复的上限）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/remote/errors.py" line="178" />
+        <source>{server} sent the reply compressed ({encoding}) although Rill asked for no compression; Rill does not read compressed streams. Turn compression off for this address in the server or the proxy in front of it.</source>
+        <translation>{server} 以压缩形式（{encoding}）发送了回复，但 Rill 要求不压缩；Rill 不读取压缩的流。请在服务器或其前面的代理中为此地址关闭压缩。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/remote/errors.py" line="182" />
+        <source>{server} sent an answer compressed as {encoding}, which Rill does not read (gzip and deflate only).</source>
+        <translation>{server} 发送的应答使用 {encoding} 压缩，Rill 无法读取（仅支持 gzip 和 deflate）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/remote/errors.py" line="215" />
+        <source>{server} answered {code} (a redirect) without saying where to.</source>
+        <translation>{server} 应答了 {code}（重定向），但没有说明目标地址。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/remote/errors.py" line="222" />
+        <source>{server} redirected the request ({code}) to {location}; Rill does not follow redirects to another address. If that address is right, put it in Model › Servers….</source>
+        <translation>{server} 将请求重定向（{code}）到 {location}；Rill 不会跟随到其他地址的重定向。如果该地址正确，请在“模型 › 服务器…”中填写它。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/remote/errors.py" line="226" />
+        <source>{server} redirected the chat request ({code}) to {location}; Rill does not send a conversation on to a redirected address. If that address is right, put it in Model › Servers….</source>
+        <translation>{server} 将聊天请求重定向（{code}）到 {location}；Rill 不会把对话转发到重定向的地址。如果该地址正确，请在“模型 › 服务器…”中填写它。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/remote/errors.py" line="233" />
+        <source>{server} redirected the model list more than {n} times.</source>
+        <translation>{server} 对模型列表的重定向超过了 {n} 次。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/remote/errors.py" line="247" />
         <source>{server} rejected the API key ({code}). Check the API key in Model › Servers….</source>
         <translation>{server} 拒绝了 API 密钥（{code}）。请在“模型 › 服务器…”中检查 API 密钥。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/errors.py" line="96" />
+        <location filename="../../app/core/backends/remote/errors.py" line="249" />
         <source>{server} refused access ({code}). Check the API key in Model › Servers….</source>
         <translation>{server} 拒绝访问（{code}）。请在“模型 › 服务器…”中检查 API 密钥。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/errors.py" line="98" />
+        <location filename="../../app/core/backends/remote/errors.py" line="251" />
         <source>{server} does not know the model {model} or the API path (404). Check the model name and the server kind (OpenAI-compatible or Ollama).</source>
         <translation>{server} 无法识别模型 {model} 或 API 路径（404）。请检查模型名称和服务器类型（OpenAI 兼容或 Ollama）。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/errors.py" line="101" />
+        <location filename="../../app/core/backends/remote/errors.py" line="254" />
         <source>{server} does not know the API path (404). Check the model name and the server kind (OpenAI-compatible or Ollama).</source>
         <translation>{server} 无法识别该 API 路径（404）。请检查模型名称和服务器类型（OpenAI 兼容或 Ollama）。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/errors.py" line="104" />
+        <location filename="../../app/core/backends/remote/errors.py" line="257" />
         <source>{server} is rate-limiting requests (429 Too Many Requests).</source>
         <translation>{server} 正在限制请求频率（429 Too Many Requests）。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/errors.py" line="109" />
+        <location filename="../../app/core/backends/remote/errors.py" line="262" />
         <source> Try again in {seconds} s.</source>
         <translation>请在 {seconds} 秒后重试。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/errors.py" line="111" />
+        <location filename="../../app/core/backends/remote/errors.py" line="264" />
         <source> Try again after {time}.</source>
         <translation>请在 {time} 之后重试。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/errors.py" line="113" />
+        <location filename="../../app/core/backends/remote/errors.py" line="266" />
         <source> Try again shortly.</source>
         <translation>请稍后重试。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/errors.py" line="115" />
+        <location filename="../../app/core/backends/remote/errors.py" line="268" />
         <source>{server} had an internal error ({code}).</source>
         <translation>{server} 发生了内部错误（{code}）。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/errors.py" line="117" />
+        <location filename="../../app/core/backends/remote/errors.py" line="270" />
         <source>{server} answered {code} {reason}.</source>
         <translation>{server} 返回了 {code} {reason}。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/errors.py" line="118" />
+        <location filename="../../app/core/backends/remote/errors.py" line="271" />
         <source> The server said: {detail}</source>
         <translation>服务器返回：{detail}</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/errors.py" line="127" />
+        <location filename="../../app/core/backends/remote/errors.py" line="290" />
         <source>no details</source>
         <translation>无详细信息</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/errors.py" line="128" />
+        <location filename="../../app/core/backends/remote/errors.py" line="291" />
         <source>{server} reported an error during the reply: {detail}</source>
         <translation>{server} 在回复过程中报告了错误：{detail}</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/errors.py" line="134" />
+        <location filename="../../app/core/backends/remote/errors.py" line="298" />
         <source>{server} sent data Rill cannot read: {what}.</source>
         <translation>{server} 发送了 Rill 无法读取的数据：{what}。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/errors.py" line="146" />
+        <location filename="../../app/core/backends/remote/errors.py" line="315" />
         <source>(an HTML page)</source>
         <translation>（一个 HTML 页面）</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/base.py" line="116" />
+        <location filename="../../app/core/backends/remote/base.py" line="150" />
+        <source>{server}: {problem}</source>
+        <translation>{server}：{problem}</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/remote/base.py" line="203" />
         <source>{server} does not list its models.</source>
         <translation>{server} 未提供模型列表。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/base.py" line="120" />
+        <location filename="../../app/core/backends/remote/base.py" line="207" />
         <source>{server} offers no model. Load one in the server, or name one in Model › Servers….</source>
         <translation>{server} 没有可用的模型。请在服务器中加载一个模型，或在“模型 › 服务器…”中指定模型。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/base.py" line="125" />
+        <location filename="../../app/core/backends/remote/base.py" line="212" />
         <source>{server} does not list the model {model}; it lists: {models}.</source>
         <translation>{server} 的模型列表中没有 {model}；列出的模型有：{models}。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/base.py" line="135" />
+        <location filename="../../app/core/backends/remote/base.py" line="223" />
         <source>the server's</source>
         <translation>由服务器提供</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/base.py" line="151" />
+        <location filename="../../app/core/backends/remote/base.py" line="243" />
         <source>the model list is not JSON (is the server kind right?)</source>
         <translation>模型列表不是 JSON（服务器类型是否正确？）</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/base.py" line="156" />
+        <location filename="../../app/core/backends/remote/base.py" line="248" />
         <source>the model list has an unexpected shape (is the server kind right?)</source>
         <translation>模型列表的结构不符合预期（服务器类型是否正确？）</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/base.py" line="221" />
+        <location filename="../../app/core/backends/remote/base.py" line="360" />
         <source>{server} ended the reply without sending anything. The conversation may be longer than the server's context window: start a new chat or shorten the message.</source>
         <translation>{server} 未发送任何内容就结束了回复。对话可能超出了服务器的上下文窗口：请新建对话或缩短消息。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/base.py" line="241" />
+        <location filename="../../app/core/backends/remote/base.py" line="397" />
         <source>a malformed JSON event: {text}</source>
         <translation>格式错误的 JSON 事件：{text}</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/base.py" line="243" />
+        <location filename="../../app/core/backends/remote/base.py" line="399" />
         <source>a malformed JSON line: {text}</source>
         <translation>格式错误的 JSON 行：{text}</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/base.py" line="245" />
+        <location filename="../../app/core/backends/remote/base.py" line="401" />
         <source>a malformed JSON reply: {text}</source>
         <translation>格式错误的 JSON 回复：{text}</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/base.py" line="255" />
-        <source>a non-streamed reply over 8 MB</source>
-        <translation>超过 8 MB 的非流式回复</translation>
-    </message>
-    <message>
-        <location filename="../../app/core/backends/remote/base.py" line="261" />
+        <location filename="../../app/core/backends/remote/base.py" line="416" />
         <source>the reply is not a stream ({content_type}); is the URL that of the API, and the server kind right?</source>
         <translation>回复不是流式输出（{content_type}）；URL 是否为 API 地址，服务器类型是否正确？</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/base.py" line="284" />
-        <source>a line longer than 4 MB</source>
-        <translation>单行超过 4 MB</translation>
-    </message>
-    <message>
-        <location filename="../../app/core/backends/remote/openai.py" line="74" />
+        <location filename="../../app/core/backends/remote/openai.py" line="84" />
         <source>an event that is not a JSON object</source>
         <translation>不是 JSON 对象的事件</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/openai.py" line="101" />
+        <location filename="../../app/core/backends/remote/openai.py" line="111" />
         <source>the reply is not a stream and not a chat completion</source>
         <translation>回复既不是流式输出，也不是对话补全（chat completion）</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/ollama.py" line="60" />
+        <location filename="../../app/core/backends/remote/ollama.py" line="64" />
         <source>a line that is not a JSON object</source>
         <translation>不是 JSON 对象的一行数据</translation>
     </message>
@@ -2581,58 +2694,73 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
 </context><context>
     <name>Servers</name>
     <message>
-        <location filename="../../app/core/backends/remote/servers.py" line="34" />
+        <location filename="../../app/core/backends/remote/servers.py" line="51" />
         <source>OpenAI-compatible</source>
         <extracomment>What the kinds are called for the user: English, translated where shown (``translate("Servers", label)``).</extracomment>
         <translation>OpenAI 兼容</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/servers.py" line="61" />
+        <location filename="../../app/core/backends/remote/servers.py" line="78" />
         <source>A server needs a name.</source>
         <translation>服务器需要一个名称。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/servers.py" line="63" />
+        <location filename="../../app/core/backends/remote/servers.py" line="80" />
         <source>Unknown server kind {kind}: use one of {kinds}.</source>
         <translation>未知的服务器类型 {kind}：请使用 {kinds} 之一。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/servers.py" line="66" />
+        <location filename="../../app/core/backends/remote/servers.py" line="83" />
         <source>The stall timeout must be between 1 and 3600 seconds.</source>
         <translation>无响应超时必须介于 1 到 3600 秒之间。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/servers.py" line="110" />
+        <location filename="../../app/core/backends/remote/servers.py" line="127" />
         <source>A server needs a URL, e.g. http://127.0.0.1:8080.</source>
         <translation>服务器需要一个 URL，例如 http://127.0.0.1:8080。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/servers.py" line="115" />
+        <location filename="../../app/core/backends/remote/servers.py" line="132" />
         <source>Only http:// and https:// URLs are supported, not {scheme}://.</source>
         <translation>仅支持 http:// 和 https:// 开头的 URL，不支持 {scheme}://。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/servers.py" line="118" />
+        <location filename="../../app/core/backends/remote/servers.py" line="135" />
         <source>{url} has no host name.</source>
         <translation>{url} 没有主机名。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/servers.py" line="122" />
+        <location filename="../../app/core/backends/remote/servers.py" line="139" />
         <source>{url} has a bad port number.</source>
         <translation>{url} 的端口号无效。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/servers.py" line="124" />
+        <location filename="../../app/core/backends/remote/servers.py" line="141" />
         <source>{url} contains spaces.</source>
         <translation>{url} 包含空格。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/servers.py" line="133" />
+        <location filename="../../app/core/backends/remote/servers.py" line="150" />
         <source>(invalid URL)</source>
         <translation>（无效的 URL）</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/servers.py" line="204" />
+        <location filename="../../app/core/backends/remote/servers.py" line="273" />
+        <source>The API key contains a space. Paste it again in Model › Servers….</source>
+        <translation>API 密钥中含有空格。请在“模型 › 服务器…”中重新粘贴。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/remote/servers.py" line="275" />
+        <source>The API key contains a control character (such as a line break). Paste it again in Model › Servers….</source>
+        <translation>API 密钥中含有控制字符（例如换行）。请在“模型 › 服务器…”中重新粘贴。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/remote/servers.py" line="278" />
+        <source>The API key contains a character that is not plain ASCII (such as a typographic quote or an invisible space). Paste it again in Model › Servers….</source>
+        <translation>API 密钥中含有非 ASCII 字符（例如排版引号或不可见空格）。请在“模型 › 服务器…”中重新粘贴。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/remote/servers.py" line="327" />
         <source>No system keyring is available, so API keys are kept for this session only and must be entered again after Rill restarts.</source>
         <translation>没有可用的系统密钥环，因此 API 密钥仅在本次会话中保留，Rill 重启后需要重新输入。</translation>
     </message>
