@@ -120,22 +120,22 @@
 </context><context>
     <name>AttachmentChip</name>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="245" />
+        <location filename="../../app/ui/conversation/prompt.py" line="246" />
         <source>Pasted text · {size} · ≈{tokens} tokens</source>
         <translation>粘贴的文本 · {size} · ≈{tokens} 个 token</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="248" />
+        <location filename="../../app/ui/conversation/prompt.py" line="249" />
         <source>Pasted text ({size}, {chars} characters), sent after your message. Begins: “{preview}”</source>
         <translation>粘贴的文本（{size}，{chars} 个字符），将附在你的消息之后发送。开头：“{preview}”</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="264" />
+        <location filename="../../app/ui/conversation/prompt.py" line="265" />
         <source>Remove pasted text ({size})</source>
         <translation>移除粘贴的文本（{size}）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="265" />
+        <location filename="../../app/ui/conversation/prompt.py" line="266" />
         <source>Remove this attachment: it will not be sent</source>
         <translation>移除此附件：它不会被发送</translation>
     </message>
@@ -182,34 +182,34 @@
 </context><context>
     <name>ChatController</name>
     <message>
-        <location filename="../../app/ui/services/model_session.py" line="106" />
+        <location filename="../../app/ui/services/model_session.py" line="107" />
         <source>Loading the model was cancelled. Choose a model in the Model menu.</source>
         <translation>已取消加载模型。请在“模型”菜单中选择一个模型。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/services/model_session.py" line="113" />
+        <location filename="../../app/ui/services/model_session.py" line="114" />
         <source>Could not load the model. {message}
 Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…).</source>
         <translation>无法加载模型。{message}
 请在“模型”菜单中选择模型：GGUF 文件，或服务器（模型 › 服务器…）。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/controller.py" line="253" />
+        <location filename="../../app/ui/conversation/controller.py" line="254" />
         <source>Rill is still answering in “{title}”. Stop it (Esc) or wait, then try again.</source>
         <translation>Rill 仍在“{title}”中回复。请先停止（Esc）或等待其完成，然后重试。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/controller.py" line="257" />
+        <location filename="../../app/ui/conversation/controller.py" line="258" />
         <source>Rill is still answering in “another conversation”. Stop it (Esc) or wait, then try again.</source>
         <translation>Rill 仍在另一个对话中回复。请先停止（Esc）或等待其完成，然后重试。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/controller.py" line="329" />
+        <location filename="../../app/ui/conversation/controller.py" line="330" />
         <source>Message deleted</source>
         <translation>已删除消息</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../app/ui/conversation/controller.py" line="331" />
+        <location filename="../../app/ui/conversation/controller.py" line="332" />
         <source>%n messages deleted</source>
         <translation>
             <numerusform>已删除 %n 条消息</numerusform>
@@ -279,24 +279,24 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>全选</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/view.py" line="179" />
+        <location filename="../../app/ui/conversation/view.py" line="181" />
         <source>Conversation</source>
         <translation>对话</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/view.py" line="181" />
+        <location filename="../../app/ui/conversation/view.py" line="183" />
         <source>The messages of this conversation. The menu key (Shift+F10) opens the actions of the message last clicked, or of the last message.</source>
         <translation>本对话的消息。按菜单键（Shift+F10）可打开上次点击的消息或最后一条消息的操作。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/view.py" line="361" />
-        <location filename="../../app/ui/conversation/view.py" line="308" />
+        <location filename="../../app/ui/conversation/view.py" line="366" />
+        <location filename="../../app/ui/conversation/view.py" line="313" />
         <source>You</source>
         <translation>你</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/view.py" line="361" />
-        <location filename="../../app/ui/conversation/view.py" line="308" />
+        <location filename="../../app/ui/conversation/view.py" line="366" />
+        <location filename="../../app/ui/conversation/view.py" line="313" />
         <source>Rill</source>
         <translation>Rill</translation>
     </message>
@@ -411,32 +411,32 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
 </context><context>
     <name>ContextMeter</name>
     <message>
-        <location filename="../../app/ui/window/context_meter.py" line="38" />
+        <location filename="../../app/ui/window/context_meter.py" line="44" />
         <source>Context used</source>
         <translation>已用上下文</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/context_meter.py" line="62" />
+        <location filename="../../app/ui/window/context_meter.py" line="68" />
         <source>Context {used} / {limit}</source>
         <translation>上下文 {used} / {limit}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/context_meter.py" line="64" />
+        <location filename="../../app/ui/window/context_meter.py" line="70" />
         <source>Context ≈ {used} / {limit}</source>
         <translation>上下文 ≈ {used} / {limit}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/context_meter.py" line="71" />
+        <location filename="../../app/ui/window/context_meter.py" line="79" />
         <source>This conversation uses {used} of the model's {limit}-token context (exact after each reply, estimated while you type and while a reply streams).</source>
         <translation>此对话已占用模型上下文（共 {limit} 个 token）中的 {used} 个 token（每次回复后为精确值，输入时和回复流式输出时为估算值）。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/context_meter.py" line="76" />
+        <location filename="../../app/ui/window/context_meter.py" line="84" />
         <source>This conversation uses about {used} of the model's {limit}-token context (exact after each reply, estimated while you type and while a reply streams).</source>
         <translation>此对话已占用模型上下文（共 {limit} 个 token）中的约 {used} 个 token（每次回复后为精确值，输入时和回复流式输出时为估算值）。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/context_meter.py" line="83" />
+        <location filename="../../app/ui/window/context_meter.py" line="91" />
         <source>{usage} Over the limit, the model no longer sees the earlier messages (Settings chooses which).</source>
         <extracomment>{usage} is the sentence before (how much of the context is used).</extracomment>
         <translation>{usage}已超出上限，模型将看不到较早的消息（具体舍弃哪些由设置决定）。</translation>
@@ -444,38 +444,38 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
 </context><context>
     <name>ConversationListModel</name>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="62" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="61" />
         <source>Pinned</source>
         <translation>置顶</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="63" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="62" />
         <source>Today</source>
         <translation>今天</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="64" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="63" />
         <source>Yesterday</source>
         <translation>昨天</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="65" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="64" />
         <source>Previous 7 days</source>
         <translation>最近 7 天</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="66" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="65" />
         <source>Older</source>
         <translation>更早</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="126" />
-        <location filename="../../app/ui/sidebar/sidebar.py" line="113" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="125" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="112" />
         <source>New chat</source>
         <translation>新建对话</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="125" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="124" />
         <source>{title}, {group}</source>
         <translation>{title}，{group}</translation>
     </message>
@@ -1272,19 +1272,19 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>{name} 不是模型：Rill 只能打开 .gguf 模型文件。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/drops.py" line="81" />
+        <location filename="../../app/ui/window/drops.py" line="83" />
         <source>That is not a model: Rill opens .gguf model files.</source>
         <translation>这不是模型：Rill 只能打开 .gguf 模型文件。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../app/ui/window/drops.py" line="96" />
+        <location filename="../../app/ui/window/drops.py" line="98" />
         <source>Opening {name}… (%n more added to Model › Manage Models…)</source>
         <translation>
             <numerusform>正在打开 {name}…（另有 %n 个已添加到“模型 › 管理模型…”）</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/drops.py" line="100" />
+        <location filename="../../app/ui/window/drops.py" line="102" />
         <source>Opening {name}…</source>
         <translation>正在打开 {name}…</translation>
     </message>
@@ -1294,189 +1294,85 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>撤销</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="130" />
+        <location filename="../../app/ui/window/main_window.py" line="131" />
         <source>Message Rill… (Enter to send, Shift+Enter for a new line)</source>
         <translation>给 Rill 发消息…（Enter 发送，Shift+Enter 换行）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="132" />
+        <location filename="../../app/ui/window/main_window.py" line="133" />
         <source>Send</source>
         <translation>发送</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="134" />
+        <location filename="../../app/ui/window/main_window.py" line="135" />
         <source>Send the message (Enter)</source>
         <translation>发送消息（Enter）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="135" />
+        <location filename="../../app/ui/window/main_window.py" line="136" />
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="137" />
+        <location filename="../../app/ui/window/main_window.py" line="138" />
         <source>Stop the reply (Esc)</source>
         <translation>停止回复（Esc）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="138" />
-        <source>No model</source>
-        <translation>无模型</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/window/main_window.py" line="238" />
-        <source>Not sent: Rill is still answering in “{title}”. Stop it (Esc) or wait; your text stays here.</source>
-        <translation>未发送：Rill 仍在“{title}”中回复。请先停止（Esc）或等待其完成；你输入的内容会保留在这里。</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/window/main_window.py" line="242" />
-        <source>Not sent: Rill is still answering in “a conversation”. Stop it (Esc) or wait; your text stays here.</source>
-        <translation>未发送：Rill 仍在某个对话中回复。请先停止（Esc）或等待其完成；你输入的内容会保留在这里。</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/window/main_window.py" line="249" />
-        <source>Not sent: the message is longer than the model's context. Remove the attachment or shorten it.</source>
-        <translation>未发送：消息超出了模型的上下文长度。请移除附件或缩短内容。</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/window/main_window.py" line="303" />
-        <source>Conversations are kept for this session only: the history could not be opened.</source>
-        <translation>无法打开历史记录：对话仅在本次运行期间保留。</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/window/main_window.py" line="316" />
-        <source>⚠ Not saved: {reason}. Your conversation is kept in memory and Rill keeps trying to save it.</source>
-        <translation>⚠ 未保存：{reason}。对话暂存在内存中，Rill 会继续尝试保存。</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/window/main_window.py" line="323" />
-        <source>Saved again: everything is in the history now.</source>
-        <translation>已恢复保存：所有内容都已存入历史记录。</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/window/main_window.py" line="377" />
-        <location filename="../../app/ui/window/main_window.py" line="345" />
-        <location filename="../../app/ui/window/main_window.py" line="328" />
+        <location filename="../../app/ui/window/library_wiring.py" line="175" />
+        <location filename="../../app/ui/window/library_wiring.py" line="98" />
+        <location filename="../../app/ui/window/main_window.py" line="262" />
         <source>New chat</source>
         <translation>新对话</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="346" />
+        <location filename="../../app/ui/window/main_window.py" line="263" />
         <source>{title} — Rill</source>
         <translation>{title} — Rill</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="378" />
-        <source>Deleted “{title}”</source>
-        <translation>已删除“{title}”</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/window/main_window.py" line="399" />
-        <source>Editing your message: Enter sends it as a new version, Esc cancels</source>
-        <translation>正在编辑消息：按 Enter 作为新版本发送，按 Esc 取消</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/window/main_window.py" line="435" />
-        <source>Edit cancelled</source>
-        <translation>已取消编辑</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/window/main_window.py" line="452" />
+        <location filename="../../app/ui/window/main_window.py" line="285" />
         <source>Conversation copied as Markdown</source>
         <translation>已将对话复制为 Markdown</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="455" />
+        <location filename="../../app/ui/window/main_window.py" line="288" />
         <source>Code copied</source>
         <translation>已复制代码</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="455" />
+        <location filename="../../app/ui/window/main_window.py" line="288" />
         <source>Message copied</source>
         <translation>已复制消息</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="455" />
+        <location filename="../../app/ui/window/main_window.py" line="288" />
         <source>Copied</source>
         <translation>已复制</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="468" />
-        <source>No model loaded</source>
-        <translation>未加载模型</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/window/main_window.py" line="475" />
-        <location filename="../../app/ui/window/main_window.py" line="469" />
-        <source>Loading model…</source>
-        <translation>正在加载模型…</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/window/main_window.py" line="470" />
-        <source>Ready</source>
-        <translation>就绪</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/window/main_window.py" line="482" />
-        <location filename="../../app/ui/window/main_window.py" line="471" />
-        <source>Generating…  (Esc to stop)</source>
-        <translation>正在生成…  （按 Esc 停止）</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/window/main_window.py" line="479" />
-        <source>Reading the prompt…  (Esc to stop)</source>
-        <translation>正在读取提示词…  （按 Esc 停止）</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/window/main_window.py" line="491" />
-        <source>context {n_ctx}</source>
-        <translation>上下文 {n_ctx}</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/window/main_window.py" line="493" />
-        <source>1 thread</source>
-        <translation>1 个线程</translation>
-    </message>
-    <message numerus="yes">
-        <location filename="../../app/ui/window/main_window.py" line="493" />
-        <source>%n threads</source>
-        <translation>
-            <numerusform>%n 个线程</numerusform>
-        </translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/window/main_window.py" line="495" />
-        <source>template: {template}</source>
-        <translation>模板：{template}</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/window/main_window.py" line="500" />
-        <source>No model loaded: choose one in the Model menu</source>
-        <translation>未加载模型：请在“模型”菜单中选择</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/window/main_window.py" line="505" />
+        <location filename="../../app/ui/window/main_window.py" line="306" />
         <source>Open Model</source>
         <translation>打开模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="505" />
+        <location filename="../../app/ui/window/main_window.py" line="306" />
         <source>GGUF models (*.gguf);;All files (*)</source>
         <translation>GGUF 模型 (*.gguf);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="762" />
-        <location filename="../../app/ui/window/main_window.py" line="655" />
-        <source>That conversation is no longer in the history.</source>
-        <translation>该对话已不在历史记录中。</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/window/main_window.py" line="751" />
+        <location filename="../../app/ui/window/main_window.py" line="522" />
         <source>Loading the model again with the new settings…</source>
         <translation>正在使用新设置重新加载模型…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="783" />
+        <location filename="../../app/ui/window/search_results.py" line="52" />
+        <location filename="../../app/ui/window/main_window.py" line="533" />
+        <source>That conversation is no longer in the history.</source>
+        <translation>该对话已不在历史记录中。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/main_window.py" line="554" />
         <source>Conversation settings saved: they apply from its next reply.</source>
         <translation>对话设置已保存：将从下一条回复开始生效。</translation>
     </message>
@@ -1626,6 +1522,110 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>流式输出健康状态(&amp;H)</translation>
     </message>
     <message>
+        <location filename="../../app/ui/window/library_wiring.py" line="100" />
+        <source>Deleted “{title}”</source>
+        <translation>已删除“{title}”</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/library_wiring.py" line="144" />
+        <source>Conversations are kept for this session only: the history could not be opened.</source>
+        <translation>无法打开历史记录：对话仅在本次运行期间保留。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/library_wiring.py" line="160" />
+        <source>⚠ Not saved: {reason}. Your conversation is kept in memory and Rill keeps trying to save it.</source>
+        <translation>⚠ 未保存：{reason}。对话暂存在内存中，Rill 会继续尝试保存。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/library_wiring.py" line="169" />
+        <source>Saved again: everything is in the history now.</source>
+        <translation>已恢复保存：所有内容都已存入历史记录。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/send.py" line="48" />
+        <source>Not sent: Rill is still answering in “{title}”. Stop it (Esc) or wait; your text stays here.</source>
+        <translation>未发送：Rill 仍在“{title}”中回复。请先停止（Esc）或等待其完成；你输入的内容会保留在这里。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/send.py" line="52" />
+        <source>Not sent: Rill is still answering in “a conversation”. Stop it (Esc) or wait; your text stays here.</source>
+        <translation>未发送：Rill 仍在某个对话中回复。请先停止（Esc）或等待其完成；你输入的内容会保留在这里。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/send.py" line="60" />
+        <source>Not sent: the message is longer than the model's context. Remove the attachment or shorten it.</source>
+        <translation>未发送：消息超出了模型的上下文长度。请移除附件或缩短内容。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/send.py" line="80" />
+        <source>Edit cancelled</source>
+        <translation>已取消编辑</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/send.py" line="93" />
+        <source>Editing your message: Enter sends it as a new version, Esc cancels</source>
+        <translation>正在编辑消息：按 Enter 作为新版本发送，按 Esc 取消</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/status.py" line="29" />
+        <source>No model</source>
+        <translation>无模型</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/status.py" line="46" />
+        <source>No model loaded</source>
+        <translation>未加载模型</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/status.py" line="53" />
+        <location filename="../../app/ui/window/status.py" line="47" />
+        <source>Loading model…</source>
+        <translation>正在加载模型…</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/status.py" line="48" />
+        <source>Ready</source>
+        <translation>就绪</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/status.py" line="60" />
+        <location filename="../../app/ui/window/status.py" line="49" />
+        <source>Generating…  (Esc to stop)</source>
+        <translation>正在生成…  （按 Esc 停止）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/status.py" line="57" />
+        <source>Reading the prompt…  (Esc to stop)</source>
+        <translation>正在读取提示词…  （按 Esc 停止）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/status.py" line="68" />
+        <source>context {n_ctx}</source>
+        <translation>上下文 {n_ctx}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/status.py" line="71" />
+        <source>1 thread</source>
+        <translation>1 个线程</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../app/ui/window/status.py" line="73" />
+        <source>%n threads</source>
+        <translation>
+            <numerusform>%n 个线程</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/status.py" line="77" />
+        <source>template: {template}</source>
+        <translation>模板：{template}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/status.py" line="83" />
+        <source>No model loaded: choose one in the Model menu</source>
+        <translation>未加载模型：请在“模型”菜单中选择</translation>
+    </message>
+    <message>
         <location filename="../../app/ui/dialogs/about.py" line="25" />
         <source>About Rill</source>
         <translation>关于 Rill</translation>
@@ -1655,12 +1655,12 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
 </context><context>
     <name>ModelManager</name>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="697" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="704" />
         <source>&amp;Manage Models…</source>
         <translation>管理模型(&amp;M)…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="700" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="707" />
         <source>Every model file Rill knows: details, memory needed, open, remove (Ctrl+Shift+M)</source>
         <translation>Rill 已知的所有模型文件：详细信息、所需内存、打开、移除（Ctrl+Shift+M）</translation>
     </message>
@@ -1678,193 +1678,240 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>Rill 已知的所有模型文件：模型文件夹（{folder}）中的文件、你打开或添加过的文件，以及默认模型。从列表中移除不会删除文件。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="405" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="408" />
         <source>Looking for models…</source>
         <translation>正在查找模型…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="406" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="409" />
         <source>&amp;Add…</source>
         <translation>添加(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="407" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="410" />
         <source>Add a .gguf file from anywhere to the list</source>
         <translation>将任意位置的 .gguf 文件添加到列表</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="408" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="411" />
         <source>&amp;Remove from List</source>
         <translation>从列表中移除(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="544" />
-        <location filename="../../app/ui/dialogs/model_manager.py" line="409" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="551" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="412" />
         <source>Take the model off Rill's list; the file is not deleted</source>
         <translation>将模型从 Rill 的列表中移除，文件不会被删除</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="410" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="413" />
         <source>Show in &amp;Folder</source>
         <translation>在文件夹中显示(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="411" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="414" />
         <source>&amp;Open</source>
         <translation>打开(&amp;O)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="414" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="417" />
         <source>Close</source>
         <translation>关闭</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="451" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="456" />
         <source>Could not list the models: {error}</source>
         <translation>无法列出模型：{error}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="463" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="468" />
         <source>No models yet. Put .gguf files in the models folder, use Add…, or drop a .gguf file on Rill's window.</source>
         <translation>还没有模型。请将 .gguf 文件放入模型文件夹、使用“添加…”，或将 .gguf 文件拖放到 Rill 窗口中。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="540" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="547" />
         <source>Only models you opened or added can be removed; this one is in the {where}.</source>
         <translation>只能移除你打开或添加过的模型；此模型来自：{where}。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="557" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="564" />
         <source>Reading the file's details…</source>
         <translation>正在读取文件详细信息…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="562" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="569" />
         <source>weights {size}</source>
         <translation>权重 {size}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="564" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="571" />
         <source>KV cache {size}</source>
         <translation>KV 缓存 {size}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="566" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="573" />
         <source>compute {size}</source>
         <translation>计算缓冲区 {size}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="569" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="576" />
         <source>Needs about {needed} at a {n_ctx:,}-token context ({parts}); {available} is available now.</source>
         <translation>上下文为 {n_ctx:,} 个 token 时约需 {needed}（{parts}）；当前可用 {available}。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="573" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="580" />
         <source>Needs about {needed} at a {n_ctx:,}-token context ({parts}).</source>
         <translation>上下文为 {n_ctx:,} 个 token 时约需 {needed}（{parts}）。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="577" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="584" />
         <source>, </source>
         <comment>separates the parts of a memory estimate</comment>
         <translation>，</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="581" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="588" />
         <source>⚠ {estimate} Loading it may make the computer swap or fail.</source>
         <translation>⚠ {estimate}加载它可能导致电脑使用交换内存或加载失败。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="584" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="591" />
         <source>Name in the file: {name}</source>
         <translation>文件内的名称：{name}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="616" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="623" />
         <source>Open a Large Model?</source>
         <translation>要打开这个大模型吗？</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="617" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="624" />
         <source>{name} needs about {needed} of memory and {available} is available now. Loading it may make the computer slow down (swapping) or fail. Open it anyway?</source>
         <translation>{name} 约需 {needed} 内存，当前可用 {available}。加载它可能导致电脑变慢（使用交换内存）或加载失败。仍要打开吗？</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="669" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="676" />
         <source>Add a Model</source>
         <translation>添加模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/model_manager.py" line="669" />
+        <location filename="../../app/ui/dialogs/model_manager.py" line="676" />
         <source>GGUF models (*.gguf);;All files (*)</source>
         <translation>GGUF 模型 (*.gguf);;所有文件 (*)</translation>
     </message>
 </context><context>
     <name>ModelMenu</name>
     <message>
-        <location filename="../../app/ui/services/model_lists.py" line="51" />
+        <location filename="../../app/ui/services/model_lists.py" line="60" />
         <source>{server} did not answer.</source>
         <translation>{server} 没有响应。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/services/model_lists.py" line="57" />
+        <location filename="../../app/ui/services/model_lists.py" line="66" />
         <source>Could not list the models of {server}: {message}</source>
         <translation>无法列出 {server} 的模型：{message}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/services/model_lists.py" line="146" />
+        <location filename="../../app/ui/services/model_lists.py" line="161" />
         <source>Could not list the models of {server}.</source>
         <translation>无法列出 {server} 的模型。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/model_menu.py" line="52" />
+        <location filename="../../app/ui/window/model_menu.py" line="64" />
         <source>&amp;Model</source>
         <translation>模型(&amp;M)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/model_menu.py" line="59" />
+        <location filename="../../app/ui/window/model_menu.py" line="71" />
         <source>&amp;Local Model (Default)</source>
         <translation>本地模型（默认）(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/model_menu.py" line="62" />
+        <location filename="../../app/ui/window/model_menu.py" line="74" />
         <source>The model on this computer Rill starts with</source>
         <translation>Rill 启动时使用的本机模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/model_menu.py" line="152" />
+        <location filename="../../app/ui/window/model_menu.py" line="191" />
         <source>Chat with {model} on {server}</source>
         <translation>通过 {server} 与 {model} 对话</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/model_menu.py" line="154" />
+        <location filename="../../app/ui/window/model_menu.py" line="193" />
         <source>Chat with the default model on {server}</source>
         <translation>与 {server} 的默认模型对话</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/model_menu.py" line="181" />
+        <location filename="../../app/ui/window/model_menu.py" line="220" />
         <source>{model} (default)</source>
         <translation>{model}（默认）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/model_menu.py" line="187" />
+        <location filename="../../app/ui/window/model_menu.py" line="227" />
         <source>More Models ({n})</source>
         <translation>更多模型（{n}）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/model_menu.py" line="193" />
+        <location filename="../../app/ui/window/model_menu.py" line="235" />
+        <source>Filter All {n} Models…</source>
+        <translation>筛选全部 {n} 个模型…</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/model_menu.py" line="240" />
+        <source>{n} More Not Kept (Rill Keeps {kept})</source>
+        <translation>另有 {n} 个未保留（Rill 最多保留 {kept} 个）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/model_menu.py" line="245" />
+        <source>{server} listed {total} models; Rill keeps the first {kept}.</source>
+        <translation>{server} 列出了 {total} 个模型；Rill 只保留前 {kept} 个。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/model_menu.py" line="249" />
         <source>Loading models…</source>
         <translation>正在加载模型列表…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/model_menu.py" line="196" />
+        <location filename="../../app/ui/window/model_menu.py" line="253" />
         <source>⚠ Could not list the models</source>
         <translation>⚠ 无法列出模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/model_menu.py" line="200" />
+        <location filename="../../app/ui/window/model_menu.py" line="258" />
         <source>Server's Default Model</source>
         <translation>服务器默认模型</translation>
+    </message>
+</context><context>
+    <name>ModelPicker</name>
+    <message>
+        <location filename="../../app/ui/dialogs/model_picker.py" line="35" />
+        <source>Models on {server}</source>
+        <translation>{server} 上的模型</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/model_picker.py" line="42" />
+        <source>Filter models</source>
+        <translation>筛选模型</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/model_picker.py" line="91" />
+        <source>1 model</source>
+        <translation>1 个模型</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/model_picker.py" line="91" />
+        <source>{n} models</source>
+        <translation>{n} 个模型</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/model_picker.py" line="93" />
+        <source>{shown} of {total} models</source>
+        <translation>{total} 个模型中的 {shown} 个</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/model_picker.py" line="95" />
+        <source> The server listed {more} more; Rill keeps the first {kept}.</source>
+        <translation>服务器还列出了另外 {more} 个；Rill 只保留前 {kept} 个。</translation>
     </message>
 </context><context>
     <name>ModelTable</name>
@@ -2118,54 +2165,54 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
 </context><context>
     <name>PromptArea</name>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="293" />
+        <location filename="../../app/ui/conversation/prompt.py" line="294" />
         <source>Message composer</source>
         <translation>消息输入框</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="306" />
+        <location filename="../../app/ui/conversation/prompt.py" line="307" />
         <source>Attachments</source>
         <translation>附件</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="307" />
+        <location filename="../../app/ui/conversation/prompt.py" line="308" />
         <source>Pasted text sent with your message</source>
         <translation>随消息一起发送的粘贴文本</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="317" />
+        <location filename="../../app/ui/conversation/prompt.py" line="318" />
         <source>Message too long</source>
         <translation>消息过长</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="319" />
+        <location filename="../../app/ui/conversation/prompt.py" line="320" />
         <source>Tokens are estimated without the model's tokenizer; the real count differs a little.</source>
         <translation>token 数是估算值（未使用模型的分词器），与实际数量会略有出入。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="453" />
+        <location filename="../../app/ui/conversation/prompt.py" line="457" />
         <source>This message is about {tokens} tokens; the model's context holds {limit}. Send a shorter message.</source>
         <translation>这条消息约有 {tokens} 个 token，而模型的上下文只能容纳 {limit} 个。请发送更短的消息。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="458" />
+        <location filename="../../app/ui/conversation/prompt.py" line="462" />
         <source>This message is about {tokens} tokens; the model's context holds {limit}. Remove the attachment or send a shorter part.</source>
         <translation>这条消息约有 {tokens} 个 token，而模型的上下文只能容纳 {limit} 个。请移除附件，或只发送其中较短的一部分。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="463" />
+        <location filename="../../app/ui/conversation/prompt.py" line="467" />
         <source>This message is about {tokens} tokens; the model's context holds {limit}. Remove an attachment or send a shorter part.</source>
         <translation>这条消息约有 {tokens} 个 token，而模型的上下文只能容纳 {limit} 个。请移除某个附件，或只发送其中较短的一部分。</translation>
     </message>
 </context><context>
     <name>PromptEdit</name>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="126" />
+        <location filename="../../app/ui/conversation/prompt.py" line="127" />
         <source>Message</source>
         <translation>消息</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="128" />
+        <location filename="../../app/ui/conversation/prompt.py" line="129" />
         <source>Type your message. Enter sends it, Shift+Enter starts a new line. Long pasted text becomes an attachment above the box.</source>
         <translation>输入消息。按 Enter 发送，按 Shift+Enter 换行。粘贴的长文本会变成附件，显示在输入框上方。</translation>
     </message>
@@ -2199,219 +2246,290 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
 </context><context>
     <name>RemoteErrors</name>
     <message>
-        <location filename="../../app/core/backends/remote/errors.py" line="37" />
-        <source>Could not connect to {server}: no answer within the time limit. Is the address right and the server running?</source>
-        <translation>无法连接到 {server}：在时限内没有响应。地址是否正确？服务器是否正在运行？</translation>
+        <location filename="../../app/core/backends/remote/errors.py" line="76" />
+        <source>Could not connect to {server}: no answer within {seconds} s. Is the address right and the server running?</source>
+        <translation>无法连接到 {server}：{seconds} 秒内没有应答。地址是否正确？服务器是否在运行？</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/errors.py" line="42" />
+        <location filename="../../app/core/backends/remote/errors.py" line="143" />
+        <location filename="../../app/core/backends/remote/errors.py" line="81" />
         <source>{server} stopped sending during the reply: nothing arrived for {seconds} s. The server may be overloaded or stuck; the stall timeout is in the server's settings.</source>
         <translation>{server} 在回复过程中停止了发送：{seconds} 秒内没有收到任何数据。服务器可能过载或卡住了；无响应超时可在该服务器的设置中修改。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/errors.py" line="46" />
+        <location filename="../../app/core/backends/remote/errors.py" line="85" />
         <source>{server} stopped sending: nothing arrived for {seconds} s. The server may be overloaded or stuck; the stall timeout is in the server's settings.</source>
         <translation>{server} 停止了发送：{seconds} 秒内没有收到任何数据。服务器可能过载或卡住了；无响应超时可在该服务器的设置中修改。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/errors.py" line="51" />
+        <location filename="../../app/core/backends/remote/errors.py" line="90" />
         <source>{server} did not accept the request in time.</source>
         <translation>{server} 未能及时接受请求。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/errors.py" line="57" />
+        <location filename="../../app/core/backends/remote/errors.py" line="97" />
         <source>Could not make a secure (TLS) connection to {server}: {detail}. Check that the URL's http/https matches the server and that its certificate is valid.</source>
         <translation>无法与 {server} 建立安全（TLS）连接：{detail}。请检查 URL 中的 http/https 是否与服务器一致，以及服务器证书是否有效。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/errors.py" line="63" />
+        <location filename="../../app/core/backends/remote/errors.py" line="103" />
         <source>Unknown host: the name in {server} could not be found. Check the URL.</source>
         <translation>未知主机：无法解析 {server} 中的主机名。请检查 URL。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/errors.py" line="66" />
+        <location filename="../../app/core/backends/remote/errors.py" line="106" />
         <source>{server} refused the connection: the server is not running on that port, or the port is wrong.</source>
         <translation>{server} 拒绝了连接：服务器未在该端口上运行，或端口有误。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/errors.py" line="69" />
+        <location filename="../../app/core/backends/remote/errors.py" line="109" />
         <source>Could not connect to {server}: {detail}.</source>
         <translation>无法连接到 {server}：{detail}。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/errors.py" line="73" />
+        <location filename="../../app/core/backends/remote/errors.py" line="113" />
         <source>{server} closed the connection during the reply before the reply was complete.</source>
         <translation>{server} 在回复过程中关闭了连接，回复未完成。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/base.py" line="226" />
-        <location filename="../../app/core/backends/remote/errors.py" line="75" />
+        <location filename="../../app/core/backends/remote/base.py" line="368" />
+        <location filename="../../app/core/backends/remote/errors.py" line="115" />
         <source>{server} closed the connection before the reply was complete.</source>
         <translation>{server} 在回复完成前关闭了连接。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/errors.py" line="78" />
+        <location filename="../../app/core/backends/remote/errors.py" line="118" />
         <source>{server}: the URL must start with http:// or https://.</source>
         <translation>{server}：URL 必须以 http:// 或 https:// 开头。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/errors.py" line="82" />
-        <location filename="../../app/core/backends/remote/errors.py" line="80" />
+        <location filename="../../app/core/backends/remote/errors.py" line="123" />
+        <location filename="../../app/core/backends/remote/errors.py" line="121" />
         <source>The request to {server} failed: {detail}.</source>
         <translation>向 {server} 发送的请求失败：{detail}。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/errors.py" line="94" />
+        <location filename="../../app/core/backends/remote/errors.py" line="129" />
+        <source>{server} did not send its model list within {seconds} s, Rill's time limit for a model list. The server may be overloaded, or sending the list very slowly.</source>
+        <translation>{server} 没有在 {seconds} 秒内发完模型列表（这是 Rill 对模型列表的时间限制）。服务器可能过载，或者发送列表的速度极慢。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/remote/errors.py" line="139" />
+        <source>{server} sent only keep-alive messages and no reply for {seconds} s. The server may be overloaded or stuck; the stall timeout is in the server's settings.</source>
+        <translation>{server} 在 {seconds} 秒内只发送了保活消息，没有任何回复内容。服务器可能过载或卡住了；无响应超时可在该服务器的设置中修改。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/remote/errors.py" line="154" />
+        <source>{server} sent a line longer than {limit}, Rill's limit for one line of a stream; Rill stopped reading there.</source>
+        <translation>{server} 发送了超过 {limit} 的一行（这是 Rill 对流中单行的限制）；Rill 已在此处停止读取。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/remote/errors.py" line="157" />
+        <source>{server} sent an event larger than {limit}, Rill's limit for one event of a stream; Rill stopped reading there.</source>
+        <translation>{server} 发送了大于 {limit} 的一个事件（这是 Rill 对流中单个事件的限制）；Rill 已在此处停止读取。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/remote/errors.py" line="160" />
+        <source>{server} sent a compressed model list that unpacks to more than {limit}, Rill's limit for a model list.</source>
+        <translation>{server} 发送了解压后超过 {limit} 的压缩模型列表（这是 Rill 对模型列表的限制）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/remote/errors.py" line="163" />
+        <source>{server} sent a model list larger than {limit}, Rill's limit for a model list.</source>
+        <translation>{server} 发送的模型列表大于 {limit}（这是 Rill 对模型列表的限制）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/remote/errors.py" line="165" />
+        <source>{server} sent a compressed reply that unpacks to more than {limit}, Rill's limit for a reply that is not streamed.</source>
+        <translation>{server} 发送了解压后超过 {limit} 的压缩回复（这是 Rill 对非流式回复的限制）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/remote/errors.py" line="168" />
+        <source>{server} sent a reply larger than {limit}, Rill's limit for a reply that is not streamed.</source>
+        <translation>{server} 发送的回复大于 {limit}（这是 Rill 对非流式回复的限制）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/remote/errors.py" line="178" />
+        <source>{server} sent the reply compressed ({encoding}) although Rill asked for no compression; Rill does not read compressed streams. Turn compression off for this address in the server or the proxy in front of it.</source>
+        <translation>{server} 发送了压缩的回复（{encoding}），而 Rill 请求的是不压缩；Rill 不读取压缩的流。请在服务器或其前面的代理中为此地址关闭压缩。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/remote/errors.py" line="182" />
+        <source>{server} sent an answer compressed as {encoding}, which Rill does not read (gzip and deflate only).</source>
+        <translation>{server} 发送的应答使用了 {encoding} 压缩，Rill 无法读取（只支持 gzip 和 deflate）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/remote/errors.py" line="190" />
+        <source>The reply from {server} was cut at {limit} characters, Rill's limit for one reply. The text up to there is kept.</source>
+        <translation>来自 {server} 的回复在 {limit} 个字符处被截断（这是 Rill 对单条回复的限制）。截断前的文字已保留。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/remote/errors.py" line="222" />
+        <source>{server} answered {code} (a redirect) without saying where to.</source>
+        <translation>{server} 返回了 {code}（重定向），但没有说明重定向到哪里。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/remote/errors.py" line="229" />
+        <source>{server} redirected the request ({code}) to {location}; Rill does not follow redirects to another address. If that address is right, put it in Model › Servers….</source>
+        <translation>{server} 将请求重定向（{code}）到 {location}；Rill 不会跟随重定向到其他地址。如果那个地址是对的，请在“模型 › 服务器…”中填写它。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/remote/errors.py" line="233" />
+        <source>{server} redirected the chat request ({code}) to {location}; Rill does not send a conversation on to a redirected address. If that address is right, put it in Model › Servers….</source>
+        <translation>{server} 将聊天请求重定向（{code}）到 {location}；Rill 不会把对话转发到重定向的地址。如果那个地址是对的，请在“模型 › 服务器…”中填写它。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/remote/errors.py" line="240" />
+        <source>{server} redirected the model list more than {n} times.</source>
+        <translation>{server} 对模型列表的重定向超过了 {n} 次。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/remote/errors.py" line="254" />
         <source>{server} rejected the API key ({code}). Check the API key in Model › Servers….</source>
         <translation>{server} 拒绝了 API 密钥（{code}）。请在“模型 › 服务器…”中检查 API 密钥。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/errors.py" line="96" />
+        <location filename="../../app/core/backends/remote/errors.py" line="256" />
         <source>{server} refused access ({code}). Check the API key in Model › Servers….</source>
         <translation>{server} 拒绝访问（{code}）。请在“模型 › 服务器…”中检查 API 密钥。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/errors.py" line="98" />
+        <location filename="../../app/core/backends/remote/errors.py" line="258" />
         <source>{server} does not know the model {model} or the API path (404). Check the model name and the server kind (OpenAI-compatible or Ollama).</source>
         <translation>{server} 无法识别模型 {model} 或 API 路径（404）。请检查模型名称和服务器类型（OpenAI 兼容或 Ollama）。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/errors.py" line="101" />
+        <location filename="../../app/core/backends/remote/errors.py" line="261" />
         <source>{server} does not know the API path (404). Check the model name and the server kind (OpenAI-compatible or Ollama).</source>
         <translation>{server} 无法识别该 API 路径（404）。请检查模型名称和服务器类型（OpenAI 兼容或 Ollama）。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/errors.py" line="104" />
+        <location filename="../../app/core/backends/remote/errors.py" line="264" />
         <source>{server} is rate-limiting requests (429 Too Many Requests).</source>
         <translation>{server} 正在限制请求频率（429 Too Many Requests）。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/errors.py" line="109" />
+        <location filename="../../app/core/backends/remote/errors.py" line="269" />
         <source> Try again in {seconds} s.</source>
         <translation>请在 {seconds} 秒后重试。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/errors.py" line="111" />
+        <location filename="../../app/core/backends/remote/errors.py" line="271" />
         <source> Try again after {time}.</source>
         <translation>请在 {time} 之后重试。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/errors.py" line="113" />
+        <location filename="../../app/core/backends/remote/errors.py" line="273" />
         <source> Try again shortly.</source>
         <translation>请稍后重试。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/errors.py" line="115" />
+        <location filename="../../app/core/backends/remote/errors.py" line="275" />
         <source>{server} had an internal error ({code}).</source>
         <translation>{server} 发生了内部错误（{code}）。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/errors.py" line="117" />
+        <location filename="../../app/core/backends/remote/errors.py" line="277" />
         <source>{server} answered {code} {reason}.</source>
         <translation>{server} 返回了 {code} {reason}。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/errors.py" line="118" />
+        <location filename="../../app/core/backends/remote/errors.py" line="278" />
         <source> The server said: {detail}</source>
         <translation>服务器返回：{detail}</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/errors.py" line="127" />
+        <location filename="../../app/core/backends/remote/errors.py" line="297" />
         <source>no details</source>
         <translation>无详细信息</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/errors.py" line="128" />
+        <location filename="../../app/core/backends/remote/errors.py" line="298" />
         <source>{server} reported an error during the reply: {detail}</source>
         <translation>{server} 在回复过程中报告了错误：{detail}</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/errors.py" line="134" />
+        <location filename="../../app/core/backends/remote/errors.py" line="305" />
         <source>{server} sent data Rill cannot read: {what}.</source>
         <translation>{server} 发送了 Rill 无法读取的数据：{what}。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/errors.py" line="146" />
+        <location filename="../../app/core/backends/remote/errors.py" line="322" />
         <source>(an HTML page)</source>
         <translation>（一个 HTML 页面）</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/base.py" line="116" />
+        <location filename="../../app/core/backends/remote/base.py" line="151" />
+        <source>{server}: {problem}</source>
+        <translation>{server}：{problem}</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/remote/base.py" line="205" />
         <source>{server} does not list its models.</source>
         <translation>{server} 未提供模型列表。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/base.py" line="120" />
+        <location filename="../../app/core/backends/remote/base.py" line="209" />
         <source>{server} offers no model. Load one in the server, or name one in Model › Servers….</source>
         <translation>{server} 没有可用的模型。请在服务器中加载一个模型，或在“模型 › 服务器…”中指定模型。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/base.py" line="125" />
+        <location filename="../../app/core/backends/remote/base.py" line="214" />
         <source>{server} does not list the model {model}; it lists: {models}.</source>
         <translation>{server} 的模型列表中没有 {model}；列出的模型有：{models}。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/base.py" line="135" />
+        <location filename="../../app/core/backends/remote/base.py" line="225" />
         <source>the server's</source>
         <translation>由服务器提供</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/base.py" line="151" />
+        <location filename="../../app/core/backends/remote/base.py" line="245" />
         <source>the model list is not JSON (is the server kind right?)</source>
         <translation>模型列表不是 JSON（服务器类型是否正确？）</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/base.py" line="156" />
+        <location filename="../../app/core/backends/remote/base.py" line="250" />
         <source>the model list has an unexpected shape (is the server kind right?)</source>
         <translation>模型列表的结构不符合预期（服务器类型是否正确？）</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/base.py" line="221" />
+        <location filename="../../app/core/backends/remote/base.py" line="363" />
         <source>{server} ended the reply without sending anything. The conversation may be longer than the server's context window: start a new chat or shorten the message.</source>
         <translation>{server} 未发送任何内容就结束了回复。对话可能超出了服务器的上下文窗口：请新建对话或缩短消息。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/base.py" line="241" />
+        <location filename="../../app/core/backends/remote/base.py" line="411" />
         <source>a malformed JSON event: {text}</source>
         <translation>格式错误的 JSON 事件：{text}</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/base.py" line="243" />
+        <location filename="../../app/core/backends/remote/base.py" line="413" />
         <source>a malformed JSON line: {text}</source>
         <translation>格式错误的 JSON 行：{text}</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/base.py" line="245" />
+        <location filename="../../app/core/backends/remote/base.py" line="415" />
         <source>a malformed JSON reply: {text}</source>
         <translation>格式错误的 JSON 回复：{text}</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/base.py" line="255" />
-        <source>a non-streamed reply over 8 MB</source>
-        <translation>超过 8 MB 的非流式回复</translation>
-    </message>
-    <message>
-        <location filename="../../app/core/backends/remote/base.py" line="261" />
+        <location filename="../../app/core/backends/remote/base.py" line="430" />
         <source>the reply is not a stream ({content_type}); is the URL that of the API, and the server kind right?</source>
         <translation>回复不是流式输出（{content_type}）；URL 是否为 API 地址，服务器类型是否正确？</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/base.py" line="284" />
-        <source>a line longer than 4 MB</source>
-        <translation>单行超过 4 MB</translation>
-    </message>
-    <message>
-        <location filename="../../app/core/backends/remote/openai.py" line="74" />
+        <location filename="../../app/core/backends/remote/openai.py" line="84" />
         <source>an event that is not a JSON object</source>
         <translation>不是 JSON 对象的事件</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/openai.py" line="101" />
+        <location filename="../../app/core/backends/remote/openai.py" line="111" />
         <source>the reply is not a stream and not a chat completion</source>
         <translation>回复既不是流式输出，也不是对话补全（chat completion）</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/ollama.py" line="60" />
+        <location filename="../../app/core/backends/remote/ollama.py" line="64" />
         <source>a line that is not a JSON object</source>
         <translation>不是 JSON 对象的一行数据</translation>
     </message>
@@ -2458,57 +2576,57 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>结果数量</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/search.py" line="381" />
+        <location filename="../../app/ui/dialogs/search.py" line="383" />
         <location filename="../../app/ui/dialogs/search.py" line="342" />
         <source>Type to search all conversations</source>
         <translation>输入关键词，搜索所有对话</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/search.py" line="420" />
+        <location filename="../../app/ui/dialogs/search.py" line="422" />
         <source>Search is not available: the conversation history could not be opened.</source>
         <translation>搜索不可用：无法打开对话历史记录。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/search.py" line="421" />
+        <location filename="../../app/ui/dialogs/search.py" line="423" />
         <source>The search failed. Try again, or try other words.</source>
         <translation>搜索失败。请重试，或换个关键词。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../app/ui/dialogs/search.py" line="431" />
+        <location filename="../../app/ui/dialogs/search.py" line="433" />
         <source>The %n newest matches</source>
         <translation>
             <numerusform>最新的 %n 条匹配结果</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/search.py" line="433" />
+        <location filename="../../app/ui/dialogs/search.py" line="435" />
         <source>1 match</source>
         <translation>1 条匹配结果</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../app/ui/dialogs/search.py" line="435" />
+        <location filename="../../app/ui/dialogs/search.py" line="437" />
         <source>%n matches</source>
         <translation>
             <numerusform>%n 条匹配结果</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/search.py" line="437" />
+        <location filename="../../app/ui/dialogs/search.py" line="439" />
         <source>No matches</source>
         <translation>没有匹配结果</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/search.py" line="536" />
+        <location filename="../../app/ui/dialogs/search.py" line="539" />
         <source>You</source>
         <translation>你</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/search.py" line="538" />
+        <location filename="../../app/ui/dialogs/search.py" line="541" />
         <source>Rill</source>
         <translation>Rill</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/search.py" line="540" />
+        <location filename="../../app/ui/dialogs/search.py" line="543" />
         <source>System</source>
         <translation>系统</translation>
     </message>
@@ -2522,58 +2640,73 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
 </context><context>
     <name>Servers</name>
     <message>
-        <location filename="../../app/core/backends/remote/servers.py" line="34" />
+        <location filename="../../app/core/backends/remote/servers.py" line="51" />
         <source>OpenAI-compatible</source>
         <extracomment>What the kinds are called for the user: English, translated where shown (``translate("Servers", label)``).</extracomment>
         <translation>OpenAI 兼容</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/servers.py" line="61" />
+        <location filename="../../app/core/backends/remote/servers.py" line="78" />
         <source>A server needs a name.</source>
         <translation>服务器需要一个名称。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/servers.py" line="63" />
+        <location filename="../../app/core/backends/remote/servers.py" line="80" />
         <source>Unknown server kind {kind}: use one of {kinds}.</source>
         <translation>未知的服务器类型 {kind}：请使用 {kinds} 之一。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/servers.py" line="66" />
+        <location filename="../../app/core/backends/remote/servers.py" line="83" />
         <source>The stall timeout must be between 1 and 3600 seconds.</source>
         <translation>无响应超时必须介于 1 到 3600 秒之间。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/servers.py" line="110" />
+        <location filename="../../app/core/backends/remote/servers.py" line="127" />
         <source>A server needs a URL, e.g. http://127.0.0.1:8080.</source>
         <translation>服务器需要一个 URL，例如 http://127.0.0.1:8080。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/servers.py" line="115" />
+        <location filename="../../app/core/backends/remote/servers.py" line="132" />
         <source>Only http:// and https:// URLs are supported, not {scheme}://.</source>
         <translation>仅支持 http:// 和 https:// 开头的 URL，不支持 {scheme}://。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/servers.py" line="118" />
+        <location filename="../../app/core/backends/remote/servers.py" line="135" />
         <source>{url} has no host name.</source>
         <translation>{url} 没有主机名。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/servers.py" line="122" />
+        <location filename="../../app/core/backends/remote/servers.py" line="139" />
         <source>{url} has a bad port number.</source>
         <translation>{url} 的端口号无效。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/servers.py" line="124" />
+        <location filename="../../app/core/backends/remote/servers.py" line="141" />
         <source>{url} contains spaces.</source>
         <translation>{url} 包含空格。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/servers.py" line="133" />
+        <location filename="../../app/core/backends/remote/servers.py" line="150" />
         <source>(invalid URL)</source>
         <translation>（无效的 URL）</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/servers.py" line="204" />
+        <location filename="../../app/core/backends/remote/servers.py" line="273" />
+        <source>The API key contains a space. Paste it again in Model › Servers….</source>
+        <translation>API 密钥中含有空格。请在“模型 › 服务器…”中重新粘贴。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/remote/servers.py" line="275" />
+        <source>The API key contains a control character (such as a line break). Paste it again in Model › Servers….</source>
+        <translation>API 密钥中含有控制字符（例如换行符）。请在“模型 › 服务器…”中重新粘贴。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/remote/servers.py" line="278" />
+        <source>The API key contains a character that is not plain ASCII (such as a typographic quote or an invisible space). Paste it again in Model › Servers….</source>
+        <translation>API 密钥中含有非纯 ASCII 字符（例如排版用的引号或不可见的空格）。请在“模型 › 服务器…”中重新粘贴。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/remote/servers.py" line="327" />
         <source>No system keyring is available, so API keys are kept for this session only and must be entered again after Rill restarts.</source>
         <translation>没有可用的系统密钥环，因此 API 密钥仅在本次会话中保留，Rill 重启后需要重新输入。</translation>
     </message>
@@ -2651,13 +2784,13 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>保存在系统密钥环中，绝不会写入 Rill 的设置文件</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="531" />
+        <location filename="../../app/ui/dialogs/servers.py" line="535" />
         <location filename="../../app/ui/dialogs/servers.py" line="191" />
         <source>Show</source>
         <translation>显示</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="532" />
+        <location filename="../../app/ui/dialogs/servers.py" line="536" />
         <location filename="../../app/ui/dialogs/servers.py" line="193" />
         <source>Show the API key</source>
         <translation>显示 API 密钥</translation>
@@ -2763,142 +2896,142 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>没有服务器</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="286" />
-        <source>Save the servers</source>
-        <translation>保存服务器</translation>
-    </message>
-    <message>
         <location filename="../../app/ui/dialogs/servers.py" line="288" />
-        <source>Close without saving</source>
-        <translation>关闭且不保存</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="290" />
         <source>C&amp;hat with This Model</source>
         <translation>使用此模型对话(&amp;H)</translation>
     </message>
     <message>
         <location filename="../../app/ui/dialogs/servers.py" line="292" />
+        <source>Save the servers</source>
+        <translation>保存服务器</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/servers.py" line="294" />
+        <source>Close without saving</source>
+        <translation>关闭且不保存</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/servers.py" line="296" />
         <source>Save and chat with this server's default model</source>
         <translation>保存并与此服务器的默认模型对话</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="294" />
+        <location filename="../../app/ui/dialogs/servers.py" line="298" />
         <source>Saving status</source>
         <translation>保存状态</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="341" />
+        <location filename="../../app/ui/dialogs/servers.py" line="345" />
         <source>(no name)</source>
         <translation>（无名称）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="383" />
+        <location filename="../../app/ui/dialogs/servers.py" line="387" />
         <source>e.g. http://127.0.0.1:8080 or https://api.example.com/v1</source>
         <translation>例如 http://127.0.0.1:8080 或 https://api.example.com/v1</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="384" />
+        <location filename="../../app/ui/dialogs/servers.py" line="388" />
         <source>With or without /v1: Rill adds it when it is missing.</source>
         <translation>可带或不带 /v1：缺少时 Rill 会自动添加。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="388" />
+        <location filename="../../app/ui/dialogs/servers.py" line="392" />
         <source>The Ollama server's address, e.g. {url}</source>
         <translation>Ollama 服务器的地址，例如 {url}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="395" />
+        <location filename="../../app/ui/dialogs/servers.py" line="399" />
         <source>Reading the keyring…</source>
         <translation>正在读取系统密钥环…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="395" />
+        <location filename="../../app/ui/dialogs/servers.py" line="399" />
         <source>None (not needed by most local servers)</source>
         <translation>无（大多数本地服务器不需要）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="410" />
+        <location filename="../../app/ui/dialogs/servers.py" line="414" />
         <source>Another server is already named “{name}”.</source>
         <translation>已有名为“{name}”的服务器。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="429" />
+        <location filename="../../app/ui/dialogs/servers.py" line="433" />
         <source>Removed “{name}”.</source>
         <translation>已移除“{name}”。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="456" />
+        <location filename="../../app/ui/dialogs/servers.py" line="460" />
         <source>New server</source>
         <translation>新服务器</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="458" />
+        <location filename="../../app/ui/dialogs/servers.py" line="462" />
         <source>New server {n}</source>
         <translation>新服务器 {n}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="531" />
+        <location filename="../../app/ui/dialogs/servers.py" line="535" />
         <source>Hide</source>
         <translation>隐藏</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="532" />
+        <location filename="../../app/ui/dialogs/servers.py" line="536" />
         <source>Hide the API key</source>
         <translation>隐藏 API 密钥</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="551" />
+        <location filename="../../app/ui/dialogs/servers.py" line="555" />
         <source>Testing…</source>
         <translation>正在测试…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="554" />
+        <location filename="../../app/ui/dialogs/servers.py" line="558" />
         <source>Fetching the model list…</source>
         <translation>正在获取模型列表…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="593" />
+        <location filename="../../app/ui/dialogs/servers.py" line="597" />
         <source>Could not list the models of {name}.</source>
         <translation>无法列出 {name} 的模型。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="600" />
+        <location filename="../../app/ui/dialogs/servers.py" line="604" />
         <source>Connected — {n} model</source>
         <translation>已连接 — {n} 个模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="600" />
+        <location filename="../../app/ui/dialogs/servers.py" line="604" />
         <source>Connected — {n} models</source>
         <translation>已连接 — {n} 个模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="602" />
+        <location filename="../../app/ui/dialogs/servers.py" line="606" />
         <source>{n} model found</source>
         <translation>找到 {n} 个模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="602" />
+        <location filename="../../app/ui/dialogs/servers.py" line="606" />
         <source>{n} models found</source>
         <translation>找到 {n} 个模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="669" />
+        <location filename="../../app/ui/dialogs/servers.py" line="673" />
         <source>Not saved: fix “{name}” first.</source>
         <translation>未保存：请先修正“{name}”。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="676" />
+        <location filename="../../app/ui/dialogs/servers.py" line="680" />
         <source>Not saved: the settings file {path} could not be written.</source>
         <translation>未保存：无法写入设置文件 {path}。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="695" />
+        <location filename="../../app/ui/dialogs/servers.py" line="699" />
         <source>Saving the API keys…</source>
         <translation>正在保存 API 密钥…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="721" />
+        <location filename="../../app/ui/dialogs/servers.py" line="725" />
         <source>The API keys could not be saved.</source>
         <translation>无法保存 API 密钥。</translation>
     </message>
@@ -3289,77 +3422,77 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>键盘快捷键</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="157" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="160" />
         <source>Every menu item also has an underlined letter: press Alt and that letter.</source>
         <translation>每个菜单项都有一个带下划线的字母：按住 Alt 再按该字母即可。</translation>
     </message>
 </context><context>
     <name>Sidebar</name>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="344" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="343" />
         <source>New Chat</source>
         <translation>新建对话</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="346" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="345" />
         <source>Start a new conversation (Ctrl+N)</source>
         <translation>开始新对话（Ctrl+N）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="347" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="346" />
         <source>New chat</source>
         <translation>新建对话</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="350" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="349" />
         <source>Conversations</source>
         <translation>对话列表</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="352" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="351" />
         <source>Your conversations, newest first. Enter opens one, F2 renames it, Delete deletes it.</source>
         <translation>你的对话，最新的在前。按 Enter 打开，F2 重命名，Delete 删除。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="384" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="389" />
         <source>Unpin</source>
         <translation>取消置顶</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="384" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="389" />
         <source>Pin to Top</source>
         <translation>置顶</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="385" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="390" />
         <source>Rename	F2</source>
         <translation>重命名	F2</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="386" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="391" />
         <source>Export…</source>
         <translation>导出…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="387" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="392" />
         <source>Conversation Settings…</source>
         <translation>对话设置…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/sidebar/sidebar.py" line="389" />
+        <location filename="../../app/ui/sidebar/sidebar.py" line="394" />
         <source>Delete	Del</source>
         <translation>删除	Del</translation>
     </message>
 </context><context>
     <name>SingleInstance</name>
     <message>
-        <location filename="../../app/ui/misc/single_instance.py" line="75" />
+        <location filename="../../app/ui/misc/single_instance.py" line="73" />
         <source>Rill is already running; its window was brought forward.</source>
         <extracomment>Printed to the terminal when a second start found Rill running and brought its window forward.</extracomment>
         <translation>Rill 已在运行，已将其窗口切换到前台。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/single_instance.py" line="305" />
+        <location filename="../../app/ui/misc/single_instance.py" line="285" />
         <source>Another Rill (process {pid}) is using this data folder but does not answer; starting anyway.</source>
         <translation>另一个 Rill（进程 {pid}）正在使用此数据文件夹，但没有响应；仍将继续启动。</translation>
     </message>
@@ -3489,7 +3622,7 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
 </context><context>
     <name>StoreService</name>
     <message>
-        <location filename="../../app/ui/services/store.py" line="71" />
+        <location filename="../../app/ui/services/store.py" line="72" />
         <source>The conversation history could not be opened: {error}</source>
         <translation>无法打开对话历史记录：{error}</translation>
     </message>
