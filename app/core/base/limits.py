@@ -13,9 +13,14 @@ Who uses which:
   ``MODEL_LIST_TIMEOUT_S`` for the whole list (not per read);
 * streams (SSE and NDJSON): ``MAX_LINE_BYTES`` per line, ``MAX_EVENT_BYTES``
   per SSE event; a compressed stream is refused (Rill asks for identity);
-* a reply: ``MAX_REPLY_CHARS`` in all (the rest is cut, with a notice), handed
-  on in pieces of at most ``MAX_DELTA_CHARS`` (one huge delta never travels
-  as one string);
+* a message (``MAX_MESSAGE_CHARS``, code points): an import cuts a longer
+  one to this length, ends it with ``CUT_MARK`` and says so; a title at most
+  ``MAX_TITLE_CHARS``. About 4 M characters is a book of 2,000 pages, and
+  what a window keeps in memory for it stays within a few hundred MB;
+* a reply from a server: ``MAX_REPLY_CHARS`` (= ``MAX_MESSAGE_CHARS``, so a
+  reply always fits a message) in all, the rest cut with a notice, handed on
+  in pieces of at most ``MAX_DELTA_CHARS`` (one huge delta never travels as
+  one string);
 * error text quoted from a server (bodies, headers, reason phrases):
   ``MAX_ERROR_BODY_BYTES`` read, ``MAX_QUOTED_CHARS`` shown, after redaction;
 * a non-streamed JSON reply: ``MAX_JSON_BODY_BYTES``.
@@ -40,8 +45,18 @@ MAX_LINE_BYTES = 4 * MB
 #: One SSE event's data (its ``data:`` lines together).
 MAX_EVENT_BYTES = 4 * MB
 
-#: One reply's text, in characters; beyond it the reply is cut with a notice.
-MAX_REPLY_CHARS = 4_000_000
+#: The longest message Rill keeps, in characters (code points).
+MAX_MESSAGE_CHARS = 4 * 1024 * 1024
+
+#: The longest conversation title an import keeps (a title is one line in the sidebar).
+MAX_TITLE_CHARS = 500
+
+#: What ends a message that was cut at ``MAX_MESSAGE_CHARS`` (on its own line).
+CUT_MARK = "\n\n[…]"
+
+#: One reply's text from a server, in characters; beyond it the reply is cut
+#: with a notice.
+MAX_REPLY_CHARS = MAX_MESSAGE_CHARS
 #: The longest piece of text a backend hands on at once.
 MAX_DELTA_CHARS = 64 * 1024
 

@@ -248,4 +248,4 @@ def test_a_cut_inside_thinking_closes_the_thinking_span(monkeypatch: pytest.Monk
 
 
 def test_the_default_reply_limit_is_the_documented_one() -> None:
-    assert remote_base.MAX_REPLY_CHARS == limits.MAX_REPLY_CHARS == 4_000_000
+    assert remote_base.MAX_REPLY_CHARS == limits.MAX_REPLY_CHARS == limits.MAX_MESSAGE_CHARS == 4 * 1024 * 1024
