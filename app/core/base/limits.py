@@ -45,7 +45,7 @@ MAX_EVENT_BYTES = 4 * MB
 
 #: One reply's text, in characters; beyond it the reply is cut with a notice
 #: (the inference worker stops the generation: every backend).
-MAX_REPLY_CHARS = 4_000_000
+MAX_REPLY_CHARS = 4 * 1024 * 1024   # = MAX_MESSAGE_CHARS: a reply always fits a message
 #: The longest piece of text a remote backend hands on at once.
 MAX_DELTA_CHARS = 64 * 1024
 #: The inference worker hands text on to the view in pieces of about this

@@ -155,13 +155,13 @@ def test_a_silent_server_after_real_data_is_a_plain_stall() -> None:
 
 
 def slow_real_data(ex: Exchange) -> None:
-    """Data every 0.4 s with a 1 s stall timeout: longer in all than the
-    timeout, never silent for that long: must not be called stalled."""
+    """Data every 0.3 s with a 2 s stall timeout: longer in all (3 s) than
+    the timeout, never silent for that long: must not be called stalled."""
     ex.head(200, SSE, chunked=True)
-    for i in range(6):
+    for i in range(10):
         ex.chunk(b": ping\n\n")
         ex.chunk(sse_event(content(str(i))))
-        ex.wait(0.4)
+        ex.wait(0.3)
     ex.chunk(sse_event({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}))
     ex.chunk(b"data: [DONE]\n\n")
     ex.chunk(b"")
@@ -169,8 +169,22 @@ def slow_real_data(ex: Exchange) -> None:
 
 def test_real_data_keeps_a_slow_stream_alive() -> None:
     with HostileServer(slow_real_data) as server:
-        pieces, reason, error = run(server.url, stall_s=1.0)
-    assert error is None and reason is FinishReason.STOP and "".join(pieces) == "012345"
+        pieces, reason, error = run(server.url, stall_s=2.0)
+    assert error is None and reason is FinishReason.STOP and "".join(pieces) == "0123456789"
+
+
+def slow_endless_line(kind: str, sent: list[int]) -> Callable[[Exchange], None]:
+    """One endless line at 16 KB per 20 ms: the 4 MB line limit is 5 s away."""
+
+    def handler(ex: Exchange) -> None:
+        ex.head(200, SSE if kind == "openai" else NDJSON, chunked=True)
+        ex.chunk(b'data: {"choices": [{"delta": {"content": "' if kind == "openai" else b'{"message": {"content": "')
+        while True:
+            ex.chunk(b"x" * 16384)
+            sent.append(16384)
+            ex.wait(0.02)
+
+    return handler
 
 
 @pytest.mark.parametrize("kind", ["openai", "ollama"])
@@ -178,8 +192,8 @@ def test_stop_during_an_endless_line_ends_the_worker_within_a_read(kind: str) ->
     """Stop while the server pours one endless line in (no event ever
     completes): the worker ends at once, long before the 4 MB line limit."""
     cancel = CancelEvent()
-    handler = endless_line if kind == "openai" else endless_ndjson_line
-    with HostileServer(handler) as server:
+    sent: list[int] = []
+    with HostileServer(slow_endless_line(kind, sent)) as server:
         outcome: list[object] = []
 
         def worker() -> None:
@@ -187,13 +201,14 @@ def test_stop_during_an_endless_line_ends_the_worker_within_a_read(kind: str) ->
 
         thread = threading.Thread(target=worker)
         thread.start()
-        assert server.wait_for(lambda: bool(server.requests), 10)
+        assert server.wait_for(lambda: sum(sent) >= 64 * 1024, 10)  # mid-line
         cancel.set()
         thread.join(10)
         assert not thread.is_alive()
         assert server.client_gone.wait(5)
+    assert sum(sent) < limits.MAX_LINE_BYTES
     pieces, reason, error = outcome[0]  # type: ignore[misc]  # the tuple run() returns
-    assert reason is FinishReason.CANCELLED and error is None
+    assert reason is FinishReason.CANCELLED and error is None, error
 
 
 def big_reply(ex: Exchange) -> None:
