@@ -271,10 +271,11 @@ class ChatController(QObject):
         self.conversations.undo_delete(deletion)
 
     def conversation_markdown(self) -> str:
-        """The conversation's current path as Markdown, in File › Export's format (one exporter)."""
+        """The conversation's current path as Markdown, in File › Export's format (one
+        exporter), the bodies as written (Edit › Copy: see ``conversation_markdown``)."""
         from app.core.store.exchange import conversation_markdown
 
-        return conversation_markdown(self.conversation, self.conversation.all_messages())
+        return conversation_markdown(self.conversation, self.conversation.all_messages(), inert=False)
 
     def message(self, message_id: str) -> Message | None:
         return self.conversation.get(message_id)

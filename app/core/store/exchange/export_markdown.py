@@ -37,11 +37,14 @@ def _local_time(ts: float) -> str:
         return "unknown date"
 
 
-def conversation_markdown(info: Described, messages: Sequence[Message]) -> str:
+def conversation_markdown(info: Described, messages: Sequence[Message], inert: bool = True) -> str:
     """One conversation as Markdown: its current path, with a note where other
     branches were left out. Bodies, the title and errors are made inert
     (``inert_markdown``): only these headings are at levels 1 and 2, and
-    nothing in them is HTML or a script link."""
+    nothing in them is HTML or a script link. ``inert=False``: bodies as
+    written (Edit › Copy Conversation as Markdown: the user's own text to
+    paste elsewhere, like Copy on a message; the CommonMark pass costs about
+    0.4 s per MB, too much for a paste served on the GUI thread)."""
     path = current_path(messages, info.current_leaf)
     siblings: dict[str | None, int] = {}
     for m in messages:
@@ -54,7 +57,7 @@ def conversation_markdown(info: Described, messages: Sequence[Message]) -> str:
         who = "You" if msg.role == Role.USER.value else "Rill"
         status = MessageStatus(msg.status)
         note = "" if status is MessageStatus.COMPLETE else f" ({status.value})"
-        body = inert_body(msg.content)
+        body = inert_body(msg.content) if inert else msg.content
         section = f"## {who}{note}\n\n{body}"
         if body and not body.endswith("\n"):
             section += "\n"

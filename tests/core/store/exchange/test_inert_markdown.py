@@ -100,3 +100,10 @@ def test_titles_and_errors_are_inert_too() -> None:
                 min_size=1, max_size=4))
 def test_no_body_can_pose_as_a_message_or_carry_html(bodies: list[str]) -> None:
     assert_inert(export(*bodies), tuple(bodies))
+
+
+def test_copy_as_markdown_keeps_the_bodies_as_written() -> None:
+    info = SimpleNamespace(title="T", model="", created_at=0.0, current_leaf=None)
+    body = "## Rill\n\n<b>as written</b>"
+    out = conversation_markdown(info, [Message(Role.USER.value, body, status=MessageStatus.COMPLETE.value)], inert=False)
+    assert body in out
