@@ -24,11 +24,14 @@ import logging
 import multiprocessing
 import multiprocessing.pool
 import os
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from app.core.render import blocks
 from app.core.render.jobs import RenderJob, plain_units, render_job
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 __all__ = ["RENDER_TIMEOUT_S", "RenderPool"]
 
@@ -54,7 +57,7 @@ class RenderPool:
         if self._pool is not None:
             return
         context = multiprocessing.get_context("spawn")
-        self._pool = context.Pool(processes=1)
+        self._pool = context.Pool(processes=1, initializer=lower_priority)
         self._warm = self._pool.apply_async(render_job, (_WARM_UP,))
         self._ready = False
 
@@ -72,6 +75,12 @@ class RenderPool:
         if self._warm is not None:
             self._warm.wait(timeout_s)
         return self.ready
+
+    def call(self, fn: Callable[..., T], *args: Any, timeout_s: float = 30.0) -> T:
+        """``fn(*args)`` run in the worker process (tests, diagnostics); it must be started."""
+        if self._pool is None:
+            raise RuntimeError("the render process is not started")
+        return self._pool.apply_async(fn, args).get(timeout_s)
 
     def render(self, job: RenderJob) -> tuple[blocks.Unit, ...]:
         """``render_job(job)``: in the process when it is ready, here otherwise."""
@@ -105,6 +114,16 @@ class RenderPool:
     def close(self) -> None:
         """End the process (a job still running in it is abandoned) and join the pool's threads."""
         self._terminate()
+
+
+def lower_priority() -> None:
+    """The worker process's start: a lower CPU priority (nice 10), so that on
+    a machine with few cores the model's threads and the GUI come first (the
+    deferred pass is the low-priority one: the product card)."""
+    try:
+        os.nice(10)
+    except (AttributeError, OSError):  # no nice() (Windows) or not allowed: render at the same priority
+        pass
 
 
 def default_enabled() -> bool:

@@ -78,3 +78,11 @@ def test_the_switch(monkeypatch: pytest.MonkeyPatch) -> None:
     assert not default_enabled()
     monkeypatch.delenv("RILL_RENDER_PROCESS")
     assert default_enabled()
+
+
+def test_the_worker_runs_at_a_lower_priority(pool: RenderPool) -> None:
+    import os
+
+    wait_ready(pool)
+    niceness = pool.call(os.nice, 0)   # os.nice(0) reads the worker's niceness
+    assert niceness >= os.nice(0) + 10 or niceness == 19
