@@ -9,6 +9,7 @@ units: hostile text never breaks a reply.
 from __future__ import annotations
 
 import logging
+import pickle
 from dataclasses import dataclass
 
 from app.core.render import blocks
@@ -16,7 +17,7 @@ from app.core.text.textbreak import display_pieces
 
 log = logging.getLogger(__name__)
 
-__all__ = ["RenderJob", "plain_units", "render_job"]
+__all__ = ["RenderJob", "plain_units", "render_job", "render_job_pickled"]
 
 
 @dataclass(frozen=True)
@@ -42,3 +43,11 @@ def render_job(job: RenderJob) -> tuple[blocks.Unit, ...]:
     except Exception:  # noqa: BLE001 - never let hostile text break a reply
         log.exception("rendering failed; showing plain text")
         return plain_units(job.text)
+
+
+def render_job_pickled(job: RenderJob) -> list[bytes]:
+    """``render_job(job)``, each unit pickled on its own (what the worker
+    process sends back): the receiving process unpickles the list of bytes in
+    one cheap call, then the units one at a time, so no single unpickling of
+    a long reply's units holds the GIL for tens of milliseconds."""
+    return [pickle.dumps(unit, protocol=pickle.HIGHEST_PROTOCOL) for unit in render_job(job)]

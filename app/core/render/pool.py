@@ -24,11 +24,12 @@ import logging
 import multiprocessing
 import multiprocessing.pool
 import os
+import pickle
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from app.core.render import blocks
-from app.core.render.jobs import RenderJob, plain_units, render_job
+from app.core.render.jobs import RenderJob, plain_units, render_job, render_job_pickled
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -88,7 +89,8 @@ class RenderPool:
             self.in_process += 1
             return render_job(job)
         try:
-            units = self._pool.apply_async(render_job, (job,)).get(self.timeout_s)
+            pickled = self._pool.apply_async(render_job_pickled, (job,)).get(self.timeout_s)
+            units = tuple(pickle.loads(data) for data in pickled)   # one small unpickling at a time
         except multiprocessing.TimeoutError:
             log.warning("rendering %s took longer than %.0f s: shown as plain text", job.message_id, self.timeout_s)
             self._restart()
