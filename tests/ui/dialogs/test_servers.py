@@ -28,34 +28,9 @@ from app.ui.dialogs import server_calls
 from app.ui.dialogs.servers import ServersDialog
 from app.ui.services import model_lists
 from app.ui.services.background import BackgroundCalls, join_background_threads
+from tests.helpers.keyring import MemoryKeyring
 
 SECRET = "sk-test-0123456789abcdef"
-
-
-class MemoryKeyring(KeyringBackend):
-    """A keyring in a dict (the machine's own keyring is never touched)."""
-
-    priority = 10
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.data: dict[tuple[str, str], str] = {}
-        self.writes = 0
-
-    def get_password(self, service: str, username: str) -> str | None:
-        return self.data.get((service, username))
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        self.writes += 1
-        self.data[(service, username)] = password
-
-    def delete_password(self, service: str, username: str) -> None:
-        self.data.pop((service, username), None)
-
-
-# Defining a backend registers it for keyring's own auto-detection: undo that,
-# so no later test gets this one without asking for it.
-KeyringBackend._classes.discard(MemoryKeyring)
 
 
 def use_keyring(monkeypatch: pytest.MonkeyPatch, backend: KeyringBackend) -> None:

@@ -12,7 +12,6 @@ import logging
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from keyring.backend import KeyringBackend
 
 from app.core.backends.base import BackendError, CancelEvent, ChatMessage, GenerationRequest
 from app.core.backends.remote import servers
@@ -21,6 +20,7 @@ from app.core.backends.remote.redaction import Redactor
 from app.core.backends.remote.servers import SecretStore, ServerConfig, ServerConfigError, validate_api_key
 from app.core.base import limits
 from tests.helpers.hostile_server import Exchange, HostileServer
+from tests.helpers.keyring import MemoryKeyring
 
 KEY = "sk-proj-Tq7Wz0Lm4Xc9Vb2Nh6Jd1Kf8"
 REQUEST = GenerationRequest(1, (ChatMessage("user", "hi"),))
@@ -188,23 +188,6 @@ def test_key_looking_tokens_are_redacted_whoever_they_belong_to(text: str) -> No
 
 
 # -- URL logins ---------------------------------------------------------------------------
-
-
-class MemoryKeyring(KeyringBackend):
-    priority = 1  # type: ignore[assignment]  # keyring declares it a classproperty
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.data: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service: str, username: str) -> str | None:
-        return self.data.get((service, username))
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        self.data[(service, username)] = password
-
-    def delete_password(self, service: str, username: str) -> None:
-        self.data.pop((service, username), None)
 
 
 def test_a_url_login_goes_to_the_keyring_and_is_sent_as_basic_auth(tmp_path, caplog) -> None:

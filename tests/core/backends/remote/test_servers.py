@@ -6,11 +6,11 @@ import json
 
 import keyring
 import pytest
-from keyring.backend import KeyringBackend
 
 from app.core.backends.remote import servers
 from app.core.backends.remote.servers import SecretStore, ServerConfig, ServerConfigError, normalize_base_url
 from app.core.base import settings
+from tests.helpers.keyring import MemoryKeyring
 
 
 @pytest.mark.parametrize(
@@ -54,23 +54,6 @@ def test_servers_round_trip_and_bad_entries_are_skipped(tmp_path) -> None:
     loaded = servers.load_servers(path)
     assert [s.name for s in loaded] == ["Box", "Ollama"]
     assert loaded[0].id == a.id and loaded[0].model == "qwen"
-
-
-class MemoryKeyring(KeyringBackend):
-    priority = 10
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.data: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service: str, username: str) -> str | None:
-        return self.data.get((service, username))
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        self.data[(service, username)] = password
-
-    def delete_password(self, service: str, username: str) -> None:
-        self.data.pop((service, username), None)
 
 
 def test_keys_go_to_the_keyring_never_to_the_settings_file(tmp_path) -> None:
