@@ -16,6 +16,8 @@ import time
 from collections import deque
 from dataclasses import dataclass
 
+from app.core.base.limits import MAX_PIECE_CHARS
+
 
 @dataclass(frozen=True)
 class Chunk:
@@ -114,7 +116,8 @@ class Batcher:
     producer's tokens are grouped into one signal per window.
     """
 
-    def __init__(self, request_id: int, window_s: float = 0.012, max_tokens: int = 64, max_chars: int = 4096) -> None:
+    def __init__(self, request_id: int, window_s: float = 0.012, max_tokens: int = 64,
+                 max_chars: int = MAX_PIECE_CHARS) -> None:
         self.request_id = request_id
         self.window_s = window_s
         self.max_tokens = max_tokens

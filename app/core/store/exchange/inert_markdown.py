@@ -23,6 +23,7 @@ CommonMark's rule (a run of N backticks closes at the next run of exactly N).
 
 from __future__ import annotations
 
+import bisect
 import html
 import re
 
@@ -46,20 +47,26 @@ def _dangerous(target: str) -> bool:
 
 
 def _code_spans(text: str) -> list[tuple[int, int]]:
-    """(start, end) of each inline code span of ``text`` (backticks included)."""
-    spans: list[tuple[int, int]] = []
+    """(start, end) of each inline code span of ``text`` (backticks included).
+    The closing run of each length is found by bisection in that length's
+    runs, so a line of many unmatched runs costs O(n log n), not O(n²)."""
     runs = list(_BACKTICKS.finditer(text))
+    by_length: dict[int, list[int]] = {}
+    for n, run in enumerate(runs):
+        by_length.setdefault(len(run.group()), []).append(n)
+    spans: list[tuple[int, int]] = []
     i = 0
     while i < len(runs):
         opening = runs[i]
         if opening.start() > 0 and text[opening.start() - 1] == "\\":
             i += 1
             continue
-        for j in range(i + 1, len(runs)):
-            if len(runs[j].group()) == len(opening.group()):
-                spans.append((opening.start(), runs[j].end()))
-                i = j
-                break
+        same = by_length[len(opening.group())]
+        k = bisect.bisect_right(same, i)
+        if k < len(same):
+            j = same[k]
+            spans.append((opening.start(), runs[j].end()))
+            i = j
         i += 1
     return spans
 
