@@ -1957,8 +1957,8 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
     </message>
     <message>
         <location filename="../../app/ui/dialogs/model_picker.py" line="95" />
-        <source> The server listed {more} more; Rill keeps the first {kept}.</source>
-        <translation> 服务器还列出了 {more} 个；Rill 保留前 {kept} 个。</translation>
+        <source>. The server listed {more} more; Rill keeps the first {kept}.</source>
+        <translation>。服务器还列出了 {more} 个；Rill 保留前 {kept} 个。</translation>
     </message>
 </context><context>
     <name>ModelTable</name>

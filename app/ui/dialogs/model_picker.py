@@ -92,7 +92,7 @@ class ModelPicker(QDialog):
         else:
             text = self.tr("{shown} of {total} models").format(shown=f"{self.shown:,}", total=f"{self._total:,}")
         if self._dropped:
-            text += self.tr(" The server listed {more} more; Rill keeps the first {kept}.").format(
+            text += self.tr(". The server listed {more} more; Rill keeps the first {kept}.").format(
                 more=f"{self._dropped:,}", kept=f"{self._total:,}")
         self.count_label.setText(text)
 
