@@ -71,7 +71,9 @@ __all__ = [
     "PLAIN_PIECE",
     "RENDER_LIMIT",
     "Unit",
+    "render_plain_stream_units",
     "render_stream_units",
+    "settled_plain_end",
     "render_units",
     "split_top_level",
     "units_plain_text",
@@ -388,6 +390,38 @@ def _run(source: str, plain: bool, fence: str | None) -> list[Unit]:
 def render_stream_units(block_text: str) -> tuple[Unit, ...]:
     """Units of the completed blocks of a reply still streaming (text ends at a cut)."""
     return render_units(block_text)
+
+
+def render_plain_stream_units(source: str) -> tuple[Unit, ...]:
+    """Units of a piece of a reply's open block that is too long to render
+    (it will be plain in the final render too): its plain pieces, ending
+    with the newline of its last line (the next piece goes on from there),
+    except at the end of the block, whose trailing blank lines go as in a
+    whole render."""
+    body = _normalize_newlines(source)
+    content = body.rstrip(" \t\n")
+    if body.count("\n", len(content)) >= 2:  # the blank line that ends the block
+        body = _strip_blank_lines(body)
+    return tuple(_plain_units(body)) if body else ()
+
+
+def settled_plain_end(text: str, start: int) -> int:
+    """How far from ``start`` (a line start in a block too long to render)
+    the greedy plain pieces of :func:`_plain_pieces` cannot change any more
+    as ``text`` grows: the end of the last piece with a full
+    :data:`PLAIN_PIECE` of text after it. A line longer than that is
+    settled once it ends (until then it stays in the tail, with its display
+    breaks)."""
+    limit, n = PLAIN_PIECE, len(text)
+    pos = start
+    while n - pos > limit:
+        cut = text.rfind("\n", pos, pos + limit)
+        if cut < 0:  # a long line: its pieces are known when it is whole
+            cut = text.find("\n", pos + limit)
+            if cut < 0:
+                break
+        pos = cut + 1
+    return pos
 
 
 def user_units(text: str) -> tuple[Unit, ...]:

@@ -23,7 +23,7 @@ __all__ = ["RenderJob", "plain_units", "render_job", "render_job_pickled"]
 @dataclass(frozen=True)
 class RenderJob:
     message_id: str
-    kind: str          # "stream" | "final" | "history" | "user"
+    kind: str          # "stream" | "stream_plain" (a piece of a too-long open block) | "final" | "history" | "user"
     text: str
     token: int = 0     # the caller's own tag (e.g. the start offset of a stream commit)
 
@@ -39,6 +39,8 @@ def render_job(job: RenderJob) -> tuple[blocks.Unit, ...]:
             return blocks.user_units(job.text)
         if job.kind == "stream":
             return blocks.render_stream_units(job.text)
+        if job.kind == "stream_plain":
+            return blocks.render_plain_stream_units(job.text)
         return blocks.render_units(job.text)
     except Exception:  # noqa: BLE001 - never let hostile text break a reply
         log.exception("rendering failed; showing plain text")

@@ -38,6 +38,7 @@ call :func:`warm_up` at start-up idle.
 
 from __future__ import annotations
 
+import bisect
 import html
 import logging
 import re
@@ -55,7 +56,7 @@ from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
-__all__ = ["block_cuts", "code_css", "find_cut", "render_markdown", "render_user_text", "warm_up"]
+__all__ = ["BlockScanner", "block_cuts", "code_css", "find_cut", "render_markdown", "render_user_text", "warm_up"]
 
 PRE_CLASS = "code"
 PRE_STYLE = "white-space:pre-wrap"
@@ -202,32 +203,72 @@ def _drop_markdown() -> None:
 # ------------------------------------------------------------------ public API
 
 
+class BlockScanner:
+    """:func:`block_cuts` that can go on as text arrives: each ``feed``
+    scans only the complete lines not scanned yet, so following a growing
+    reply costs O(new text) however long its open block is.
+
+    ``cuts`` are the block cuts found in complete lines, in order;
+    :meth:`cuts_after` adds the cut at the start of a last, unfinished line
+    (its first character is enough to know a block began)."""
+
+    __slots__ = ("after_blank", "cuts", "fence", "pos", "start")
+
+    def __init__(self, start: int = 0) -> None:
+        self.start = start
+        self.pos = start          # the first character not scanned yet (a line start)
+        self.fence: str | None = None
+        self.after_blank = False
+        self.cuts: list[int] = []
+
+    def feed(self, text: str, final: bool = False) -> None:
+        """Scan ``text``'s lines from ``pos`` (``text`` only ever grew):
+        the complete ones, or with ``final`` the last one too."""
+        cuts = self.cuts
+        fence, after_blank = self.fence, self.after_blank
+        pos, n = self.pos, len(text)
+        while pos < n:
+            end = text.find("\n", pos)
+            if end < 0:
+                if not final:
+                    break
+                end = n
+            if fence is not None:
+                if text.startswith(fence, pos) and not text[pos + len(fence) : end].strip(" \t\r"):
+                    fence = None
+            elif not text[pos:end].strip(" \t\r"):
+                after_blank = True
+            else:
+                if after_blank and not text[pos].isspace():
+                    cuts.append(pos)
+                after_blank = False
+                if text[pos] in "`~":
+                    m = _FENCE_OPEN.match(text[pos:end].rstrip("\r").expandtabs(4))
+                    if m:
+                        fence = m.group(1)
+            pos = end + 1
+        self.pos, self.fence, self.after_blank = pos, fence, after_blank
+
+    def cuts_after(self, text: str, at: int) -> list[int]:
+        """The cuts after ``at`` in ``text`` as fed so far (see the class docstring)."""
+        found = self.cuts[bisect.bisect_right(self.cuts, at):]
+        pos = self.pos
+        if self.fence is None and self.after_blank and at < pos < len(text) and not text[pos].isspace():
+            found.append(pos)
+        return found
+
+    def forget_before(self, at: int) -> None:
+        """Cuts before ``at`` are not needed any more (committed)."""
+        del self.cuts[: bisect.bisect_right(self.cuts, at)]
+
+
 def block_cuts(text: str, start: int = 0) -> tuple[list[int], str | None]:
     """Line scan from ``start``: every top-level block cut (in order) and the
     fence still open at the end (or None). See :func:`find_cut` for what a
     cut is; ``app.core.render.blocks`` splits whole messages with it."""
-    cuts: list[int] = []
-    fence, after_blank = None, False
-    pos, n = start, len(text)
-    while pos < n:
-        end = text.find("\n", pos)
-        if end < 0:
-            end = n
-        if fence is not None:
-            if text.startswith(fence, pos) and not text[pos + len(fence) : end].strip(" \t\r"):
-                fence = None
-        elif not text[pos:end].strip(" \t\r"):
-            after_blank = True
-        else:
-            if after_blank and not text[pos].isspace():
-                cuts.append(pos)
-            after_blank = False
-            if text[pos] in "`~":
-                m = _FENCE_OPEN.match(text[pos:end].rstrip("\r").expandtabs(4))
-                if m:
-                    fence = m.group(1)
-        pos = end + 1
-    return cuts, fence
+    scanner = BlockScanner(start)
+    scanner.feed(text, final=True)
+    return scanner.cuts, scanner.fence
 
 
 def _scan(text: str, start: int) -> tuple[int, str | None]:

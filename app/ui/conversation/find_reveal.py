@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from app.ui.conversation.find import FindHighlighter
+from app.ui.conversation.find import FindHighlighter, find_pattern, text_matches, unit_text
 from app.ui.conversation.geometry import ItemLayout
 from app.ui.conversation.items import Item, ItemList, layout_of
 from app.ui.conversation.scrolling import ScrollKeeper
@@ -71,8 +71,19 @@ class FindReveal:
             self._unfolder.set_expanded(item, True)  # the match is in folded thoughts: unfold them
             return False
         self.pending = None
-        for _n, doc, _height, _unit, uy in self._layout.rows(item, self._layout.body_top(index)):
+        pattern = find_pattern(self._find.text)
+        for _n, doc, height, unit, uy in self._layout.rows(item, self._layout.body_top(index)):
             if doc is None:
+                if unit is None or pattern is None:
+                    continue
+                # a far unit of a long message (``UnitWindow``): its matches
+                # counted from its text; bring it on screen, reveal once built
+                count = len(text_matches(pattern, unit_text(unit.unit)))
+                if nth - k < count:
+                    self.pending = (message_id, nth)
+                    self._scroll.set_value(int(max(0.0, uy + height / 2 - self._scroll.page_height() / 2)))
+                    return False
+                k += count
                 continue
             starts = self._find.ranges(doc, now=True) or []
             if nth - k < len(starts):

@@ -148,15 +148,17 @@ class ItemLayout:
         self._think_label = think_label
         self._actions = actions
 
-    def rows(self, item: Item, y: float) -> Iterator[Row]:
+    def rows(self, item: Item, y: float, units: list[UnitSlot] | None = None) -> Iterator[Row]:
         """Each part of ``item``'s body, the first at ``y``: the unfolded
-        thoughts (no document while being built), the units, the tail."""
+        thoughts (no document while being built), the units (``units``
+        instead of the item's own: where they would be), the tail."""
         think = item.think
         if think is not None and think.expanded:
             height = self._metrics.thoughts_height(think, self._metrics.content_width())
             yield -1, (think.doc if think.ready else None), height, None, y
             y += height + UNIT_GAP
-        units = item.units
+        if units is None:
+            units = item.units
         for n, u in enumerate(units):
             yield n, u.doc, u.height, u, y
             y += u.height + gap_after(units, n)

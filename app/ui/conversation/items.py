@@ -15,6 +15,7 @@ from PyQt6.QtGui import QAbstractTextDocumentLayout, QTextCursor, QTextDocument
 
 from app.core.conversation.model import Message, Role
 from app.core.render.blocks import Unit
+from app.core.render.markdown import BlockScanner
 from app.core.text.textbreak import DisplayBreaker
 from app.core.text.thinking import ThinkingSpans, ThinkingSplitter, strip_thinking
 from app.core.util.fenwick import Fenwick
@@ -194,6 +195,8 @@ class Item:
     tail_end: int = 0             # source offset just past the tail's last character
     tail_breaks: list[int] = field(default_factory=list)  # source offsets of display breaks in the tail
     last_scan: float = 0.0        # when completed blocks were last looked for
+    scan: BlockScanner | None = None  # the block cuts of the streamed answer, found as it grows
+    plain_block: bool = False     # the open block is too long to render: committed in plain pieces
     final_pending: bool = False
     splitter: ThinkingSplitter | None = None  # streaming, until the answer starts (or no thinking)
     think: ThoughtsState | None = None   # thinking shown folded above the answer
@@ -205,11 +208,14 @@ class Item:
     height: float = 0.0
     measured_width: float = -1.0
     live: bool = False
+    doc_span: range | None = None  # the units that should hold documents (None: all; ``UnitWindow``)
+    doc_window: tuple[int, int, int] | None = None  # (span start, stop, unit count) last windowed
 
     @property
     def docs_ready(self) -> bool:
         think = self.think
-        return all(u.doc is not None for u in self.units) and (think is None or not think.expanded or think.ready)
+        units = self.units if self.doc_span is None else self.units[self.doc_span.start : self.doc_span.stop]
+        return all(u.doc is not None for u in units) and (think is None or not think.expanded or think.ready)
 
 
 @dataclass(frozen=True, order=True)

@@ -2,8 +2,9 @@
 viewport get their documents built in work slices (a unit per slice, the
 unfolded thoughts filled alongside), finished messages seen for the first
 time are sent to the render thread (the answer only, never the thoughts),
-far items drop their documents; then, when every item on screen is built
-and the current find match is revealed, ``viewport_ready`` is called.
+far items drop their documents; a long message's units do the same within
+it (``UnitWindow``); then, when every item on screen is built and the
+current find match is revealed, ``viewport_ready`` is called.
 
 Threading rule: GUI thread only.
 """
@@ -20,6 +21,7 @@ from app.ui.conversation.render_results import Queue
 from app.ui.conversation.selection import Selection
 from app.ui.conversation.thoughts import ThoughtsFold
 from app.ui.conversation.unfolding import ThoughtsUnfolder
+from app.ui.conversation.unit_window import UnitWindow
 from app.ui.conversation.virtualizer import LiveWindow
 from app.ui.services.render import RenderJob, RenderService
 
@@ -42,6 +44,8 @@ class LiveItems:
         set_height: Callable[[int, float], None],
         repaint: Callable[[], None],
         viewport_ready: Callable[[], None],
+        units: UnitWindow,
+        scroll_by: Callable[[float], None],
     ) -> None:
         self._list = items
         self._window = window
@@ -56,9 +60,12 @@ class LiveItems:
         self._set_height = set_height
         self._repaint = repaint
         self._viewport_ready = viewport_ready
+        self._units = units
+        self._scroll_by = scroll_by
 
     def update(self) -> None:
         """Build documents for items near the viewport, drop far ones."""
+        self._window_units()
         drop, render, build = self._window.plan(self._sel.pins)  # a selection's ends keep their documents
         for item in drop:
             self.drop_documents(item)
@@ -77,7 +84,28 @@ class LiveItems:
         if item.think is not None:
             self._fold.drop(item.think)
         item.live = False
+        item.doc_span = None
+        item.doc_window = None
         self._window.live.discard(item.id)
+
+    def _window_units(self) -> None:
+        """Long live messages: units far from the viewport drop their
+        documents (not the ends of a selection); the span to build is noted."""
+        for item_id in self._window.live:
+            item = self._list.get(item_id)
+            if item is None or not self._units.windowed(item):
+                continue
+            live, keep = self._units.spans(item)
+            key = (live.start, live.stop, len(item.units))
+            if item.doc_window == key:
+                continue  # the reader is still among the same units, and no unit came
+            item.doc_window = key
+            ends = self._sel.unit_ends(self._list.index[item_id])
+            for n, u in enumerate(item.units):
+                if u.doc is not None and n not in keep and n not in ends:
+                    u.doc.deleteLater()
+                    u.doc = None  # height and measured width stay
+            item.doc_span = live
 
     def reset(self) -> None:
         """No item holds documents (the view was cleared)."""
@@ -112,12 +140,24 @@ class LiveItems:
         think = item.think
         if think is not None and think.expanded and think.doc is None and item.live:
             self._unfolder.start_fill(item)
-        for u in item.units:
+        span = None
+        if self._units.windowed(item):
+            self._metrics.item_height(item)  # every unit without a document gets its estimate
+            span = self._units.live(item)
+        item.doc_span = span
+        shift = 0.0  # growth of units above the viewport's top, inside this item
+        above = self._units.units_above(item) if span is not None else 0
+        for n, u in enumerate(item.units):
             if self._list.get(item.id) is not item or not item.live:
                 return
+            if span is not None and n not in span:
+                continue
             if u.doc is None:
+                old = u.height
                 built = self._docs.build_unit(u.unit)
                 u.doc, u.height, u.measured_width = built.doc, built.height, width
+                if n < above:
+                    shift += u.height - old
                 yield
             elif u.measured_width != width:
                 u.doc.setTextWidth(width)
@@ -127,4 +167,6 @@ class LiveItems:
         if index is not None:
             self._set_height(index, self._metrics.item_height(item))
             item.measured_width = width
+            if shift:
+                self._scroll_by(shift)
             self._repaint()

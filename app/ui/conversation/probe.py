@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from PyQt6 import sip
 from PyQt6.QtCore import QPointF
 from PyQt6.QtGui import QTextDocument
 from PyQt6.QtWidgets import QAbstractScrollArea
@@ -35,10 +36,17 @@ class ChatViewProbe:
         item = self._view._item(message_id)
         if item is None:
             return ""
-        parts = [doc_text(u.unit, u.doc) if u.doc is not None else blocks.units_plain_text([u.unit]) for u in item.units]
+        parts = [doc_text(u.unit, u.doc) if u.doc is not None else self._unbuilt_text(u.unit) for u in item.units]
         if item.tail is not None and not item.tail.isEmpty():
             parts.append(item.tail.toPlainText())
         return "\n".join(parts)
+
+    def _unbuilt_text(self, unit: blocks.Unit) -> str:
+        """What a unit without a document (far from the viewport) shows once built."""
+        slot = self._view._docs.build_unit(unit)
+        text = doc_text(unit, slot.doc)
+        sip.delete(slot.doc)  # at once: a long message makes many
+        return text
 
     def thinking_header(self, message_id: str) -> str:
         """A message's thinking header as shown ("▸ Thinking… · 3 words"),

@@ -20,6 +20,7 @@ from app.ui.conversation.documents import DocumentFactory
 from app.ui.conversation.geometry import Metrics
 from app.ui.conversation.items import Item, ItemList, UnitSlot
 from app.ui.conversation.streaming import StreamingTail
+from app.ui.conversation.unit_window import UnitWindow
 from app.ui.services.render import RenderJob, RenderResult
 
 Queue = Callable[[str, Callable[[], Iterator[None] | None]], None]
@@ -41,6 +42,7 @@ class RenderResults:
         tail_changed: Callable[[Item], None],
         settled: Callable[[str], None],
         schedule_visibility: Callable[[], None],
+        units: UnitWindow,
     ) -> None:
         self._list = items
         self._docs = docs
@@ -51,6 +53,7 @@ class RenderResults:
         self._tail_changed = tail_changed
         self._settled = settled
         self._schedule_visibility = schedule_visibility
+        self._units = units
         self.finalizing: set[str] = set()
 
     def on_rendered(self, result: RenderResult) -> None:
@@ -58,7 +61,7 @@ class RenderResults:
         item = self._list.get(job.message_id)
         if item is None:
             return  # cleared or removed meanwhile
-        if job.kind == "stream":
+        if job.kind in ("stream", "stream_plain"):
             if not item.streaming or job.token != item.committed:
                 return  # stale (the final render supersedes it)
             self._queue(f"stream:{item.id}:{job.token}", lambda: self._apply_stream(item, job, result.units))
@@ -82,13 +85,17 @@ class RenderResults:
         """Build the new units' documents (a slice each), then swap them in for
         the same text at the start of the tail in one step."""
         built: list[UnitSlot] = []
-        for unit in units:
-            if not item.streaming or self._list.get(item.id) is not item:
+        try:
+            for unit in units:
+                if not item.streaming or self._list.get(item.id) is not item:
+                    return
+                built.append(self._docs.build_unit(unit))
+                yield
+            if not item.streaming or self._list.get(item.id) is not item or job.token != item.committed:
                 return
-            built.append(self._docs.build_unit(unit))
-            yield
-        if not item.streaming or self._list.get(item.id) is not item or job.token != item.committed:
-            return
+        finally:
+            if not item.streaming or self._list.get(item.id) is not item or job.token != item.committed:
+                _delete_docs(built)  # superseded: nobody will hold them
         assert item.message is not None
         item.units.extend(built)
         item.committed += len(job.text)
@@ -99,26 +106,41 @@ class RenderResults:
         self._stream.maybe_commit(item)
 
     def _apply_final(self, item: Item, units: tuple[Unit, ...]) -> Iterator[None]:
+        """Swap the final units in, in one step: every unit whose HTML did not
+        change keeps its document (or its measured height); new ones near the
+        viewport are built first (a slice each), far ones of a long message
+        get an estimated height (``UnitWindow``)."""
         reuse: dict[str, list[UnitSlot]] = {}
         for u in item.units:
-            if u.doc is not None:
+            if u.doc is not None or u.measured_width >= 0:
                 reuse.setdefault(u.unit.body, []).append(u)
+        width = self._metrics.content_width()
         new: list[UnitSlot] = []
-        live = item.live or item.tail is not None
         for unit in units:
             same = reuse.get(unit.body)
             if same:
                 old = same.pop(0)
                 new.append(UnitSlot(unit, old.doc, old.height, old.measured_width))
-                continue
-            if live:
-                new.append(self._docs.build_unit(unit))
-                yield
             else:
-                new.append(UnitSlot(unit))
+                new.append(UnitSlot(unit, None, self._metrics.estimate_unit(unit, width)))
+        if item.live or item.tail is not None:
+            span = self._units.live(item, new)
+            for n in span:
+                slot = new[n]
+                if slot.doc is None:
+                    new[n] = self._docs.build_unit(slot.unit)
+                    yield
+                    if self._list.get(item.id) is not item:
+                        return
         if self._list.get(item.id) is not item:
+            held = {id(u.doc) for u in item.units if u.doc is not None}
+            _delete_docs([u for u in new if id(u.doc) not in held])
             return
+        _delete_docs([u for same in reuse.values() for u in same])  # documents of units that changed
+        if item.tail is not None:
+            item.tail.deleteLater()
         item.units = new
+        item.doc_span = None
         item.tail = item.tail_cursor = None
         item.breaker = None
         item.tail_height = 0.0
@@ -148,3 +170,11 @@ class RenderResults:
         index = self._list.index.get(item.id)
         if index is not None:
             self._set_height(index, self._metrics.item_height(item))
+
+
+def _delete_docs(slots: list[UnitSlot]) -> None:
+    """Free the documents of units nobody shows any more."""
+    for u in slots:
+        if u.doc is not None:
+            u.doc.deleteLater()
+            u.doc = None

@@ -263,6 +263,8 @@ class ItemRows:
             del items[-2000:]
             for item in chunk:
                 self._live.drop_documents(item)
+                if item.tail is not None:
+                    item.tail.deleteLater()
                 item.tail = item.tail_cursor = None
             del chunk
             yield

@@ -77,6 +77,10 @@ class Selection:
         """An end of the selection is in item ``index``."""
         return any(p is not None and p.item == index for p in (self.anchor, self.cursor))
 
+    def unit_ends(self, index: int) -> set[int]:
+        """The units of item ``index`` holding an end of the selection."""
+        return {p.unit for p in (self.anchor, self.cursor) if p is not None and p.item == index}
+
     def shift(self, k: int) -> None:
         """``k`` items were put in front: both ends move with their items."""
         a, c = self.anchor, self.cursor

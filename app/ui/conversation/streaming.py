@@ -14,7 +14,9 @@ import bisect
 
 from PyQt6.QtGui import QTextCursor
 
-from app.core.render import markdown as render
+from app.core.render import blocks
+from app.core.render.blocks import PLAIN_PIECE, RENDER_LIMIT
+from app.core.render.markdown import BlockScanner
 from app.core.text.textbreak import DisplayBreaker
 from app.core.text.thinking import ThinkingSplitter
 from app.ui.conversation.documents import DocumentFactory
@@ -112,19 +114,45 @@ class StreamingTail:
             self._find.changed(item.tail)
 
     def maybe_commit(self, item: Item) -> None:
-        """Send newly completed blocks of the streaming message to the render thread."""
+        """Send newly completed blocks of the streaming message to the render
+        thread; an open block too long to render (it will stay plain) goes in
+        plain pieces as they settle, so the tail stays short. The block cuts
+        are found by a scanner that reads each line once."""
         msg = item.message
         if msg is None or item.commit_asked > item.committed:
             return  # one commit in flight at a time
         if item.splitter is not None:
             return  # the answer has not begun (thinking, or "<thi" undecided)
         content = msg.content
-        cut = render.find_cut(content, item.committed)
-        if cut > item.committed:
-            item.commit_asked = cut
-            self._render.request(
-                RenderJob(item.id, "stream", content[item.committed : cut], token=item.committed), PRIORITY_NOW
-            )
+        scan = item.scan
+        if scan is None or scan.start > item.committed or scan.pos < item.committed:
+            scan = item.scan = BlockScanner(item.committed)
+        scan.feed(content)
+        scan.forget_before(item.committed)
+        cuts = scan.cuts_after(content, item.committed)
+        if cuts and item.plain_block:  # the long block ended: the rest of it, plain
+            item.plain_block = False
+            self._commit(item, "stream_plain", cuts[0])
+            return
+        if cuts:
+            self._commit(item, "stream", cuts[-1])
+            return
+        if not item.plain_block:
+            if len(content) - item.committed <= RENDER_LIMIT + PLAIN_PIECE:
+                return
+            if len(content[item.committed :].strip()) <= RENDER_LIMIT:
+                return
+            item.plain_block = True  # shown plain when whole too: commit it as it settles
+        end = blocks.settled_plain_end(content, item.committed)
+        if end > item.committed:
+            self._commit(item, "stream_plain", end)
+
+    def _commit(self, item: Item, kind: str, cut: int) -> None:
+        assert item.message is not None
+        item.commit_asked = cut
+        self._render.request(
+            RenderJob(item.id, kind, item.message.content[item.committed : cut], token=item.committed), PRIORITY_NOW
+        )
 
     def cut_tail(self, item: Item, upto: int) -> None:
         """Remove source text [tail_start, upto) from the front of the tail

@@ -66,6 +66,9 @@ class ItemStyler:
         heights: list[float] = []
         for item in self._list.items:
             if item.live or item.tail is not None:
+                for u in item.units:
+                    if u.doc is None:  # a far unit of a long message: scaled like a far item
+                        u.height *= scale
                 self._queue(f"zoom:{item.id}", lambda it=item: self._refont(it))  # type: ignore[misc]  # mypy: a lambda with a default argument
             else:
                 item.height *= scale

@@ -123,6 +123,7 @@ from app.ui.conversation.streaming import StreamingTail
 from app.ui.conversation.styling import ItemStyler
 from app.ui.conversation.thoughts import ThoughtsFold
 from app.ui.conversation.unfolding import ThoughtsUnfolder
+from app.ui.conversation.unit_window import UnitWindow
 from app.ui.conversation.view_actions import ViewActions
 from app.ui.conversation.virtualizer import LiveWindow
 from app.ui.misc import shortcuts
@@ -192,11 +193,15 @@ class ChatView(QAbstractScrollArea):
         self._scroll = ScrollKeeper(self._list, self._bar(), lambda: self._vp().height())
         set_height = self._scroll.set_height
         self._stream = StreamingTail(self._docs, self._metrics, self._thoughts, self._find, self._render)
+        self._layout = ItemLayout(self._list, self._metrics, self._thoughts.label, self._actions)
+        self._unit_window = UnitWindow(
+            self._list, self._layout, self._metrics, lambda: (self._bar().value(), self._vp().height())
+        )
         self._results = RenderResults(
             self._list, self._docs, self._metrics, self._stream, queue, set_height,
             lambda item: self._flow.tail_changed(item), self._on_settled, self._schedule_visibility,
+            self._unit_window,
         )
-        self._layout = ItemLayout(self._list, self._metrics, self._thoughts.label, self._actions)
         self._hits = HitTester(self._list, self._layout)
         self._unfold = ThoughtsUnfolder(
             self._list, self._thoughts, self._docs, self._metrics, queue, self._sel, set_height,
@@ -208,6 +213,7 @@ class ChatView(QAbstractScrollArea):
         self._live = LiveItems(
             self._list, self._window, self._docs, self._metrics, self._render, queue, self._thoughts,
             self._unfold, self._reveal, self._sel, set_height, repaint, self.viewport_ready.emit,
+            self._unit_window, lambda dy: self._scroll.set_value(round(self._scroll.value + dy)),
         )
         self._flow = StreamFlow(
             self._list, self._stream, self._thoughts, self._unfold, self._results, self._metrics, self._render,

@@ -22,7 +22,7 @@ from app.core.render.blocks import (
     units_plain_text,
     user_units,
 )
-from app.core.render.markdown import PRE_OPEN, find_cut, render_markdown, render_user_text
+from app.core.render.markdown import PRE_OPEN, BlockScanner, block_cuts, find_cut, render_markdown, render_user_text
 from app.core.text.textbreak import display_pieces
 
 HOSTILE = """# Title
@@ -345,6 +345,47 @@ def test_block_cuts_are_find_cut_cuts(doc: tuple[str, list[str]]) -> None:
     assert bounds[1:-1] == all_cuts(text)
     if text:
         assert bounds[0] == 0 and bounds[-1] == len(text)
+
+
+@DOC_SETTINGS
+@given(documents(max_blocks=10), st.lists(st.integers(min_value=1, max_value=40), max_size=30))
+def test_a_scanner_fed_as_text_arrives_finds_the_cuts_of_one_scan(doc: tuple[str, list[str]], steps: list[int]) -> None:
+    text = doc[0]
+    scanner = BlockScanner()
+    at = 0
+    for step in steps:  # the text arrives in pieces; each feed sees what came so far
+        at = min(len(text), at + step)
+        scanner.feed(text[:at])
+        expected = block_cuts(text[:at])[0]
+        assert scanner.cuts_after(text[:at], -1) == expected, "the cuts so far, the unfinished line's included"
+    scanner.feed(text, final=True)
+    assert (scanner.cuts, scanner.fence) == block_cuts(text)
+
+
+def test_a_scanner_forgets_committed_cuts() -> None:
+    text = "a\n\nb\n\nc\n\nd"
+    scanner = BlockScanner()
+    scanner.feed(text)
+    assert scanner.cuts_after(text, 0) == [3, 6, 9]
+    scanner.forget_before(6)
+    assert scanner.cuts == [9] or scanner.cuts_after(text, 6) == [9]
+
+
+def test_settled_plain_pieces_are_the_pieces_of_the_whole_block() -> None:
+    block = _long_paragraph(40_000)
+    whole_ends = set(accumulate(map(len, blocks._plain_pieces(block))))
+    start = 0
+    for arrived in range(3_000, 40_000, 2_500):  # the block grows; what settles, settles for good
+        end = blocks.settled_plain_end(block[:arrived], start)
+        assert start <= end <= arrived
+        if end > start:
+            assert end in whole_ends, "a settled end is where a piece of the whole block ends"
+            units = blocks.render_plain_stream_units(block[start:end])
+            assert [u.body for u in units] == blocks._plain_pieces(block[start:end])
+            start = end
+    assert start > 30_000
+    assert blocks.settled_plain_end("x" * 5000, 0) == 0, "a line still growing stays in the tail"
+    assert blocks.settled_plain_end("x" * 5000 + "\n" + "y" * 10, 0) == 5001, "once whole, it settles"
 
 
 def _long_paragraph(n: int) -> str:

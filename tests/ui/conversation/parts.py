@@ -30,6 +30,7 @@ from app.ui.conversation.streaming import StreamingTail
 from app.ui.conversation.styling import ItemStyler
 from app.ui.conversation.thoughts import ThoughtsFold
 from app.ui.conversation.unfolding import ThoughtsUnfolder
+from app.ui.conversation.unit_window import UnitWindow
 from app.ui.conversation.virtualizer import LiveWindow
 from app.ui.services.render import RenderJob, RenderService
 from app.ui.services.slicer import TimeSlicer
@@ -79,12 +80,13 @@ class Parts:
         self.scroll = ScrollKeeper(self.items, self.bar, lambda: self.PAGE)
         self.window = LiveWindow(self.items, lambda: (self.bar.value(), self.PAGE))
         self.stream = StreamingTail(self.docs, self.metrics, self.fold, self.find, render)
-        self.results = RenderResults(
-            self.items, self.docs, self.metrics, self.stream, self.queue, self.scroll.set_height,
-            lambda item: self.flow.tail_changed(item), self.settled.append, self.schedule,
-        )
         self.footer: list[tuple[str, str]] = []  # every item's footer actions
         self.layout = ItemLayout(self.items, self.metrics, self.fold.label, lambda _item: self.footer)
+        self.units = UnitWindow(self.items, self.layout, self.metrics, lambda: (self.bar.value(), self.PAGE))
+        self.results = RenderResults(
+            self.items, self.docs, self.metrics, self.stream, self.queue, self.scroll.set_height,
+            lambda item: self.flow.tail_changed(item), self.settled.append, self.schedule, self.units,
+        )
         self.unfolder = ThoughtsUnfolder(
             self.items, self.fold, self.docs, self.metrics, self.queue, self.sel, self.scroll.set_height,
             self.schedule, self.repaint, lambda mid, on: self.toggled.append((mid, on)),
@@ -96,6 +98,7 @@ class Parts:
         self.live = LiveItems(
             self.items, self.window, self.docs, self.metrics, render, self.queue, self.fold, self.unfolder,
             self.reveal, self.sel, self.scroll.set_height, self.repaint, self.viewport_ready,
+            self.units, lambda dy: self.scroll.set_value(round(self.scroll.value + dy)),
         )
         self.flow = StreamFlow(
             self.items, self.stream, self.fold, self.unfolder, self.results, self.metrics, render, self.window,

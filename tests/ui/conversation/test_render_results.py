@@ -11,10 +11,11 @@ from PyQt6.QtGui import QFont
 from app.core.conversation.model import Message
 from app.core.render.blocks import Unit
 from app.ui.conversation.documents import DocumentFactory
-from app.ui.conversation.geometry import Metrics
+from app.ui.conversation.geometry import ItemLayout, Metrics
 from app.ui.conversation.items import ITEM_GAP, Item, ItemList, UnitSlot
 from app.ui.conversation.render_results import RenderResults
 from app.ui.conversation.streaming import StreamingTail
+from app.ui.conversation.unit_window import UnitWindow
 from app.ui.services.render import RenderJob, RenderResult
 
 
@@ -31,6 +32,8 @@ class _Harness:
             self.items, self.docs, self.metrics,
             cast(StreamingTail, None),  # only streamed results use the tail
             self.run, self.set_height, lambda item: None, self.settled.append, self.schedule,
+            UnitWindow(self.items, ItemLayout(self.items, self.metrics, lambda _i: "", lambda _i: []), self.metrics,
+                       lambda: (0.0, 300.0)),
         )
 
     def run(self, key: str, job: Callable[[], Iterator[None] | None]) -> None:

@@ -266,3 +266,38 @@ def test_resize_re_lays_out_what_is_on_screen_and_keeps_the_bottom(qtbot, view) 
     qtbot.waitUntil(lambda: not view.busy, timeout=20000)
     assert view.at_bottom()
     assert view.probe.laid_out_at_width(last)
+
+
+def test_a_long_open_block_streams_in_plain_pieces_and_the_tail_stays_short(qtbot, view, monkeypatch) -> None:
+    """An open block too long to render (it is plain when whole too) leaves
+    the tail as it settles: the tail document never holds it all."""
+    from app.core.render.blocks import PLAIN_PIECE, RENDER_LIMIT
+    from app.ui.conversation import stream_flow
+
+    monkeypatch.setattr(stream_flow, "COMMIT_SCAN_S", 0.0)  # look for commits at every append
+    text = "".join(f"line {k:05d} of a long block\n" for k in range(3000))  # ~84 KB, no blank line
+    msg = Message("assistant", status=MessageStatus.STREAMING)
+    view.add_message(msg)
+    item = view._item(msg.id)
+    longest_tail = 0
+    for i in range(0, len(text), 2000):
+        msg.append(text[i : i + 2000])
+        view.append_stream(msg.id, text[i : i + 2000])
+        qtbot.waitUntil(lambda: item.commit_asked == item.committed, timeout=10000)  # the commit is in
+        longest_tail = max(longest_tail, item.tail.characterCount())
+    assert longest_tail < RENDER_LIMIT + 4 * PLAIN_PIECE, "the tail never held the whole block"
+    assert len(item.units) > 50 and all(u.unit.kind == "plain" for u in item.units)
+    assert view.probe.message_text(msg.id) == text, "shown while streaming: every line, in order"
+    msg.status = MessageStatus.COMPLETE
+    with qtbot.waitSignal(view.message_settled, timeout=20000, check_params_cb=lambda mid: mid == msg.id):
+        view.finish_stream(msg.id)
+    assert view.probe.message_text(msg.id) == text.rstrip("\n"), "too long to render: plain, every line kept"
+
+
+def test_a_finished_long_reply_leaves_no_document_behind(qtbot, view) -> None:
+    """The tail and every unit document nobody shows are freed."""
+    text = "\n\n".join(f"Paragraph {k} with *some* text." for k in range(400))
+    msg = stream(qtbot, view, text, 500)
+    qtbot.waitUntil(lambda: len(view.findChildren(QTextDocument)) <= view.probe.live_document_count() + 1)
+    assert view.probe.live_document_count() < 60, "only the units near the viewport hold documents"
+    assert view._item(msg.id).tail is None
