@@ -15,16 +15,18 @@ os.environ.setdefault("RILL_RENDER_PROCESS", "0")
 sys.setswitchinterval(0.001)  # as app.application.make_application does
 
 from collections.abc import Callable, Iterator  # noqa: E402 - imported once the offscreen platform is chosen
+from pathlib import Path  # noqa: E402 - imported once the offscreen platform is chosen
 from typing import Any  # noqa: E402 - imported once the offscreen platform is chosen
 
 import pytest  # noqa: E402 - imported once the offscreen platform is chosen
 
 from app.ui.services.lifecycle import unfinished_services  # noqa: E402 - imported once the offscreen platform is chosen
 from app.ui.services.threads import LIVE_THREADS  # noqa: E402 - imported once the offscreen platform is chosen
+from tests.helpers.secrets import KEYRING_SECRETS, leaked_in, leaked_in_files  # noqa: E402 - as above
 
 
 @pytest.fixture(autouse=True)
-def isolated_user_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+def isolated_user_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A developer's own settings (last model...) must not change what tests
     load, nor their desktop's language what a `rill` subprocess prints (the
     tests that want Chinese ask for it)."""
@@ -34,6 +36,38 @@ def isolated_user_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: py
     monkeypatch.setenv("LANG", "C.UTF-8")
     monkeypatch.setenv("LC_ALL", "C.UTF-8")
     monkeypatch.delenv("LANGUAGE", raising=False)
+    yield base
+
+
+@pytest.fixture(autouse=True)
+def secrets_stay_in_the_keyring(request: pytest.FixtureRequest, isolated_user_dirs: Path) -> Iterator[None]:
+    """No API key or keyring password in the data or settings folders
+    (``rill.db``, the log, the settings file) when a test ends, nor in the
+    exports it wrote (``*.md``/``*.json`` files in its ``tmp_path``); what it
+    printed and logged is checked by ``pytest_runtest_makereport``."""
+    KEYRING_SECRETS.clear()
+    # asked for now, so that it is torn down after this fixture's check
+    tmp: Path | None = request.getfixturevalue("tmp_path") if "tmp_path" in request.fixturenames else None
+    yield
+    found = leaked_in_files(isolated_user_dirs)
+    for path in sorted(tmp.rglob("*")) if tmp is not None else ():
+        if path.is_file() and path.suffix in (".md", ".json", ".html", ".log"):
+            found += [f"{path.name}: {s}" for s in leaked_in(path.read_text("utf-8", errors="replace"))]
+    assert not found, f"a secret left the keyring: {found}"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """A test whose captured stderr or log holds a secret fails."""
+    outcome = yield
+    report = outcome.get_result()  # type: ignore[attr-defined]  # pluggy's result
+    if report.passed and report.when in ("call", "teardown"):
+        for name, content in report.sections:
+            if "stderr" in name or "log" in name:
+                found = leaked_in(content)
+                if found:
+                    report.outcome = "failed"
+                    report.longrepr = f"a secret reached {name}: {found}"
 
 
 def python_threads() -> set[threading.Thread]:

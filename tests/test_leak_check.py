@@ -30,3 +30,20 @@ def test_a_thread_that_ends_in_time_is_not_a_leak() -> None:
     thread = threading.Thread(target=lambda: None, name="rill-test-quick", daemon=True)
     thread.start()
     assert leaks(before) == []
+
+
+def test_a_key_or_keyring_password_outside_the_keyring_is_found(tmp_path) -> None:
+    from tests.helpers.keyring import MemoryKeyring
+    from tests.helpers.secrets import KEYRING_SECRETS, leaked_in, leaked_in_files
+
+    MemoryKeyring().set_password("rill", "server", "correct-horse-battery")
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "rill.log").write_text("connecting with correct-horse-battery\n")
+    (tmp_path / "settings.json").write_text('{"api_key": "sk-proj-Tq7Wz0Lm4Xc9"}')
+    assert leaked_in_files(tmp_path) == [
+        "data/rill.log: correct-horse-battery", "settings.json: sk-proj-Tq7Wz0Lm4Xc9",
+    ]
+    assert leaked_in("Authorization: Bearer [redacted]") == []
+    KEYRING_SECRETS.clear()  # this test's own files are not a leak
+    (tmp_path / "settings.json").unlink()
+    (tmp_path / "data" / "rill.log").unlink()

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from keyring.backend import KeyringBackend
 
+from tests.helpers.secrets import KEYRING_SECRETS
+
 
 class MemoryKeyring(KeyringBackend):
     """A keyring in a dict; ``writes`` counts the passwords set."""
@@ -20,6 +22,7 @@ class MemoryKeyring(KeyringBackend):
 
     def set_password(self, service: str, username: str, password: str) -> None:
         self.writes += 1
+        KEYRING_SECRETS.add(password)  # it must never be found outside the keyring (tests/conftest.py)
         self.data[(service, username)] = password
 
     def delete_password(self, service: str, username: str) -> None:

@@ -405,16 +405,16 @@ def render_plain_stream_units(source: str) -> tuple[Unit, ...]:
     return tuple(_plain_units(body)) if body else ()
 
 
-def settled_plain_end(text: str, start: int) -> int:
+def settled_plain_end(text: str, start: int, most: int = 1 << 62) -> int:
     """How far from ``start`` (a line start in a block too long to render)
     the greedy plain pieces of :func:`_plain_pieces` cannot change any more
     as ``text`` grows: the end of the last piece with a full
     :data:`PLAIN_PIECE` of text after it. A line longer than that is
     settled once it ends (until then it stays in the tail, with its display
-    breaks)."""
+    breaks). At most about ``most`` characters from ``start`` (whole pieces)."""
     limit, n = PLAIN_PIECE, len(text)
     pos = start
-    while n - pos > limit:
+    while n - pos > limit and pos - start < most:
         cut = text.rfind("\n", pos, pos + limit)
         if cut < 0:  # a long line: its pieces are known when it is whole
             cut = text.find("\n", pos + limit)

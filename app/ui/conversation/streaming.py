@@ -26,6 +26,10 @@ from app.ui.conversation.items import BREAK_LIMIT, Item, ThoughtsState, utf16_pr
 from app.ui.conversation.thoughts import ThoughtsFold
 from app.ui.services.render import PRIORITY_NOW, RenderJob, RenderService
 
+#: One commit covers at most about this much text (whole blocks or pieces):
+#: cutting a commit off the tail's front costs Qt time in proportion to it.
+COMMIT_MAX_CHARS = 16384
+
 
 class StreamingTail:
     """The streaming side of the items (see the module docstring)."""
@@ -134,8 +138,9 @@ class StreamingTail:
             item.plain_block = False
             self._commit(item, "stream_plain", cuts[0])
             return
-        if cuts:
-            self._commit(item, "stream", cuts[-1])
+        if cuts:  # whole blocks; a burst of them in bounded commits (the tail's front is cut at once)
+            within = bisect.bisect_right(cuts, item.committed + COMMIT_MAX_CHARS)
+            self._commit(item, "stream", cuts[max(0, within - 1)])
             return
         if not item.plain_block:
             if len(content) - item.committed <= RENDER_LIMIT + PLAIN_PIECE:
@@ -143,7 +148,7 @@ class StreamingTail:
             if len(content[item.committed :].strip()) <= RENDER_LIMIT:
                 return
             item.plain_block = True  # shown plain when whole too: commit it as it settles
-        end = blocks.settled_plain_end(content, item.committed)
+        end = blocks.settled_plain_end(content, item.committed, COMMIT_MAX_CHARS)
         if end > item.committed:
             self._commit(item, "stream_plain", end)
 

@@ -64,7 +64,8 @@ class _RenderThread(QThread):
                 job = service._take()
                 if job is None:
                     return
-                units = pool.render(job) if pool is not None else render_job(job)
+                # Plain pieces of a long open block cost microseconds: no round trip to the process.
+                units = pool.render(job) if pool is not None and job.kind != "stream_plain" else render_job(job)
                 service._deliver(RenderResult(job, units))
         finally:
             if pool is not None:
