@@ -140,6 +140,7 @@ def _chat_redirect(ex: Exchange) -> None:
 
 
 SCENARIOS: dict[str, tuple[str, Callable[[Exchange], None], Callable[[Exchange], None]]] = {
+    "a well-behaved server (control)": ("five deltas, then [DONE]", _models_ok, _chat_ok),
     "model list: endless body": ("GET /v1/models never ends", _models_endless, _chat_ok),
     "model list: gzip bomb": ("GET /v1/models is a gzip bomb", _models_gzip_bomb, _chat_ok),
     "model list: 200,000 models": ("GET /v1/models lists 200,000", _models_200000, _chat_ok),
