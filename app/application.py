@@ -15,6 +15,7 @@ from app import __version__
 from app.core.base import settings
 from app.core.factory import BackendFactory, local_factory, remote_factory, scripted_factory
 from app.ui.misc.crash_guard import install_crash_guard
+from app.ui.services import collector
 from app.ui.services.lifecycle import AppServices
 from app.ui.window.main_window import MainWindow
 from app.ui.window.model_choice import LAST_BACKEND_KEY
@@ -48,6 +49,7 @@ def make_application(argv: list[str] | None = None) -> QApplication:
     # calls qFatal without a sys.excepthook): log it, tell the user, carry on.
     # Once per process; later calls get the same guard.
     install_crash_guard(app)  # type: ignore[arg-type]  # instance() is typed QCoreApplication; Rill makes a QApplication
+    collector.enable()  # start-up objects leave the garbage collector's walks (app.ui.services.collector)
     return app  # type: ignore[return-value]  # as above
 
 
@@ -133,6 +135,7 @@ def create_window(
     if backend is not None:
         window.expect_load(description, backend, remember=False)
     window.chat.load_model(factory, description)
+    window.chat.model_ready.connect(lambda _info: collector.freeze_long_lived())  # the model's objects too
     QTimer.singleShot(0, lambda: warm_up(window))
     return window
 
@@ -148,3 +151,4 @@ def warm_up(window: MainWindow) -> None:
 
     render.warm_up()
     window.view.warm_up(SAMPLE_MARKDOWN)
+    collector.freeze_long_lived()

@@ -40,6 +40,7 @@ class Metrics:
     def __init__(self, base: QFont, viewport_width: Callable[[], int]) -> None:
         self._viewport_width = viewport_width
         self._line_heights: dict[str, float] = {}
+        self._own_heights: dict[int, float] = {}  # id of font, small, bold -> line height (no font.key() per call)
         self.zoom = 1.0
         self.font = self.small = self.bold = QFont()
         self.set_fonts(base)
@@ -52,6 +53,7 @@ class Metrics:
         self.small.setPixelSize(round(SMALL_PX * self.zoom))
         self.bold = QFont(self.font)
         self.bold.setWeight(QFont.Weight.Bold)
+        self._own_heights = {id(f): QFontMetricsF(f).height() for f in (self.font, self.small, self.bold)}
 
     def frame_height(self) -> float:
         """Padding, header and footer of a message item."""
@@ -62,6 +64,9 @@ class Metrics:
 
     def line_height(self, font: QFont | None = None) -> float:
         font = font or self.font
+        own = self._own_heights.get(id(font))
+        if own is not None and (font is self.font or font is self.small or font is self.bold):
+            return own  # one of the view's own fonts (called per unit: font.key() costs ~7 us)
         key = font.key()
         height = self._line_heights.get(key)
         if height is None:
