@@ -151,6 +151,8 @@ class DisplayBreaker:
     def feed(self, piece: str) -> list[int]:
         if not piece:
             return []
+        if self._fits(piece):
+            return []
         ctx = self._ctx
         buf = ctx + piece
         base = len(ctx)
@@ -179,6 +181,25 @@ class DisplayBreaker:
         self._ctx = buf[-CONTEXT:]
         self._at_start = self._at_start and len(buf) <= CONTEXT
         return breaks
+
+    def _fits(self, piece: str) -> bool:
+        """No line of ``piece`` reaches past the limit (the usual case: a
+        piece of short lines): no break, the state moves on without
+        segmenting it (C-speed string calls only)."""
+        limit = self.limit
+        first = piece.find("\n")
+        if first < 0:
+            if self._line + len(piece) > limit:
+                return False
+            self._line += len(piece)
+        else:
+            if self._line + first > limit or max(map(len, piece.split("\n"))) > limit:
+                return False
+            self._line = len(piece) - piece.rfind("\n") - 1
+        buf = self._ctx + piece
+        self._ctx = buf[-CONTEXT:]
+        self._at_start = self._at_start and len(buf) <= CONTEXT
+        return True
 
 
 def display_pieces(

@@ -110,12 +110,18 @@ class Metrics:
     def item_height(self, item: Item) -> float:
         width = self.content_width()
         body = 0.0
-        for n, u in enumerate(item.units):
+        units = item.units
+        continued = 0  # units after the first that go on a code block (no gap before them)
+        for u in units:
             if u.doc is None and u.measured_width != width:
                 u.height = self.estimate_unit(u.unit, width)
-            body += u.height + gap_after(item.units, n)
-        if item.units:
-            body -= gap_after(item.units, len(item.units) - 1)
+            body += u.height
+            if u.unit.cont:
+                continued += 1
+        if units:
+            if units[0].unit.cont:
+                continued -= 1
+            body += UNIT_GAP * (len(units) - 1 - continued)  # = the sum of gap_after over all but the last
         think = item.think
         if item.rendered_len < 0 and not item.units and item.message is not None:
             content = item.message.content

@@ -422,3 +422,15 @@ def test_million_characters_streamed_keep_state_small_and_work_linear(monkeypatc
     assert breaks >= total // DEFAULT_LIMIT
     # Each feed scans its piece plus at most CONTEXT stored characters.
     assert scanned <= total + feeds * CONTEXT
+
+
+@given(text_and_cuts(st.one_of(texts, long_chains)), st.integers(1, 50), st.integers(0, 100))
+def test_pieces_of_short_lines_skip_segmenting_and_break_the_same(tc, limit, window):
+    """The fast path (no line of the piece reaches past the limit) gives the
+    breaks, and leaves the state, that segmenting the piece would."""
+    text, cuts = tc
+    fast, slow = DisplayBreaker(limit, window), DisplayBreaker(limit, window)
+    slow._fits = lambda piece: False  # always segment
+    for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True):
+        assert fast.feed(text[a:b]) == slow.feed(text[a:b])
+        assert (fast._line, fast._ctx, fast._at_start) == (slow._line, slow._ctx, slow._at_start)
