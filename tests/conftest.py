@@ -143,10 +143,19 @@ def make_window(qtbot):
 
     windows: list[Any] = []
 
+    def close_and_wait(window: Any) -> None:
+        if not sip.isdeleted(window) and not window.services.shutting_down:
+            window.close()
+            qtbot.waitUntil(lambda: sip.isdeleted(window) or window.services.shutting_down, timeout=60000)
+
     def make(factory: Callable[[], object], description: str = "test", wait_ready: bool = True):
         window = create_window(factory, description)
         windows.append(window)
-        qtbot.addWidget(window)
+        # pytest-qt closes and deleteLater()s its widgets before the fixtures'
+        # teardown: a window still flushing saves (a multi-megabyte message on
+        # a busy machine) must first be let close its own way, or it is
+        # deleted while its services run.
+        qtbot.addWidget(window, before_close_func=close_and_wait)
         if wait_ready:
             with qtbot.waitSignal(window.chat.model_ready, timeout=60000):
                 window.show()

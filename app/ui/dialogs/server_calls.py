@@ -55,12 +55,16 @@ class ServerCalls(QObject):
 
         self._calls.run(work, done, name="rill-read-keys")
 
-    def write_keys(self, changes: list[tuple[str, str]], done: Done) -> None:
-        """Store each (server id, key) ("" deletes it): ``done(persistent,
-        error)``, persistent False when a key did not reach the keyring."""
+    def write_keys(self, changes: list[tuple[str, str]], done: Done, forget_logins: list[str] | None = None) -> None:
+        """Store each (server id, key) ("" deletes it), and delete the URL
+        logins of ``forget_logins``: ``done(persistent, error)``, persistent
+        False when a key did not reach the keyring."""
+        forget = list(forget_logins or [])
 
         def work(cancel: threading.Event) -> bool:
             store = secrets()
+            for server_id in forget:
+                store.delete_login(server_id)
             persistent = True
             for server_id, key in changes:
                 if key:

@@ -44,6 +44,10 @@ class ServerDraft:
     status: tuple[str, str] = ("", "")  # (text, kind in app.ui.dialogs.server_form.STATUS_STYLES)
     token: int = 0  # bumped by every fetch and every edit that makes one stale
     busy: bool = False
+    #: The keyring keeps a login (user:password@) typed in this server's URL.
+    url_login: bool = False
+    #: Forget that login at Save.
+    forget_login: bool = False
 
     @classmethod
     def of(cls, server: ServerConfig, models: list[str]) -> ServerDraft:
@@ -227,6 +231,10 @@ class ServerDrafts:
         current = {d.id for d in self._drafts}
         changes += [(d.id, "") for _, d in self._removed if d.id in self._saved_ids and d.id not in current]
         return changes
+
+    def forgotten_logins(self) -> set[str]:
+        """The servers whose kept URL login is to be forgotten at Save."""
+        return {d.id for d in self._drafts if d.url_login and d.forget_login}
 
     def mark_saved(self) -> None:
         """The servers are in the settings file now: they are the baseline

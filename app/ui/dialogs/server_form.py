@@ -26,7 +26,15 @@ from PyQt6.QtWidgets import (
     QWidget,
 )
 
-from app.core.backends.remote.servers import DEFAULT_STALL_S, DEFAULT_URLS, KIND_LABELS, KINDS, OPENAI
+from app.core.backends.remote.servers import (
+    DEFAULT_STALL_S,
+    DEFAULT_URLS,
+    KIND_LABELS,
+    KINDS,
+    OPENAI,
+    ServerConfigError,
+    validate_api_key,
+)
 from app.ui.dialogs.server_drafts import ServerDraft, is_default_url
 from app.ui.misc.theme import set_tone
 
@@ -96,6 +104,27 @@ class ServerForm(QWidget):
         self.key_note.setWordWrap(True)
         self.key_note.setAccessibleName(QCoreApplication.translate("ServersDialog", "About API keys"))
         self.key_note.hide()
+        self.key_problem = QLabel()
+        self.key_problem.setWordWrap(True)
+        self.key_problem.setTextFormat(Qt.TextFormat.PlainText)
+        self.key_problem.setAccessibleName(QCoreApplication.translate("ServersDialog", "Problem with the API key"))
+        set_tone(self.key_problem, STATUS_STYLES["error"])
+        self.key_problem.hide()
+        self.login_note = QLabel()
+        self.login_note.setWordWrap(True)
+        self.login_note.setAccessibleName(QCoreApplication.translate("ServersDialog", "About the login in the URL"))
+        set_tone(self.login_note, "muted")
+        self.forget_login_button = QPushButton(QCoreApplication.translate("ServersDialog", "&Forget Login"))
+        self.forget_login_button.setAccessibleName(
+            QCoreApplication.translate("ServersDialog", "Forget the login kept for this address")
+        )
+        login_row = QHBoxLayout()
+        login_row.setContentsMargins(0, 0, 0, 0)
+        login_row.addWidget(self.login_note, 1)
+        login_row.addWidget(self.forget_login_button)
+        self.login_row = QWidget()
+        self.login_row.setLayout(login_row)
+        self.login_row.hide()
         self.model_combo = QComboBox()
         self.model_combo.setEditable(True)
         self.model_combo.setAccessibleName(QCoreApplication.translate("ServersDialog", "Default model"))
@@ -144,10 +173,12 @@ class ServerForm(QWidget):
         form.addRow(QCoreApplication.translate("ServersDialog", "&Kind:"), self.kind_combo)
         form.addRow(QCoreApplication.translate("ServersDialog", "Base &URL:"), self.url_edit)
         form.addRow("", self.url_note)
+        form.addRow("", self.login_row)
         key_label = QLabel(QCoreApplication.translate("ServersDialog", "API &key:"))
         key_label.setBuddy(self.key_edit)  # a row holding a layout gets no buddy by itself
         form.addRow(key_label, key_row)
         form.addRow("", self.key_note)
+        form.addRow("", self.key_problem)
         model_label = QLabel(QCoreApplication.translate("ServersDialog", "Default &model:"))
         model_label.setBuddy(self.model_combo)
         form.addRow(model_label, model_row)
@@ -169,6 +200,7 @@ class ServerForm(QWidget):
         self.refresh_button.clicked.connect(self.refresh_requested)
         self.stall_spin.valueChanged.connect(self._on_stall_value_changed)
         self.test_button.clicked.connect(self.test_requested)
+        self.forget_login_button.clicked.connect(self._on_forget_login_clicked)
 
     # -- showing a draft ---------------------------------------------------------------
 
@@ -192,8 +224,33 @@ class ServerForm(QWidget):
             self.stall_spin.setValue(int(round(draft.stall_s)))
             self.fill_models(draft)
             self.show_url_note(draft)
+            self.show_login(draft)
+            self._check_key(draft.key or "")
         finally:
             self._filling = False
+
+    def show_login(self, draft: ServerDraft) -> None:
+        """Whether the keyring keeps a login for ``draft``'s address, and Forget."""
+        self.login_row.setVisible(draft.url_login)
+        self.forget_login_button.setEnabled(not draft.forget_login)
+        self.login_note.setText(
+            QCoreApplication.translate("ServersDialog", "The login will be forgotten when you save.")
+            if draft.forget_login else
+            QCoreApplication.translate(
+                "ServersDialog", "A login (user name and password) typed in this address is kept in the system "
+                "keyring and sent to this address only."
+            )
+        )
+
+    def _check_key(self, text: str) -> None:
+        """Say at once what is wrong with the key typed (never quoting it)."""
+        try:
+            validate_api_key(text)
+        except ServerConfigError as exc:
+            self.key_problem.setText(str(exc))
+            self.key_problem.show()
+        else:
+            self.key_problem.hide()
 
     def fill_models(self, draft: ServerDraft) -> None:
         """The default model's choices (the server's models) and its text."""
@@ -299,8 +356,16 @@ class ServerForm(QWidget):
 
     def _on_key_edited(self, text: str) -> None:
         draft = self._draft
+        self._check_key(text)
         if draft is not None and draft.key is not None:  # None: not read from the keyring yet
             draft.key = text
+            self._edited(draft, stale=True)
+
+    def _on_forget_login_clicked(self) -> None:
+        draft = self._draft
+        if draft is not None and draft.url_login:
+            draft.forget_login = True
+            self.show_login(draft)
             self._edited(draft, stale=True)
 
     def _on_model_text_changed(self, text: str) -> None:

@@ -34,7 +34,7 @@ from PyQt6.QtWidgets import (
     QWidget,
 )
 
-from app.core.backends.remote.servers import ServerConfig, load_servers, save_servers
+from app.core.backends.remote.servers import ServerConfig, load_servers, save_servers, url_login_ids
 from app.core.base import settings
 from app.ui.dialogs.server_calls import ServerCalls
 from app.ui.dialogs.server_drafts import ServerDraft, ServerDrafts
@@ -66,6 +66,10 @@ class ServersDialog(QDialog):
         self.setWindowTitle(self.tr("Servers"))
         self.resize(780, 460)
         self._drafts = ServerDrafts(load_servers(), known_models)
+        for server_id in url_login_ids():
+            draft = self._drafts.at(self._drafts.row_of(server_id))
+            if draft is not None:
+                draft.url_login = True
         self._calls = ServerCalls(self)
         self._keys_loaded = False
         self._saving = False
@@ -348,7 +352,8 @@ class ServersDialog(QDialog):
             self.save_status.setText(self.tr("Not saved: fix “{name}” first.").format(name=invalid_draft.label()))
             set_tone(self.save_status, STATUS_STYLES["error"])
             return False
-        if not save_servers(configs):
+        forget = self._drafts.forgotten_logins()
+        if not save_servers(configs, forget_logins=forget):
             self.save_status.setText(
                 self.tr("Not saved: the settings file {path} could not be written.").format(
                     path=settings.settings_path()
@@ -360,8 +365,12 @@ class ServersDialog(QDialog):
         self.servers_saved.emit(list(configs))
         key_changes = self._drafts.key_changes()
         self._drafts.mark_saved()  # what is in the file now is the baseline
+        for server_id in forget:
+            draft = self._drafts.at(self._drafts.row_of(server_id))
+            if draft is not None:
+                draft.url_login = draft.forget_login = False
 
-        if not key_changes:
+        if not key_changes and not forget:
             then(configs)
             return True
         self._saving = True
@@ -383,7 +392,7 @@ class ServersDialog(QDialog):
                 return
             then(configs)
 
-        self._calls.write_keys(key_changes, done)
+        self._calls.write_keys(key_changes, done, forget_logins=sorted(forget))
         return True
 
     # -- closing -------------------------------------------------------------------------------------

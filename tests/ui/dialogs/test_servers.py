@@ -211,6 +211,41 @@ def test_save_writes_servers_to_settings_and_keys_to_the_keyring(qtbot, open_dia
     assert ("rill", server.id) not in ring.data
 
 
+def test_a_key_that_cannot_be_sent_is_named_as_it_is_typed(qtbot, open_dialog, ring) -> None:
+    dialog = open_dialog()
+    dialog.add_button.click()
+    problem = dialog.form.key_problem
+    retype(qtbot, dialog.form.key_edit, "sk-abc def")
+    assert problem.isVisible() and "contains a space" in problem.text()
+    assert "abc" not in problem.text(), "the message never quotes the key"
+    QApplication.clipboard().setText("sk-abc\u201cdef")  # pasted with a typographic quote, as users do
+    dialog.form.key_edit.selectAll()
+    dialog.form.key_edit.paste()
+    assert "not plain ASCII" in problem.text()
+    retype(qtbot, dialog.form.key_edit, "sk-abcdef")
+    assert not problem.isVisible()
+
+
+def test_a_kept_url_login_is_shown_and_can_be_forgotten(qtbot, open_dialog, ring) -> None:
+    server = ServerConfig("Proxy", "openai", "http://alice:s3cret-pass@127.0.0.1:9/v1")
+    assert save_servers([server])
+    assert servers_module.url_login_ids() == {server.id}
+    assert any("s3cret-pass" in v for v in ring.data.values())
+    dialog = open_dialog()
+    assert dialog.form.login_row.isVisible(), "the dialog says a login is kept"
+    assert "s3cret" not in dialog.form.url_edit.text() and "alice" not in dialog.form.url_edit.text()
+    dialog.form.forget_login_button.click()
+    assert "forgotten when you save" in dialog.form.login_note.text()
+    with qtbot.waitSignal(dialog.finished, timeout=5000):
+        dialog.save_button.click()
+    assert not any("s3cret-pass" in v for v in ring.data.values()), "gone from the keyring"
+    assert servers_module.url_login_ids() == set()
+    [loaded] = load_servers()
+    assert servers_module.with_login(loaded).base_url == loaded.base_url, "never sent again"
+    again = open_dialog()
+    assert not again.form.login_row.isVisible()
+
+
 def test_remove_is_undoable_and_cancel_changes_nothing(qtbot, open_dialog, ring) -> None:
     a = ServerConfig("A", "openai", "http://a:1").validated()
     b = ServerConfig("B", "ollama", "http://b:2").validated()

@@ -225,18 +225,26 @@ def load_servers(path: Any = None, store: SecretStore | None = None) -> list[Ser
     return out
 
 
-def save_servers(servers: list[ServerConfig], path: Any = None, store: SecretStore | None = None) -> bool:
+def url_login_ids(path: Any = None) -> set[str]:
+    """The ids of the servers whose URL login the keyring keeps (as the
+    settings file records it: reading it never touches the keyring)."""
+    raw = settings.load_settings(path).get(SERVERS_KEY, [])
+    return {
+        entry["id"] for entry in (raw if isinstance(raw, list) else [])
+        if isinstance(entry, dict) and entry.get(LOGIN_FLAG) and isinstance(entry.get("id"), str)
+    }
+
+
+def save_servers(servers: list[ServerConfig], path: Any = None, store: SecretStore | None = None,
+                 forget_logins: set[str] | frozenset[str] = frozenset()) -> bool:
     """Write the servers (never their keys, never a URL's login) to the
     settings file, atomically. A URL login goes to the keyring first (this
     then BLOCKS on the keyring; only a URL with ``user:password@`` does);
-    the logins of servers no longer listed are deleted."""
+    the logins of servers no longer listed are deleted. ``forget_logins``:
+    servers whose kept login is no longer theirs (the caller deletes it from
+    the keyring: ``SecretStore.delete_login``, off the GUI thread)."""
     data = settings.load_settings(path)
-    flagged: set[str] = set()
-    raw = data.get(SERVERS_KEY, [])
-    for entry in raw if isinstance(raw, list) else []:
-        if isinstance(entry, dict) and entry.get(LOGIN_FLAG) and isinstance(entry.get("id"), str):
-            flagged.add(entry["id"])
-    return _write(data, servers, flagged, path, store)
+    return _write(data, servers, url_login_ids(path) - set(forget_logins), path, store)
 
 
 def _write(data: dict[str, Any], servers: list[ServerConfig], flagged: set[str], path: Any,
