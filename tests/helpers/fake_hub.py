@@ -240,6 +240,7 @@ class _Handler(BaseHTTPRequestHandler):
             hub.cdn.repos[repo_id] = repo
             self.send_response(302)
             self.send_header("Location", f"{hub.cdn.url}/blobs/{repo_id}/{quote(path)}")
+            self.send_header("X-Repo-Commit", "c0ffee" * 6 + "c0ff")
             self.send_header("X-Linked-Size", str(len(repo.files[path])))
             self.send_header("X-Linked-Etag", f'"{repo.sha256(path)}"')
             self.send_header("ETag", f'"{repo.sha256(path)}"')
