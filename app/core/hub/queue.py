@@ -127,6 +127,13 @@ class DownloadQueue:
     def _queued(self) -> list[int]:
         return [jid for jid in self._order if self._jobs[jid].state == QUEUED]
 
+    def wait_for_queued(self, timeout_s: float) -> bool:
+        """Block up to ``timeout_s`` until a job is queued; True when one is."""
+        with self._lock:
+            if not self._queued():
+                self._wakeup.wait(timeout_s)
+            return bool(self._queued())
+
     def wake(self) -> None:
         """Wake a runner waiting in ``take_next`` (at shutdown)."""
         with self._lock:

@@ -276,7 +276,7 @@ class MainWindow(QMainWindow):
 
     def _connect_model_choice(self) -> None:
         self.model_choice = ModelChoice(self.chat, self.model_menu, self.first_run, self)
-        self.model_dialogs = ModelDialogs(self.model_menu, self)
+        self.model_dialogs = ModelDialogs(self.model_menu, self, hub=self.services.hub)
         self.first_run.open_button.clicked.connect(self.menus.open_model_action.trigger)
         self.model_open_requested.connect(self.model_choice.file_requested)
         self.model_menu.local_chosen.connect(self._on_local_model_chosen)
@@ -285,6 +285,7 @@ class MainWindow(QMainWindow):
         self.model_dialogs.model_open_requested.connect(self.model_open_requested)
         self.menus.servers_action.triggered.connect(self.model_dialogs.open_servers)
         self.menus.manage_models_action.triggered.connect(self.model_dialogs.open_models)
+        self.menus.get_models_action.triggered.connect(self.model_dialogs.open_hub)
 
     def expect_load(self, description: str, choice: dict[str, str], remember: bool = True) -> None:
         """See ``ModelChoice.expect_load``."""

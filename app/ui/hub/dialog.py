@@ -1,0 +1,387 @@
+"""Model › Get More Models…: find a model on the Hugging Face Hub, see whether
+it fits, download it and load it (``GetModelsDialog``).
+
+* Left: the recommended models first (``resources/hub/recommended.json``, the
+  one for this machine starred), then the search results (downloads, likes,
+  update date, licence).
+* Right: the chosen repository's GGUF models: quantization, size, a fit
+  label (``app.core.hub.fit``) and, for the selected file, what its GGUF
+  header says (architecture, trained context, chat template, the KV cache at
+  the chosen context), read from the Hub by a range request without
+  downloading the file. Vision projectors and embedding models are listed as
+  such.
+* Below: the downloads (``app.ui.hub.downloads.DownloadsPanel``) of the
+  application's ``HubService``; Load opens a finished one.
+
+Every network call (search, file list, header, the keyring) is a background
+call (``BackgroundCalls``); answers that arrive for an older question are
+dropped. GUI thread only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PyQt6.QtCore import QCoreApplication, Qt, pyqtSignal
+from PyQt6.QtWidgets import (
+    QAbstractItemView,
+    QDialog,
+    QDialogButtonBox,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QScrollArea,
+    QSpinBox,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.core.base.settings import user_models_dir
+from app.core.hub import browse
+from app.core.hub.api import ModelFile, RepoSummary
+from app.core.hub.fit import Machine, estimate_needed, fit_for, this_machine
+from app.core.hub.quant import KIND_EMBEDDING, KIND_MODEL, KIND_PROJECTOR, quant_group
+from app.core.hub.recommended import Recommended, load_recommended, pick_for
+from app.core.models.gguf_info import GGUFInfo
+from app.core.models.paths import DEFAULT_N_CTX
+from app.core.models.sizes import format_bytes
+from app.ui.hub.downloads import DownloadsPanel
+from app.ui.services.background import BackgroundCalls
+from app.ui.services.hub import HubService
+
+ROLE_DATA = Qt.ItemDataRole.UserRole
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("GetModels", text)
+
+
+def recommended_line(entry: Recommended, machine: Machine, picked: bool) -> tuple[str, str]:
+    fit = fit_for(estimate_needed(entry.approx_size), machine)
+    name = ("★ " if picked else "") + entry.name
+    details = " · ".join(x for x in (entry.parameters, entry.quant, format_bytes(entry.approx_size), fit.label) if x)
+    if picked:
+        details += " · " + _tr("recommended for this machine")
+    return name, details
+
+
+def repo_line(repo: RepoSummary) -> str:
+    parts = [_tr("{n} downloads").format(n=f"{repo.downloads:,}"), _tr("{n} likes").format(n=f"{repo.likes:,}")]
+    if repo.updated:
+        parts.append(_tr("updated {date}").format(date=repo.updated))
+    if repo.license:
+        parts.append(repo.license)
+    if repo.gated:
+        parts.append(_tr("gated: needs a token"))
+    return " · ".join(parts)
+
+
+def header_line(info: GGUFInfo, n_ctx: int) -> str:
+    if not info.ok:
+        return info.error
+    kv = info.kv_cache_bytes(n_ctx)
+    parts = [info.architecture, info.parameters_label,
+             _tr("trained for {n} tokens").format(n=f"{info.context_length:,}") if info.context_length else "",
+             _tr("template {kind}").format(kind=info.template_label) if info.template_label else "",
+             _tr("KV cache {size} at {n}").format(size=format_bytes(kv), n=f"{n_ctx:,}") if kv else ""]
+    return " · ".join(p for p in parts if p)
+
+
+class GetModelsDialog(QDialog):
+    """See the module docstring.
+
+    Signals:
+
+    * ``model_open_requested``: Load on a finished download; arg: the model file's path.
+    """
+
+    #: Load was clicked on a downloaded model; arg: its path (str).
+    model_open_requested = pyqtSignal(str)
+
+    COLUMNS = ("File", "Quantization", "Size", "Fit", "Header")
+
+    def __init__(self, service: HubService, parent: QWidget | None = None, n_ctx: int = DEFAULT_N_CTX) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(_tr("Get More Models"))
+        self.resize(1000, 680)
+        self.service = service
+        self._calls = BackgroundCalls(self)
+        self._machine = Machine(None, None)
+        self._recommended: list[Recommended] = []
+        self._picked: Recommended | None = None
+        self._models: list[ModelFile] = []
+        self._headers: dict[tuple[str, str, int], GGUFInfo] = {}
+        self._repo = ""
+        self._wanted_file = ""
+        self._generation = {"search": 0, "files": 0, "header": 0}
+        self._build(n_ctx)
+        self._connect_signals()
+        self._calls.run(lambda _c: (this_machine(), load_recommended()), self._on_recommended_loaded,
+                        name="rill-hub-recommended")
+
+    # -- building ---------------------------------------------------------------------------
+
+    def _build(self, n_ctx: int) -> None:
+        self.search_edit = QLineEdit()
+        self.search_edit.setPlaceholderText(_tr("Search the Hub for GGUF models (qwen, llama, gemma…)"))
+        self.search_edit.setAccessibleName(_tr("Search the Hub"))
+        self.search_button = QPushButton(_tr("&Search"))
+        self.n_ctx_spin = QSpinBox()
+        self.n_ctx_spin.setRange(512, 131072)
+        self.n_ctx_spin.setSingleStep(1024)
+        self.n_ctx_spin.setValue(n_ctx)
+        self.n_ctx_spin.setToolTip(_tr("The context length the fit and the KV cache are judged at"))
+        self.settings_button = QPushButton(_tr("Hub Address and Token…"))
+        top = QHBoxLayout()
+        top.addWidget(self.search_edit, 1)
+        top.addWidget(self.search_button)
+        top.addWidget(QLabel(_tr("Context:")))
+        top.addWidget(self.n_ctx_spin)
+        top.addWidget(self.settings_button)
+
+        self.repos = QTreeWidget()
+        self.repos.setColumnCount(2)
+        self.repos.setHeaderLabels([_tr("Model"), _tr("Details")])
+        self.repos.setAccessibleName(_tr("Recommended models and search results"))
+        self.recommended_root = QTreeWidgetItem([_tr("Recommended"), _tr("Reading this machine's memory…")])
+        self.results_root = QTreeWidgetItem([_tr("Search results"), _tr("Type some words and press Search")])
+        for root in (self.recommended_root, self.results_root):
+            root.setFlags(root.flags() & ~Qt.ItemFlag.ItemIsSelectable)
+            self.repos.addTopLevelItem(root)
+            root.setExpanded(True)
+        self.repos.header().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)  # type: ignore[union-attr]
+
+        self.repo_label = QLabel(_tr("Choose a model on the left."))
+        self.repo_label.setWordWrap(True)
+        self.files = QTableWidget(0, len(self.COLUMNS))
+        self.files.setHorizontalHeaderLabels([_tr(c) for c in self.COLUMNS])
+        self.files.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.files.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.files.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.files.setAccessibleName(_tr("The repository's model files"))
+        header = self.files.horizontalHeader()
+        assert header is not None
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(True)
+        self.details_label = QLabel()
+        self.details_label.setWordWrap(True)
+        self.download_button = QPushButton(_tr("&Download"))
+        self.download_button.setEnabled(False)
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 0, 0, 0)
+        right_layout.addWidget(self.repo_label)
+        right_layout.addWidget(self.files, 1)
+        right_layout.addWidget(self.details_label)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.download_button)
+        right_layout.addLayout(buttons)
+
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(self.repos)
+        splitter.addWidget(right)
+        splitter.setSizes([380, 620])
+
+        self.downloads = DownloadsPanel(self.service)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(self.downloads)
+        box = QGroupBox(_tr("Downloads"))
+        box_layout = QVBoxLayout(box)
+        box_layout.addWidget(scroll)
+        box.setMaximumHeight(200)
+
+        self.status_label = QLabel()
+        self.status_label.setWordWrap(True)
+        self.status_label.setObjectName("hubStatus")
+        close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        close.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(splitter, 1)
+        layout.addWidget(box)
+        layout.addWidget(self.status_label)
+        layout.addWidget(close)
+
+    def _connect_signals(self) -> None:
+        self.search_button.clicked.connect(self._on_search_clicked)
+        self.search_edit.returnPressed.connect(self._on_search_clicked)
+        self.repos.currentItemChanged.connect(self._on_repo_changed)
+        self.files.itemSelectionChanged.connect(self._on_file_selected)
+        self.download_button.clicked.connect(self._on_download_clicked)
+        self.n_ctx_spin.valueChanged.connect(self._on_n_ctx_changed)
+        self.settings_button.clicked.connect(self._on_settings_clicked)
+        self.downloads.load_requested.connect(self._on_load_requested)
+
+    # -- the left side ----------------------------------------------------------------------
+
+    def _on_recommended_loaded(self, result: Any, error: BaseException | None) -> None:
+        if error is not None or result is None:
+            self.recommended_root.setText(1, _tr("The recommended list could not be read."))
+            return
+        self._machine, self._recommended = result
+        self._picked = pick_for(self._recommended, self._machine)
+        self.recommended_root.setText(1, _tr("{n} chat models by size; ★ suits this machine ({memory} free)").format(
+            n=len(self._recommended), memory=format_bytes(self._machine.available)))
+        for entry in self._recommended:
+            name, details = recommended_line(entry, self._machine, entry == self._picked)
+            item = QTreeWidgetItem([name, details])
+            item.setData(0, ROLE_DATA, ("recommended", entry))
+            item.setToolTip(0, f"{entry.repo}/{entry.file}")
+            self.recommended_root.addChild(item)
+
+    def _on_search_clicked(self) -> None:
+        text = self.search_edit.text().strip()
+        if not text:
+            self.status_label.setText(_tr("Type some words to search for."))
+            return
+        self._generation["search"] += 1
+        generation = self._generation["search"]
+        self.results_root.takeChildren()
+        self.results_root.setText(1, _tr("Searching…"))
+        self.status_label.clear()
+        self._calls.run(lambda _c: browse.search(text),
+                        lambda result, error: self._on_search_done(generation, result, error), name="rill-hub-search")
+
+    def _on_search_done(self, generation: int, result: Any, error: BaseException | None) -> None:
+        if generation != self._generation["search"]:
+            return
+        if error is not None:
+            self.results_root.setText(1, "")
+            self.status_label.setText(str(error))
+            return
+        self.results_root.setText(1, _tr("{n} repositories, most downloaded first").format(n=len(result))
+                                  if result else _tr("No GGUF repositories match."))
+        for repo in result:
+            item = QTreeWidgetItem([repo.repo, repo_line(repo)])
+            item.setData(0, ROLE_DATA, ("repo", repo))
+            self.results_root.addChild(item)
+        self.results_root.setExpanded(True)
+
+    def _on_repo_changed(self, current: QTreeWidgetItem | None, _previous: QTreeWidgetItem | None) -> None:
+        data = current.data(0, ROLE_DATA) if current is not None else None
+        if not data:
+            return
+        kind, value = data
+        repo = value.repo
+        self._wanted_file = value.file if kind == "recommended" else ""
+        self._load_files(repo)
+
+    def _load_files(self, repo: str) -> None:
+        self._repo = repo
+        self._generation["files"] += 1
+        generation = self._generation["files"]
+        self._models = []
+        self.files.setRowCount(0)
+        self.download_button.setEnabled(False)
+        self.details_label.clear()
+        self.repo_label.setText(_tr("{repo}: listing its files…").format(repo=repo))
+        self._calls.run(lambda _c: browse.repo_files(repo),
+                        lambda result, error: self._on_files_done(generation, result, error), name="rill-hub-files")
+
+    # -- the right side ---------------------------------------------------------------------
+
+    def _on_files_done(self, generation: int, result: Any, error: BaseException | None) -> None:
+        if generation != self._generation["files"]:
+            return
+        if error is not None:
+            self.repo_label.setText(str(error))
+            return
+        self.repo_label.setText(f"{result.summary.repo} · {repo_line(result.summary)}")
+        self._models = list(result.models)
+        if not self._models:
+            self.repo_label.setText(_tr("{repo} holds no GGUF model files.").format(repo=result.summary.repo))
+        self.files.setRowCount(len(self._models))
+        select = 0
+        for row, model in enumerate(self._models):
+            self._fill_row(row, model)
+            if model.path == self._wanted_file:
+                select = row
+        if self._models:
+            self.files.selectRow(select)
+
+    def _fill_row(self, row: int, model: ModelFile) -> None:
+        n_ctx = self.n_ctx_spin.value()
+        info = self._headers.get((model.repo, model.path, n_ctx))
+        if model.kind == KIND_MODEL:
+            fit = fit_for(estimate_needed(model.size, info, n_ctx), self._machine).label
+        else:
+            fit = {KIND_PROJECTOR: _tr("Vision projector"), KIND_EMBEDDING: _tr("Embedding model")}[model.kind]
+        quant = model.quant + (f" ({_tr(quant_group(model.quant))})" if quant_group(model.quant) else "")
+        name = model.path + (_tr(" ({n} parts)").format(n=len(model.parts)) if len(model.parts) > 1 else "")
+        header = header_line(info, n_ctx) if info is not None else ""
+        for col, text in enumerate((name, quant, format_bytes(model.size), fit, header)):
+            self.files.setItem(row, col, QTableWidgetItem(text))
+
+    def selected_model(self) -> ModelFile | None:
+        rows = self.files.selectionModel().selectedRows() if self.files.selectionModel() else []  # type: ignore[union-attr]
+        return self._models[rows[0].row()] if rows and rows[0].row() < len(self._models) else None
+
+    def _on_file_selected(self) -> None:
+        model = self.selected_model()
+        self.download_button.setEnabled(model is not None)
+        if model is None:
+            return
+        companions = ", ".join(c.name for c in model.companions)
+        self.details_label.setText(_tr("Goes with its vision projector: {names}").format(names=companions)
+                                   if companions else "")
+        n_ctx = self.n_ctx_spin.value()
+        if (model.repo, model.path, n_ctx) in self._headers:
+            return
+        self._generation["header"] += 1
+        generation = self._generation["header"]
+        self._calls.run(lambda _c: browse.remote_details(model, n_ctx),
+                        lambda info, error: self._on_header_done(generation, model, n_ctx, info, error),
+                        name="rill-hub-header")
+
+    def _on_header_done(self, generation: int, model: ModelFile, n_ctx: int, info: Any,
+                        error: BaseException | None) -> None:
+        if error is not None:
+            info = GGUFInfo(model.name, model.size, error=str(error))
+        self._headers[(model.repo, model.path, n_ctx)] = info
+        if model in self._models and n_ctx == self.n_ctx_spin.value():
+            self._fill_row(self._models.index(model), model)
+
+    def _on_n_ctx_changed(self) -> None:
+        for row, model in enumerate(self._models):
+            self._fill_row(row, model)
+        self._on_file_selected()
+
+    # -- downloading ------------------------------------------------------------------------
+
+    def _on_download_clicked(self) -> None:
+        model = self.selected_model()
+        if model is None:
+            return
+        folder = user_models_dir()
+        self._calls.run(lambda _c: browse.requests_for(model, folder), self._on_requests_ready,
+                        name="rill-hub-request")
+
+    def _on_requests_ready(self, requests: Any, error: BaseException | None) -> None:
+        if error is not None:
+            self.status_label.setText(str(error))
+            return
+        for request in requests:
+            self.service.download(request)
+        self.status_label.setText(_tr("Downloading into {folder}.").format(folder=requests[0].folder))
+
+    def _on_load_requested(self, path: str) -> None:
+        self.model_open_requested.emit(path)
+
+    def _on_settings_clicked(self) -> None:
+        from app.ui.hub.hub_settings import HubSettingsDialog
+
+        HubSettingsDialog(self).open()
+
+    def done(self, result: int) -> None:
+        self._calls.cancel_all()
+        super().done(result)
