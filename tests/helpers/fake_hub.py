@@ -51,6 +51,12 @@ class FakeRepo:
     wrong_sha: bool = False
     #: Files listed as plain git files (no LFS sha256).
     no_lfs: set[str] = field(default_factory=set)
+    #: Sizes the file list gives instead of the real ones (screenshots: a
+    #: 4 GB file whose header is real; downloading it fails on the size).
+    listed_sizes: dict[str, int] = field(default_factory=dict)
+
+    def size(self, path: str) -> int:
+        return self.listed_sizes.get(path, len(self.files[path]))
 
     def sha256(self, path: str) -> str:
         if self.wrong_sha:
@@ -216,9 +222,9 @@ class _Handler(BaseHTTPRequestHandler):
         for path in sorted(repo.files):
             data = repo.files[path]
             entry: dict[str, Any] = {"type": "file", "oid": hashlib.sha1(data).hexdigest(),  # noqa: S324
-                                     "size": len(data), "path": path}
+                                     "size": repo.size(path), "path": path}
             if path not in repo.no_lfs:
-                entry["lfs"] = {"oid": repo.sha256(path), "size": len(data), "pointerSize": 134}
+                entry["lfs"] = {"oid": repo.sha256(path), "size": repo.size(path), "pointerSize": 134}
             entries.append(entry)
         start = int((query.get("cursor") or ["0"])[0])
         page = entries[start:start + self.hub.page_size]

@@ -157,7 +157,7 @@ class GetModelsDialog(QDialog):
             root.setFlags(root.flags() & ~Qt.ItemFlag.ItemIsSelectable)
             self.repos.addTopLevelItem(root)
             root.setExpanded(True)
-        self.repos.header().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)  # type: ignore[union-attr]
+        self.repos.setColumnWidth(0, 250)
 
         self.repo_label = QLabel(_tr("Choose a model on the left."))
         self.repo_label.setWordWrap(True)
@@ -167,9 +167,14 @@ class GetModelsDialog(QDialog):
         self.files.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.files.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.files.setAccessibleName(_tr("The repository's model files"))
+        self.files.setWordWrap(False)
+        vertical = self.files.verticalHeader()
+        assert vertical is not None
+        vertical.hide()
         header = self.files.horizontalHeader()
         assert header is not None
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        for col in range(len(self.COLUMNS) - 1):
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
         header.setStretchLastSection(True)
         self.details_label = QLabel()
         self.details_label.setWordWrap(True)
@@ -189,7 +194,7 @@ class GetModelsDialog(QDialog):
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(self.repos)
         splitter.addWidget(right)
-        splitter.setSizes([380, 620])
+        splitter.setSizes([430, 670])
 
         self.downloads = DownloadsPanel(self.service)
         scroll = QScrollArea()
@@ -198,7 +203,8 @@ class GetModelsDialog(QDialog):
         box = QGroupBox(_tr("Downloads"))
         box_layout = QVBoxLayout(box)
         box_layout.addWidget(scroll)
-        box.setMaximumHeight(200)
+        scroll.setMinimumHeight(96)
+        box.setMaximumHeight(220)
 
         self.status_label = QLabel()
         self.status_label.setWordWrap(True)
@@ -237,6 +243,7 @@ class GetModelsDialog(QDialog):
             item = QTreeWidgetItem([name, details])
             item.setData(0, ROLE_DATA, ("recommended", entry))
             item.setToolTip(0, f"{entry.repo}/{entry.file}")
+            item.setToolTip(1, details)
             self.recommended_root.addChild(item)
 
     def _on_search_clicked(self) -> None:
@@ -264,6 +271,7 @@ class GetModelsDialog(QDialog):
         for repo in result:
             item = QTreeWidgetItem([repo.repo, repo_line(repo)])
             item.setData(0, ROLE_DATA, ("repo", repo))
+            item.setToolTip(1, repo_line(repo))
             self.results_root.addChild(item)
         self.results_root.setExpanded(True)
 
@@ -320,20 +328,40 @@ class GetModelsDialog(QDialog):
         name = model.path + (_tr(" ({n} parts)").format(n=len(model.parts)) if len(model.parts) > 1 else "")
         header = header_line(info, n_ctx) if info is not None else ""
         for col, text in enumerate((name, quant, format_bytes(model.size), fit, header)):
-            self.files.setItem(row, col, QTableWidgetItem(text))
+            item = QTableWidgetItem(text)
+            item.setToolTip(text)
+            self.files.setItem(row, col, item)
+        if row == self._selected_row():
+            self._show_details(model)
+
+    def _selected_row(self) -> int:
+        selection = self.files.selectionModel()
+        rows = selection.selectedRows() if selection is not None else []
+        return rows[0].row() if rows else -1
+
+    def _show_details(self, model: ModelFile) -> None:
+        """The selected file's fit and header in full, below the table."""
+        n_ctx = self.n_ctx_spin.value()
+        info = self._headers.get((model.repo, model.path, n_ctx))
+        lines = [model.path]
+        if model.kind == KIND_MODEL:
+            lines.append(fit_for(estimate_needed(model.size, info, n_ctx), self._machine).explanation)
+        lines.append(header_line(info, n_ctx) if info is not None else _tr("Reading its header from the Hub…"))
+        if model.companions:
+            lines.append(_tr("Goes with its vision projector: {names}").format(
+                names=", ".join(c.name for c in model.companions)))
+        self.details_label.setText("\n".join(lines))
 
     def selected_model(self) -> ModelFile | None:
-        rows = self.files.selectionModel().selectedRows() if self.files.selectionModel() else []  # type: ignore[union-attr]
-        return self._models[rows[0].row()] if rows and rows[0].row() < len(self._models) else None
+        row = self._selected_row()
+        return self._models[row] if 0 <= row < len(self._models) else None
 
     def _on_file_selected(self) -> None:
         model = self.selected_model()
         self.download_button.setEnabled(model is not None)
         if model is None:
             return
-        companions = ", ".join(c.name for c in model.companions)
-        self.details_label.setText(_tr("Goes with its vision projector: {names}").format(names=companions)
-                                   if companions else "")
+        self._show_details(model)
         n_ctx = self.n_ctx_spin.value()
         if (model.repo, model.path, n_ctx) in self._headers:
             return
