@@ -121,6 +121,7 @@ class GetModelsDialog(QDialog):
         self._headers: dict[tuple[str, str, int], GGUFInfo] = {}
         self._repo = ""
         self._wanted_file = ""
+        self._select_when_loaded: Recommended | None = None
         self._generation = {"search": 0, "files": 0, "header": 0}
         self._build(n_ctx)
         self._connect_signals()
@@ -245,6 +246,19 @@ class GetModelsDialog(QDialog):
             item.setToolTip(0, f"{entry.repo}/{entry.file}")
             item.setToolTip(1, details)
             self.recommended_root.addChild(item)
+        if self._select_when_loaded is not None:
+            self.select_recommended(self._select_when_loaded)
+
+    def select_recommended(self, entry: Recommended) -> None:
+        """Show ``entry``'s files, its file selected (once the list has loaded)."""
+        self._select_when_loaded = entry
+        for i in range(self.recommended_root.childCount()):
+            item = self.recommended_root.child(i)
+            data = item.data(0, ROLE_DATA) if item is not None else None
+            if data and data[1].repo == entry.repo and data[1].file == entry.file:
+                self._select_when_loaded = None
+                self.repos.setCurrentItem(item)
+                return
 
     def _on_search_clicked(self) -> None:
         text = self.search_edit.text().strip()

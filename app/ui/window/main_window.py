@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from PyQt6.QtCore import QMimeData, Qt, pyqtSignal
 from PyQt6.QtGui import QCloseEvent, QDragEnterEvent, QDragMoveEvent, QDropEvent, QIcon, QShortcut
-from PyQt6.QtWidgets import QApplication, QFileDialog, QMainWindow, QSplitter, QWidget
+from PyQt6.QtWidgets import QApplication, QFileDialog, QMainWindow, QSplitter, QVBoxLayout, QWidget
 
 from app.core.backends.base import ModelInfo
 from app.core.backends.remote.servers import ServerConfig
@@ -29,6 +29,7 @@ from app.ui.conversation.find_bar import FindBar
 from app.ui.conversation.selection import LazyTextMime
 from app.ui.conversation.view import ChatView
 from app.ui.dialogs.about import open_about_box
+from app.ui.hub.offer import DemoModelOffer
 from app.ui.misc.shortcuts import bind_shortcut
 from app.ui.misc.theme import mark_window, theme_manager
 from app.ui.services.lifecycle import AppServices
@@ -264,6 +265,7 @@ class MainWindow(QMainWindow):
 
     def _on_model_ready(self, info: ModelInfo) -> None:
         self.prompt_area.set_context_limit(info.n_ctx or None)
+        self.hub_offer.model_loaded(info.path or "")
 
     def _on_open_model_triggered(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
@@ -285,7 +287,14 @@ class MainWindow(QMainWindow):
         self.model_dialogs.model_open_requested.connect(self.model_open_requested)
         self.menus.servers_action.triggered.connect(self.model_dialogs.open_servers)
         self.menus.manage_models_action.triggered.connect(self.model_dialogs.open_models)
-        self.menus.get_models_action.triggered.connect(self.model_dialogs.open_hub)
+        self.menus.get_models_action.triggered.connect(lambda: self.model_dialogs.open_hub())
+        self.first_run.get_button.clicked.connect(lambda: self.model_dialogs.open_hub())
+        self.hub_offer = DemoModelOffer(self.chat_area)
+        chat_layout = self.chat_area.layout()
+        assert isinstance(chat_layout, QVBoxLayout)
+        chat_layout.insertWidget(1, self.hub_offer)  # under the first-run panel, above the conversation
+        self.hub_offer.get_requested.connect(self.model_dialogs.open_hub)
+        self.hub_offer.browse_requested.connect(lambda: self.model_dialogs.open_hub())
 
     def expect_load(self, description: str, choice: dict[str, str], remember: bool = True) -> None:
         """See ``ModelChoice.expect_load``."""

@@ -58,10 +58,14 @@ class ModelDialogs(QObject):
         """Show Manage Models (raised when it is open already)."""
         self._models_dialog.show()
 
-    def open_hub(self) -> None:
-        """Show Get More Models (raised when it is open already); nothing once shutting down."""
-        if self._hub is not None and self._hub() is not None:
-            self._hub_dialog.show()
+    def open_hub(self, recommended: object = None) -> None:
+        """Show Get More Models (raised when it is open already), with
+        ``recommended`` (a ``Recommended``) selected if given; nothing once shutting down."""
+        if self._hub is None or self._hub() is None:
+            return
+        dialog = self._hub_dialog.show()
+        if recommended is not None:
+            dialog.select_recommended(recommended)  # type: ignore[arg-type]
 
     @property
     def hub_dialog(self) -> GetModelsDialog | None:
