@@ -101,10 +101,14 @@ class GetModelsDialog(QDialog):
     Signals:
 
     * ``model_open_requested``: Load on a finished download; arg: the model file's path.
+    * ``hub_settings_requested``: Hub Address and Token… was clicked; no args
+      (the window opens ``app.ui.dialogs.hub_settings``).
     """
 
     #: Load was clicked on a downloaded model; arg: its path (str).
     model_open_requested = pyqtSignal(str)
+    #: Hub Address and Token… was clicked; no args.
+    hub_settings_requested = pyqtSignal()
 
     COLUMNS = ("File", "Quantization", "Size", "Fit", "Header")
 
@@ -226,7 +230,7 @@ class GetModelsDialog(QDialog):
         self.files.itemSelectionChanged.connect(self._on_file_selected)
         self.download_button.clicked.connect(self._on_download_clicked)
         self.n_ctx_spin.valueChanged.connect(self._on_n_ctx_changed)
-        self.settings_button.clicked.connect(self._on_settings_clicked)
+        self.settings_button.clicked.connect(self.hub_settings_requested)
         self.downloads.load_requested.connect(self._on_load_requested)
 
     # -- the left side ----------------------------------------------------------------------
@@ -418,11 +422,6 @@ class GetModelsDialog(QDialog):
 
     def _on_load_requested(self, path: str) -> None:
         self.model_open_requested.emit(path)
-
-    def _on_settings_clicked(self) -> None:
-        from app.ui.hub.hub_settings import HubSettingsDialog
-
-        HubSettingsDialog(self).open()
 
     def done(self, result: int) -> None:
         self._calls.cancel_all()

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PyQt6.QtCore import QObject, pyqtSignal
+from PyQt6.QtCore import QObject, Qt, pyqtSignal
 from PyQt6.QtWidgets import QWidget
 
 from app.ui.dialogs.singleton import SingletonDialog
@@ -101,10 +101,19 @@ class ModelDialogs(QObject):
         assert service is not None
         dialog = GetModelsDialog(service, self._window)
         dialog.model_open_requested.connect(self.model_open_requested)
+        dialog.hub_settings_requested.connect(lambda: self._open_hub_settings(dialog))
         if not self._hub_connected:
             self._hub_connected = True
             service.download_finished.connect(self._on_download_finished)
         return dialog
+
+    @staticmethod
+    def _open_hub_settings(parent: QWidget) -> None:
+        from app.ui.dialogs.hub_settings import HubSettingsDialog
+
+        settings = HubSettingsDialog(parent)
+        settings.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        settings.open()
 
     def _on_download_finished(self, _path: str) -> None:
         dialog = self.models_dialog

@@ -15,9 +15,9 @@ from PyQt6.QtWidgets import QTreeWidgetItem
 from app.core.base.settings import user_models_dir
 from app.core.hub.endpoint import TOKEN_KEYRING_USER
 from app.core.hub.queue import DONE, DOWNLOADING, FAILED, PAUSED
+from app.ui.dialogs.hub_settings import HubSettingsDialog
 from app.ui.hub.dialog import GetModelsDialog
 from app.ui.hub.downloads import job_status, time_left
-from app.ui.hub.hub_settings import HubSettingsDialog
 from app.ui.services.background import join_background_threads
 from app.ui.services.hub import HubService
 from tests.helpers.fake_hub import FakeHub, FakeRepo, Fault
@@ -180,6 +180,22 @@ def test_the_model_menu_opens_it_and_the_shutdown_stops_its_thread(qtbot, make_w
     assert service is not None and service.worker_thread.isRunning()
     with qtbot.waitSignal(dialog.model_open_requested, timeout=2000):
         dialog.downloads.load_requested.emit("/nowhere/model.gguf")
+    dialog.settings_button.click()
+    hub_settings = dialog.findChild(HubSettingsDialog)
+    assert hub_settings is not None and hub_settings.isVisible()
+    hub_settings.reject()
+    window.menus.settings_action.trigger()
+    window.settings_dialog.hub_button.click()
+    from_settings = window.settings_dialog.findChild(HubSettingsDialog)
+    assert from_settings is not None and from_settings.isVisible()
+    qtbot.waitUntil(lambda: "huggingface" not in from_settings.endpoint_edit.text(), timeout=2000)
+    from_settings.endpoint_edit.setText("https://hf-mirror.com/")
+    with qtbot.waitSignal(from_settings.accepted, timeout=5000):
+        from_settings.buttons.accepted.emit()
+    from app.core.base import settings as settings_module
+
+    assert settings_module.load_settings()["hub_endpoint"] == "https://hf-mirror.com"
+    window.settings_dialog.reject()
     window.close()
     assert window.services.wait(10000)
     assert service.worker_thread.isFinished()

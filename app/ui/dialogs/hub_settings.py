@@ -1,5 +1,6 @@
-"""Get More Models › Hub Address and Token…: the Hub's address (a mirror) and
-the access token for gated models (``HubSettingsDialog``).
+"""Settings › Hugging Face Hub… and Get More Models › Hub Address and
+Token…: the Hub's address (a mirror) and the access token for gated models
+(``HubSettingsDialog``).
 
 The address is saved in the settings file (``hub_endpoint``); ``HF_ENDPOINT``
 in the environment takes precedence and the dialog says so. The token goes to
