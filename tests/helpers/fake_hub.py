@@ -18,7 +18,8 @@ A gated repository's files need ``Authorization: Bearer <token>`` (401
 otherwise). Faults (``server.faults``, each used once then removed, in
 order): ``drop`` (close the connection after ``n`` body bytes), ``trickle``
 (``n`` bytes every ``delay`` seconds), ``status`` (e.g. 429 with
-``retry_after``, 404, 500), ``ignore_range`` (a 200 with the whole file).
+``retry_after``, 404, 500), ``ignore_range`` (a 200 with the whole file),
+``bad_range`` (a 206 starting one byte after where it was asked to).
 A repository's ``wrong_sha`` lists a wrong sha256 for its files.
 
 Everything is recorded: ``requests`` (method, path, headers), ``body_bytes``
@@ -66,7 +67,7 @@ class FakeRepo:
 
 @dataclass
 class Fault:
-    kind: str  # "drop", "trickle", "status", "ignore_range"
+    kind: str  # "drop", "trickle", "status", "ignore_range", "bad_range"
     n: int = 0
     delay: float = 0.0
     status: int = 0
@@ -292,6 +293,8 @@ class _Handler(BaseHTTPRequestHandler):
                     self.end_headers()
                     return
                 code = 206
+        if fault is not None and fault.kind == "bad_range":  # a 206 from the wrong place, asked for or not
+            start, code = start + 1, 206
         body = data[start:end + 1]
         self.send_response(code)
         self.send_header("Content-Type", "application/octet-stream")

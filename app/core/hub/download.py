@@ -86,6 +86,9 @@ PROGRESS_INTERVAL_S = 0.2
 SPEED_WINDOW_S = 5.0
 _CONTENT_RANGE = re.compile(r"bytes\s+(\d+)-(\d+)/(\d+|\*)")
 
+#: A download that must start again from zero more often than this stops (a broken server).
+MAX_START_OVERS = 2
+
 PHASE_CHECKING = "checking"
 PHASE_DOWNLOADING = "downloading"
 PHASE_VERIFYING = "verifying"
@@ -296,7 +299,7 @@ class FileDownload:
         self._check_disk()
         self._write_sidecar()
         self._hash_existing()
-        attempt = 0
+        attempt = starts = 0
         while True:
             self._check_cancel()
             try:
@@ -304,6 +307,10 @@ class FileDownload:
                 break
             except _StartOver:
                 self._truncate()
+                starts += 1
+                if starts > MAX_START_OVERS:
+                    raise HubError(translate("Hub", "The Hub keeps sending {name} from the wrong place: it cannot "
+                                                    "be downloaded now.").format(name=req.name), KIND_BAD_REPLY) from None
             except _Dropped as dropped:
                 error = dropped.error
                 attempt += 1
@@ -388,7 +395,7 @@ class FileDownload:
         headers = {}
         if self._have:
             headers["Range"] = f"bytes={self._have}-"
-            if self._etag:
+            if self._etag and not self._etag.startswith("W/"):  # If-Range needs a strong validator
                 headers["If-Range"] = self._etag
         try:
             with self._client.stream("GET", req.url, headers=headers) as r:

@@ -183,3 +183,13 @@ def test_a_partial_of_another_file_is_not_continued(hub: FakeHub, models_dir: Pa
     req.sidecar.write_text(json.dumps({"repo": REPO, "path": MODEL, "size": req.size, "sha256": "cd" * 32}))
     result = FileDownload(req).run()
     assert result.verified and result.resumed_from == 0
+
+
+def test_a_server_answering_from_the_wrong_place_is_given_up(hub: FakeHub, models_dir: Path) -> None:
+    req = request_for(hub, models_dir)
+    cdn(hub).faults += [Fault("bad_range") for _ in range(3)]
+    with pytest.raises(HubError) as exc:
+        FileDownload(req).run()
+    assert exc.value.kind == "bad_reply" and "wrong place" in str(exc.value)
+    cdn(hub).faults.append(Fault("bad_range"))   # once: started over, then fine
+    assert FileDownload(req).run().verified
