@@ -97,7 +97,7 @@ class FakeHub:
         self.lock = threading.Lock()
         #: Set when the server stops: a trickle or a silence ends at once.
         self.closing = threading.Event()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        self._server = _QuietServer(("127.0.0.1", 0), _Handler)
         self._server.daemon_threads = True
         self._server.hub = self  # type: ignore[attr-defined]
         self._thread: threading.Thread | None = None
@@ -131,6 +131,15 @@ class FakeHub:
 
 
 _RANGE = re.compile(r"bytes=(\d+)-(\d*)$")
+
+
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that went away (a cut connection, a test's end) is no error to print."""
+        import sys
+
+        if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            super().handle_error(request, client_address)
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -21,7 +21,9 @@ when a download fails: app.core.hub.api says why that matters):
   resumed ``HUB_RETRIES`` times; a 429 waits its ``Retry-After`` when short;
 * ``cancel`` (a ``threading.Event``) is checked at every read: set, the
   download stops with ``HubError(kind=KIND_CANCELLED)`` and keeps its
-  partial file (pause); :func:`discard_partial` deletes it (cancel).
+  partial file (pause); :func:`discard_partial` deletes it (cancel). A
+  :class:`CancelToken` also cuts the connection when set, so a read blocked
+  on a silent server ends at once.
 
 Progress (:class:`Progress`: bytes, total, speed, time left) goes to
 ``on_progress`` at most every ``PROGRESS_INTERVAL_S`` and at the end, from the
@@ -38,6 +40,7 @@ import os
 import queue
 import re
 import shutil
+import socket
 import tempfile
 import threading
 import time
@@ -75,13 +78,14 @@ from app.core.hub.endpoint import (
 )
 from app.core.models.sizes import format_bytes
 
-__all__ = ["DownloadRequest", "DownloadResult", "FileDownload", "Progress", "discard_partial", "partial_size"]
+__all__ = ["CancelToken", "DownloadRequest", "DownloadResult", "FileDownload", "Progress", "discard_partial",
+           "partial_size"]
 
 PARTIAL_SUFFIX = ".partial"
 SIDECAR_SUFFIX = ".partial.json"
 CHUNK_BYTES = 1024 * 1024
-#: Chunks waiting for the hashing thread at most (memory: this many CHUNK_BYTES).
-HASH_QUEUE_CHUNKS = 8
+#: Chunks (as they arrive: ~64 KB each) waiting for the hashing thread at most.
+HASH_QUEUE_CHUNKS = 64
 PROGRESS_INTERVAL_S = 0.2
 SPEED_WINDOW_S = 5.0
 _CONTENT_RANGE = re.compile(r"bytes\s+(\d+)-(\d+)/(\d+|\*)")
@@ -149,6 +153,38 @@ class DownloadResult:
     resumed_from: int
     already_there: bool = False
     verified: bool = False
+
+
+class CancelToken(threading.Event):
+    """A cancel event that also cuts the connection being read: a read
+    blocked on a silent server returns at once (a pause or a quit does not
+    wait for the stall timeout). ``set()`` from any thread."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._lock = threading.Lock()
+        self._socket: socket.socket | None = None
+
+    def attach(self, sock: socket.socket | None) -> None:
+        with self._lock:
+            self._socket = sock
+        if self.is_set():
+            self._cut()
+
+    def detach(self) -> None:
+        with self._lock:
+            self._socket = None
+
+    def set(self) -> None:
+        super().set()
+        self._cut()
+
+    def _cut(self) -> None:
+        with self._lock:
+            sock = self._socket
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
 
 
 class _Hasher:
@@ -257,7 +293,7 @@ class FileDownload:
         self._token = token
         self._own_client = client is None
         self._client = client or make_client(token, timeout_s=HUB_TIMEOUT_S, read_timeout_s=stall_s)
-        self.cancel = cancel or threading.Event()
+        self.cancel = cancel or CancelToken()
         self._on_progress = on_progress
         self._min_rate = min_rate
         self._window = rate_window_s
@@ -397,16 +433,25 @@ class FileDownload:
             headers["Range"] = f"bytes={self._have}-"
             if self._etag and not self._etag.startswith("W/"):  # If-Range needs a strong validator
                 headers["If-Range"] = self._etag
+        token = self.cancel if isinstance(self.cancel, CancelToken) else None
         try:
             with self._client.stream("GET", req.url, headers=headers) as r:
+                if token is not None:
+                    stream = r.extensions.get("network_stream")
+                    token.attach(stream.get_extra_info("socket") if stream is not None else None)
                 self._accept(r)
                 self._receive(r)
         except httpx.TimeoutException as exc:
+            self._check_cancel()
             raise _Dropped(self._stalled(exc)) from None
         except (httpx.TransportError, httpx.StreamError) as exc:
+            self._check_cancel()  # the connection was cut by a pause or a cancel
             if isinstance(exc, httpx.ConnectError) and not self._fetched and not self._have:
                 raise network_error(exc, req.url) from None
             raise _Dropped(network_error(exc, req.url)) from None
+        finally:
+            if token is not None:
+                token.detach()
         if self._size and self._have < self._size:
             raise _Dropped(HubError(translate("Hub", "The connection was closed before the end of {name}.").format(
                 name=req.name), KIND_NETWORK))
@@ -456,7 +501,7 @@ class FileDownload:
         self._samples.append((start, self._have))
         try:
             with open(self.request.partial, "ab") as out:
-                for chunk in r.iter_raw(CHUNK_BYTES):
+                for chunk in r.iter_raw():  # as they arrive (a chunk_size would wait for that much)
                     self._check_cancel()
                     if self._size and self._have + len(chunk) > self._size:
                         raise HubError(translate("Hub", "The Hub sent more of {name} than its size.").format(

@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from app.core.base.i18n import translate
-from app.core.hub.download import DownloadRequest, FileDownload, Progress, discard_partial, partial_size
+from app.core.hub.download import CancelToken, DownloadRequest, FileDownload, Progress, discard_partial, partial_size
 from app.core.hub.endpoint import KIND_CANCELLED, HubError
 
 log = logging.getLogger(__name__)
@@ -65,7 +65,7 @@ class DownloadQueue:
         self._lock = threading.Lock()
         self._jobs: dict[int, Job] = {}
         self._order: list[int] = []
-        self._cancels: dict[int, threading.Event] = {}
+        self._cancels: dict[int, CancelToken] = {}
         self._discard: set[int] = set()
         self._ids = itertools.count(1)
         self._on_change = on_change
@@ -118,7 +118,7 @@ class DownloadQueue:
             if not queued:
                 return None
             jid = queued[0]
-            event = threading.Event()
+            event = CancelToken()
             self._cancels[jid] = event
             job = self._set(jid, state=DOWNLOADING, error="", error_kind="")
         self._changed(job)

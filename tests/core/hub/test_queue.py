@@ -86,3 +86,28 @@ def test_cancel_while_running_deletes_the_partial(hub: FakeHub, models_dir: Path
     ended = run_next(queue)
     assert ended is not None and ended.id == job.id and ended.state == CANCELLED
     assert not request.partial.exists() and not request.sidecar.exists()
+
+
+def test_pause_cuts_a_read_blocked_on_a_silent_server(hub: FakeHub, models_dir: Path) -> None:
+    """The server sends 64 KB then nothing for 60 s (the stall timeout is 30 s):
+    Pause must not wait for either."""
+    import threading
+
+    assert hub.cdn is not None
+    queue = DownloadQueue()
+    job = queue.add(req(hub, models_dir, MODEL))
+    hub.cdn.faults.append(Fault("trickle", n=64 * 1024, delay=60.0))
+    ended: list[Job | None] = []
+    runner = threading.Thread(target=lambda: ended.append(run_next(queue)))
+    runner.start()
+    try:
+        while not (queue.get(job.id).progress and queue.get(job.id).progress.done):  # type: ignore[union-attr]
+            runner.join(0.01)
+            assert runner.is_alive()
+        queue.pause(job.id)
+        runner.join(10)
+        assert not runner.is_alive(), "Pause waited for the silent server"
+    finally:
+        queue.cancel(job.id)
+        runner.join(60)
+    assert ended[0] is not None and ended[0].state == PAUSED
