@@ -84,8 +84,9 @@ __all__ = ["CancelToken", "DownloadRequest", "DownloadResult", "FileDownload", "
 PARTIAL_SUFFIX = ".partial"
 SIDECAR_SUFFIX = ".partial.json"
 CHUNK_BYTES = 1024 * 1024
-#: Chunks (as they arrive: ~64 KB each) waiting for the hashing thread at most.
-HASH_QUEUE_CHUNKS = 64
+#: The hashing thread is handed this much at a time, and holds at most HASH_QUEUE_CHUNKS of them waiting.
+HASH_BATCH_BYTES = 1024 * 1024
+HASH_QUEUE_CHUNKS = 8
 PROGRESS_INTERVAL_S = 0.2
 SPEED_WINDOW_S = 5.0
 _CONTENT_RANGE = re.compile(r"bytes\s+(\d+)-(\d+)/(\d+|\*)")
@@ -196,12 +197,26 @@ class _Hasher:
         self._hash = hashlib.sha256()
         self._chunks: queue.Queue[bytes | None] = queue.Queue(maxsize=HASH_QUEUE_CHUNKS)
         self._thread: threading.Thread | None = None
+        self._batch: list[bytes] = []
+        self._batched = 0
 
     def update(self, chunk: bytes) -> None:
+        """Hand ``chunk`` on; small ones are gathered into HASH_BATCH_BYTES first
+        (one hand-over per MB, not per network read)."""
+        self._batch.append(chunk)
+        self._batched += len(chunk)
+        if self._batched >= HASH_BATCH_BYTES:
+            self._flush()
+
+    def _flush(self) -> None:
+        if not self._batch:
+            return
+        data = self._batch[0] if len(self._batch) == 1 else b"".join(self._batch)
+        self._batch, self._batched = [], 0
         if self._thread is None:
             self._thread = threading.Thread(target=self._run, name="rill-hub-sha256", daemon=True)
             self._thread.start()
-        self._chunks.put(chunk)
+        self._chunks.put(data)
 
     def _run(self) -> None:
         while True:
@@ -211,6 +226,7 @@ class _Hasher:
             self._hash.update(chunk)
 
     def close(self) -> None:
+        self._flush()
         if self._thread is not None:
             self._chunks.put(None)
             self._thread.join()
