@@ -20,9 +20,9 @@ from PyQt6.QtWidgets import QDialog, QDialogButtonBox, QFormLayout, QLabel, QLin
 from app.core.hub.endpoint import DEFAULT_ENDPOINT, HubToken, hub_endpoint, save_endpoint, valid_endpoint
 from app.ui.services.background import BackgroundCalls
 
+#: Qt's translate, by the name lupdate looks for.
+translate = QCoreApplication.translate
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("HubSettings", text)
 
 
 def _load() -> tuple[str, bool]:
@@ -45,21 +45,22 @@ class HubSettingsDialog(QDialog):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle(_tr("Hugging Face Hub"))
+        self.setWindowTitle(translate("HubSettings", "Hugging Face Hub"))
         self._calls = BackgroundCalls(self)
         self.endpoint_edit = QLineEdit()
         self.endpoint_edit.setPlaceholderText(DEFAULT_ENDPOINT)
         self.token_edit = QLineEdit()
         self.token_edit.setEchoMode(QLineEdit.EchoMode.Password)
-        self.token_edit.setPlaceholderText(_tr("hf_… (for gated models such as Llama and Gemma)"))
+        self.token_edit.setPlaceholderText(translate("HubSettings", "hf_… (for gated models such as Llama and Gemma)"))
         self.note = QLabel()
         self.note.setWordWrap(True)
         env = valid_endpoint(os.environ.get("HF_ENDPOINT", ""))
         if env:
-            self.note.setText(_tr("HF_ENDPOINT is set to {url}: it is used instead of this address.").format(url=env))
+            self.note.setText(translate("HubSettings", "HF_ENDPOINT is set to {url}: it is used instead of this address.").format(
+                url=env))
         form = QFormLayout()
-        form.addRow(_tr("Hub address:"), self.endpoint_edit)
-        form.addRow(_tr("Access token:"), self.token_edit)
+        form.addRow(translate("HubSettings", "Hub address:"), self.endpoint_edit)
+        form.addRow(translate("HubSettings", "Access token:"), self.token_edit)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
         self.status = QLabel()
         self.status.setWordWrap(True)
@@ -82,12 +83,12 @@ class HubSettingsDialog(QDialog):
         if not self.endpoint_edit.text():
             self.endpoint_edit.setText(endpoint)
         if has_token:
-            self.token_edit.setPlaceholderText(_tr("A token is saved (type a new one to replace it)"))
+            self.token_edit.setPlaceholderText(translate("HubSettings", "A token is saved (type a new one to replace it)"))
 
     def _on_save_clicked(self) -> None:
         endpoint = self.endpoint_edit.text().strip()
         if endpoint and not valid_endpoint(endpoint):
-            self.status.setText(_tr("The Hub address must be an http:// or https:// address."))
+            self.status.setText(translate("HubSettings", "The Hub address must be an http:// or https:// address."))
             return
         token = self.token_edit.text().strip() or None
         self.buttons.setEnabled(False)
@@ -96,7 +97,7 @@ class HubSettingsDialog(QDialog):
     def _on_saved(self, ok: Any, error: BaseException | None) -> None:
         self.buttons.setEnabled(True)
         if error is not None or not ok:
-            self.status.setText(_tr("The settings could not be saved (the details are in the log)."))
+            self.status.setText(translate("HubSettings", "The settings could not be saved (the details are in the log)."))
             return
         self.accept()
 

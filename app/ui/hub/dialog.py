@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PyQt6.QtCore import QCoreApplication, Qt, pyqtSignal
+from PyQt6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, pyqtSignal
 from PyQt6.QtWidgets import (
     QAbstractItemView,
     QDialog,
@@ -60,8 +60,9 @@ from app.ui.services.hub import HubService
 ROLE_DATA = Qt.ItemDataRole.UserRole
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("GetModels", text)
+#: Qt's translate, by the name lupdate looks for.
+translate = QCoreApplication.translate
+
 
 
 def recommended_line(entry: Recommended, machine: Machine, picked: bool) -> tuple[str, str]:
@@ -69,18 +70,19 @@ def recommended_line(entry: Recommended, machine: Machine, picked: bool) -> tupl
     name = ("★ " if picked else "") + entry.name
     details = " · ".join(x for x in (entry.parameters, entry.quant, format_bytes(entry.approx_size), fit.label) if x)
     if picked:
-        details += " · " + _tr("recommended for this machine")
+        details += " · " + translate("GetModels", "recommended for this machine")
     return name, details
 
 
 def repo_line(repo: RepoSummary) -> str:
-    parts = [_tr("{n} downloads").format(n=f"{repo.downloads:,}"), _tr("{n} likes").format(n=f"{repo.likes:,}")]
+    parts = [translate("GetModels", "{n} downloads").format(n=f"{repo.downloads:,}"),
+             translate("GetModels", "{n} likes").format(n=f"{repo.likes:,}")]
     if repo.updated:
-        parts.append(_tr("updated {date}").format(date=repo.updated))
+        parts.append(translate("GetModels", "updated {date}").format(date=repo.updated))
     if repo.license:
         parts.append(repo.license)
     if repo.gated:
-        parts.append(_tr("gated: needs a token"))
+        parts.append(translate("GetModels", "gated: needs a token"))
     return " · ".join(parts)
 
 
@@ -89,9 +91,9 @@ def header_line(info: GGUFInfo, n_ctx: int) -> str:
         return info.error
     kv = info.kv_cache_bytes(n_ctx)
     parts = [info.architecture, info.parameters_label,
-             _tr("trained for {n} tokens").format(n=f"{info.context_length:,}") if info.context_length else "",
-             _tr("template {kind}").format(kind=info.template_label) if info.template_label else "",
-             _tr("KV cache {size} at {n}").format(size=format_bytes(kv), n=f"{n_ctx:,}") if kv else ""]
+             translate("GetModels", "trained for {n} tokens").format(n=f"{info.context_length:,}") if info.context_length else "",
+             translate("GetModels", "template {kind}").format(kind=info.template_label) if info.template_label else "",
+             translate("GetModels", "KV cache {size} at {n}").format(size=format_bytes(kv), n=f"{n_ctx:,}") if kv else ""]
     return " · ".join(p for p in parts if p)
 
 
@@ -110,11 +112,13 @@ class GetModelsDialog(QDialog):
     #: Hub Address and Token… was clicked; no args.
     hub_settings_requested = pyqtSignal()
 
-    COLUMNS = ("File", "Quantization", "Size", "Fit", "Header")
+    COLUMNS = (QT_TRANSLATE_NOOP("GetModels", "File"), QT_TRANSLATE_NOOP("GetModels", "Quantization"),
+               QT_TRANSLATE_NOOP("GetModels", "Size"), QT_TRANSLATE_NOOP("GetModels", "Fit"),
+               QT_TRANSLATE_NOOP("GetModels", "Header"))
 
     def __init__(self, service: HubService, parent: QWidget | None = None, n_ctx: int = DEFAULT_N_CTX) -> None:
         super().__init__(parent)
-        self.setWindowTitle(_tr("Get More Models"))
+        self.setWindowTitle(translate("GetModels", "Get More Models"))
         self.resize(1000, 680)
         self.service = service
         self._calls = BackgroundCalls(self)
@@ -136,42 +140,44 @@ class GetModelsDialog(QDialog):
 
     def _build(self, n_ctx: int) -> None:
         self.search_edit = QLineEdit()
-        self.search_edit.setPlaceholderText(_tr("Search the Hub for GGUF models (qwen, llama, gemma…)"))
-        self.search_edit.setAccessibleName(_tr("Search the Hub"))
-        self.search_button = QPushButton(_tr("&Search"))
+        self.search_edit.setPlaceholderText(translate("GetModels", "Search the Hub for GGUF models (qwen, llama, gemma…)"))
+        self.search_edit.setAccessibleName(translate("GetModels", "Search the Hub"))
+        self.search_button = QPushButton(translate("GetModels", "&Search"))
         self.n_ctx_spin = QSpinBox()
         self.n_ctx_spin.setRange(512, 131072)
         self.n_ctx_spin.setSingleStep(1024)
         self.n_ctx_spin.setValue(n_ctx)
-        self.n_ctx_spin.setToolTip(_tr("The context length the fit and the KV cache are judged at"))
-        self.settings_button = QPushButton(_tr("Hub Address and Token…"))
+        self.n_ctx_spin.setToolTip(translate("GetModels", "The context length the fit and the KV cache are judged at"))
+        self.settings_button = QPushButton(translate("GetModels", "Hub Address and Token…"))
         top = QHBoxLayout()
         top.addWidget(self.search_edit, 1)
         top.addWidget(self.search_button)
-        top.addWidget(QLabel(_tr("Context:")))
+        top.addWidget(QLabel(translate("GetModels", "Context:")))
         top.addWidget(self.n_ctx_spin)
         top.addWidget(self.settings_button)
 
         self.repos = QTreeWidget()
         self.repos.setColumnCount(2)
-        self.repos.setHeaderLabels([_tr("Model"), _tr("Details")])
-        self.repos.setAccessibleName(_tr("Recommended models and search results"))
-        self.recommended_root = QTreeWidgetItem([_tr("Recommended"), _tr("Reading this machine's memory…")])
-        self.results_root = QTreeWidgetItem([_tr("Search results"), _tr("Type some words and press Search")])
+        self.repos.setHeaderLabels([translate("GetModels", "Model"), translate("GetModels", "Details")])
+        self.repos.setAccessibleName(translate("GetModels", "Recommended models and search results"))
+        self.recommended_root = QTreeWidgetItem([translate("GetModels", "Recommended"),
+                                                 translate("GetModels", "Reading this machine's memory…")])
+        self.results_root = QTreeWidgetItem([translate("GetModels", "Search results"),
+                                             translate("GetModels", "Type some words and press Search")])
         for root in (self.recommended_root, self.results_root):
             root.setFlags(root.flags() & ~Qt.ItemFlag.ItemIsSelectable)
             self.repos.addTopLevelItem(root)
             root.setExpanded(True)
         self.repos.setColumnWidth(0, 250)
 
-        self.repo_label = QLabel(_tr("Choose a model on the left."))
+        self.repo_label = QLabel(translate("GetModels", "Choose a model on the left."))
         self.repo_label.setWordWrap(True)
         self.files = QTableWidget(0, len(self.COLUMNS))
-        self.files.setHorizontalHeaderLabels([_tr(c) for c in self.COLUMNS])
+        self.files.setHorizontalHeaderLabels([translate("GetModels", c) for c in self.COLUMNS])
         self.files.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.files.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.files.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.files.setAccessibleName(_tr("The repository's model files"))
+        self.files.setAccessibleName(translate("GetModels", "The repository's model files"))
         self.files.setWordWrap(False)
         vertical = self.files.verticalHeader()
         assert vertical is not None
@@ -183,7 +189,7 @@ class GetModelsDialog(QDialog):
         header.setStretchLastSection(True)
         self.details_label = QLabel()
         self.details_label.setWordWrap(True)
-        self.download_button = QPushButton(_tr("&Download"))
+        self.download_button = QPushButton(translate("GetModels", "&Download"))
         self.download_button.setEnabled(False)
         right = QWidget()
         right_layout = QVBoxLayout(right)
@@ -205,7 +211,7 @@ class GetModelsDialog(QDialog):
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setWidget(self.downloads)
-        box = QGroupBox(_tr("Downloads"))
+        box = QGroupBox(translate("GetModels", "Downloads"))
         box_layout = QVBoxLayout(box)
         box_layout.addWidget(scroll)
         scroll.setMinimumHeight(96)
@@ -237,12 +243,13 @@ class GetModelsDialog(QDialog):
 
     def _on_recommended_loaded(self, result: Any, error: BaseException | None) -> None:
         if error is not None or result is None:
-            self.recommended_root.setText(1, _tr("The recommended list could not be read."))
+            self.recommended_root.setText(1, translate("GetModels", "The recommended list could not be read."))
             return
         self._machine, self._recommended = result
         self._picked = pick_for(self._recommended, self._machine)
-        self.recommended_root.setText(1, _tr("{n} chat models by size; ★ suits this machine ({memory} free)").format(
-            n=len(self._recommended), memory=format_bytes(self._machine.available)))
+        summary = translate("GetModels", "{n} chat models by size; ★ suits this machine ({memory} free)")
+        self.recommended_root.setText(1, summary.format(n=len(self._recommended),
+                                                        memory=format_bytes(self._machine.available)))
         for entry in self._recommended:
             name, details = recommended_line(entry, self._machine, entry == self._picked)
             item = QTreeWidgetItem([name, details])
@@ -267,12 +274,12 @@ class GetModelsDialog(QDialog):
     def _on_search_clicked(self) -> None:
         text = self.search_edit.text().strip()
         if not text:
-            self.status_label.setText(_tr("Type some words to search for."))
+            self.status_label.setText(translate("GetModels", "Type some words to search for."))
             return
         self._generation["search"] += 1
         generation = self._generation["search"]
         self.results_root.takeChildren()
-        self.results_root.setText(1, _tr("Searching…"))
+        self.results_root.setText(1, translate("GetModels", "Searching…"))
         self.status_label.clear()
         self._calls.run(lambda _c: browse.search(text),
                         lambda result, error: self._on_search_done(generation, result, error), name="rill-hub-search")
@@ -284,8 +291,8 @@ class GetModelsDialog(QDialog):
             self.results_root.setText(1, "")
             self.status_label.setText(str(error))
             return
-        self.results_root.setText(1, _tr("{n} repositories, most downloaded first").format(n=len(result))
-                                  if result else _tr("No GGUF repositories match."))
+        self.results_root.setText(1, translate("GetModels", "{n} repositories, most downloaded first").format(n=len(result))
+                                  if result else translate("GetModels", "No GGUF repositories match."))
         for repo in result:
             item = QTreeWidgetItem([repo.repo, repo_line(repo)])
             item.setData(0, ROLE_DATA, ("repo", repo))
@@ -310,7 +317,7 @@ class GetModelsDialog(QDialog):
         self.files.setRowCount(0)
         self.download_button.setEnabled(False)
         self.details_label.clear()
-        self.repo_label.setText(_tr("{repo}: listing its files…").format(repo=repo))
+        self.repo_label.setText(translate("GetModels", "{repo}: listing its files…").format(repo=repo))
         self._calls.run(lambda _c: browse.repo_files(repo),
                         lambda result, error: self._on_files_done(generation, result, error), name="rill-hub-files")
 
@@ -325,7 +332,7 @@ class GetModelsDialog(QDialog):
         self.repo_label.setText(f"{result.summary.repo} · {repo_line(result.summary)}")
         self._models = list(result.models)
         if not self._models:
-            self.repo_label.setText(_tr("{repo} holds no GGUF model files.").format(repo=result.summary.repo))
+            self.repo_label.setText(translate("GetModels", "{repo} holds no GGUF model files.").format(repo=result.summary.repo))
         self.files.setRowCount(len(self._models))
         select = 0
         for row, model in enumerate(self._models):
@@ -341,9 +348,10 @@ class GetModelsDialog(QDialog):
         if model.kind == KIND_MODEL:
             fit = fit_for(estimate_needed(model.size, info, n_ctx), self._machine).label
         else:
-            fit = {KIND_PROJECTOR: _tr("Vision projector"), KIND_EMBEDDING: _tr("Embedding model")}[model.kind]
-        quant = model.quant + (f" ({_tr(quant_group(model.quant))})" if quant_group(model.quant) else "")
-        name = model.path + (_tr(" ({n} parts)").format(n=len(model.parts)) if len(model.parts) > 1 else "")
+            fit = {KIND_PROJECTOR: translate("GetModels", "Vision projector"),
+                   KIND_EMBEDDING: translate("GetModels", "Embedding model")}[model.kind]
+        quant = model.quant + (f" ({translate('HubQuant', quant_group(model.quant))})" if quant_group(model.quant) else "")
+        name = model.path + (translate("GetModels", " ({n} parts)").format(n=len(model.parts)) if len(model.parts) > 1 else "")
         header = header_line(info, n_ctx) if info is not None else ""
         for col, text in enumerate((name, quant, format_bytes(model.size), fit, header)):
             item = QTableWidgetItem(text)
@@ -364,9 +372,9 @@ class GetModelsDialog(QDialog):
         lines = [model.path]
         if model.kind == KIND_MODEL:
             lines.append(fit_for(estimate_needed(model.size, info, n_ctx), self._machine).explanation)
-        lines.append(header_line(info, n_ctx) if info is not None else _tr("Reading its header from the Hub…"))
+        lines.append(header_line(info, n_ctx) if info is not None else translate("GetModels", "Reading its header from the Hub…"))
         if model.companions:
-            lines.append(_tr("Goes with its vision projector: {names}").format(
+            lines.append(translate("GetModels", "Goes with its vision projector: {names}").format(
                 names=", ".join(c.name for c in model.companions)))
         self.details_label.setText("\n".join(lines))
 
@@ -418,7 +426,7 @@ class GetModelsDialog(QDialog):
             return
         for request in requests:
             self.service.download(request)
-        self.status_label.setText(_tr("Downloading into {folder}.").format(folder=requests[0].folder))
+        self.status_label.setText(translate("GetModels", "Downloading into {folder}.").format(folder=requests[0].folder))
 
     def _on_load_requested(self, path: str) -> None:
         self.model_open_requested.emit(path)

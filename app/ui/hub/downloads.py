@@ -15,9 +15,9 @@ from app.core.hub.queue import CANCELLED, DONE, DOWNLOADING, FAILED, PAUSED, QUE
 from app.core.models.sizes import format_bytes
 from app.ui.services.hub import HubService
 
+#: Qt's translate, by the name lupdate looks for.
+translate = QCoreApplication.translate
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("HubDownloads", text)
 
 
 def time_left(seconds: float | None) -> str:
@@ -26,10 +26,10 @@ def time_left(seconds: float | None) -> str:
         return ""
     s = int(seconds + 0.5)
     if s < 60:
-        return _tr("{n} s").format(n=s)
+        return translate("HubDownloads", "{n} s").format(n=s)
     if s < 3600:
-        return _tr("{n} min").format(n=(s + 30) // 60)
-    return _tr("{h} h {m:02d} min").format(h=s // 3600, m=(s % 3600) // 60)
+        return translate("HubDownloads", "{n} min").format(n=(s + 30) // 60)
+    return translate("HubDownloads", "{h} h {m:02d} min").format(h=s // 3600, m=(s % 3600) // 60)
 
 
 def job_status(job: Job) -> str:
@@ -37,28 +37,31 @@ def job_status(job: Job) -> str:
     p = job.progress
     total = job.request.size or (p.total if p else 0)
     done = p.done if p else job.done_bytes
-    amount = _tr("{done} of {total}").format(done=format_bytes(done), total=format_bytes(total)) if total else ""
+    amount = (translate("HubDownloads", "{done} of {total}").format(done=format_bytes(done), total=format_bytes(total))
+              if total else "")
     if job.state == DOWNLOADING:
         if p is not None and p.phase == "checking":
-            return _tr("Checking the part already downloaded… {amount}").format(amount=amount)
+            return translate("HubDownloads", "Checking the part already downloaded… {amount}").format(amount=amount)
         if p is not None and p.phase == "verifying":
-            return _tr("Verifying the checksum…")
+            return translate("HubDownloads", "Verifying the checksum…")
         parts = [amount]
         if p is not None and p.speed > 0:
-            parts.append(_tr("{speed}/s").format(speed=format_bytes(int(p.speed))))
+            parts.append(translate("HubDownloads", "{speed}/s").format(speed=format_bytes(int(p.speed))))
             left = time_left(p.eta)
             if left:
-                parts.append(_tr("{time} left").format(time=left))
-        return " · ".join(x for x in parts if x) or _tr("Starting…")
+                parts.append(translate("HubDownloads", "{time} left").format(time=left))
+        return " · ".join(x for x in parts if x) or translate("HubDownloads", "Starting…")
     if job.state == QUEUED:
-        return _tr("Waiting for the download before it") + (f" · {amount}" if done else "")
+        return translate("HubDownloads", "Waiting for the download before it") + (f" · {amount}" if done else "")
     if job.state == PAUSED:
-        return _tr("Paused at {amount}").format(amount=amount) if done else _tr("Paused")
+        if not done:
+            return translate("HubDownloads", "Paused")
+        return translate("HubDownloads", "Paused at {amount}").format(amount=amount)
     if job.state == DONE:
-        return _tr("Downloaded and verified: {path}").format(path=job.path)
+        return translate("HubDownloads", "Downloaded and verified: {path}").format(path=job.path)
     if job.state == FAILED:
         return job.error
-    return _tr("Cancelled; the partial file was deleted.")
+    return translate("HubDownloads", "Cancelled; the partial file was deleted.")
 
 
 class _JobRow(QWidget):
@@ -72,11 +75,11 @@ class _JobRow(QWidget):
         self.bar.setTextVisible(False)
         self.status = QLabel()
         self.status.setWordWrap(True)
-        self.pause_button = QPushButton(_tr("Pause"))
-        self.resume_button = QPushButton(_tr("Resume"))
-        self.cancel_button = QPushButton(_tr("Cancel"))
-        self.load_button = QPushButton(_tr("Load"))
-        self.load_button.setToolTip(_tr("Chat with this model now"))
+        self.pause_button = QPushButton(translate("HubDownloads", "Pause"))
+        self.resume_button = QPushButton(translate("HubDownloads", "Resume"))
+        self.cancel_button = QPushButton(translate("HubDownloads", "Cancel"))
+        self.load_button = QPushButton(translate("HubDownloads", "Load"))
+        self.load_button.setToolTip(translate("HubDownloads", "Chat with this model now"))
         top = QHBoxLayout()
         top.addWidget(self.name, 1)
         for b in (self.pause_button, self.resume_button, self.cancel_button, self.load_button):
@@ -128,7 +131,7 @@ class DownloadsPanel(QWidget):
         self.rows: dict[int, _JobRow] = {}
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(0, 0, 0, 0)
-        self.empty = QLabel(_tr("No downloads yet. Choose a model above and press Download."))
+        self.empty = QLabel(translate("HubDownloads", "No downloads yet. Choose a model above and press Download."))
         self._layout.addWidget(self.empty)
         self._connect_signals()
         for job in service.jobs():
