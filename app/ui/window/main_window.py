@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from PyQt6.QtCore import QMimeData, Qt, pyqtSignal
 from PyQt6.QtGui import QCloseEvent, QDragEnterEvent, QDragMoveEvent, QDropEvent, QIcon, QShortcut
-from PyQt6.QtWidgets import QApplication, QFileDialog, QMainWindow, QSplitter, QVBoxLayout, QWidget
+from PyQt6.QtWidgets import QApplication, QFileDialog, QMainWindow, QSplitter, QToolButton, QVBoxLayout, QWidget
 
 from app.core.backends.base import ModelInfo
 from app.core.backends.remote.servers import ServerConfig
@@ -289,6 +289,15 @@ class MainWindow(QMainWindow):
         self.menus.manage_models_action.triggered.connect(self.model_dialogs.open_models)
         self.menus.get_models_action.triggered.connect(lambda: self.model_dialogs.open_hub())
         self.first_run.get_button.clicked.connect(lambda: self.model_dialogs.open_hub())
+        # The model running is named in the status bar; this button beside it is the picker.
+        self.model_button = QToolButton()
+        self.model_button.setObjectName("modelPicker")
+        self.model_button.setText(self.tr("Models"))
+        self.model_button.setToolTip(self.tr("Choose the model: local files, servers' models, Get More Models…"))
+        self.model_button.setAccessibleName(self.tr("Choose the model"))
+        self.model_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.model_button.setMenu(self.model_menu)
+        self._status_bar.insertWidget(0, self.model_button)
         self.hub_offer = DemoModelOffer(self.chat_area)
         chat_layout = self.chat_area.layout()
         assert isinstance(chat_layout, QVBoxLayout)

@@ -59,3 +59,13 @@ def test_the_window_wires_it_and_the_first_run_panel_offers_the_hub(qtbot, make_
     window.hub_offer.get_requested.emit(Recommended("a/b", "b.gguf", "B", "tiny", "1M", "Q8_0", 1000))
     dialog = window.model_dialogs.hub_dialog
     assert dialog is not None and dialog.isVisible()
+
+
+def test_the_status_bar_has_a_model_picker_with_get_more_models(qtbot, make_window) -> None:
+    from app.core.backends.scripted import ScriptedBackend
+
+    window = make_window(lambda: ScriptedBackend(rate=2000))
+    button = window.model_button
+    assert button.isVisible() and button.menu() is window.model_menu
+    assert window.menus.get_models_action in window.model_menu.actions()
+    assert window.menus.manage_models_action in window.model_menu.actions()
