@@ -65,6 +65,7 @@ from app.core.base.limits import (
 )
 from app.core.hub.endpoint import (
     KIND_BAD_REPLY,
+    KIND_BUSY,
     KIND_CANCELLED,
     KIND_CHECKSUM,
     KIND_DISK,
@@ -278,12 +279,30 @@ def _write_sidecar(request: DownloadRequest, etag: str) -> None:
 
 
 def _read_sidecar(request: DownloadRequest) -> dict[str, Any] | None:
+    return _read_sidecar_file(request.sidecar)
+
+
+def _read_sidecar_file(sidecar: Path) -> dict[str, Any] | None:
     try:
-        with open(request.sidecar, "rb") as f:
+        with open(sidecar, "rb") as f:
             data = json.loads(f.read(64 * 1024).decode("utf-8"))
     except (OSError, UnicodeDecodeError, ValueError):
         return None
     return data if isinstance(data, dict) else None
+
+
+def request_from_sidecar(folder: Path, sidecar: Path) -> DownloadRequest | None:
+    """The DownloadRequest a sidecar describes (None when it is not one of ours)."""
+    meta = _read_sidecar_file(sidecar)
+    if meta is None:
+        return None
+    repo, path, url = meta.get("repo"), meta.get("path"), meta.get("url")
+    size, sha = meta.get("size"), meta.get("sha256")
+    if not (isinstance(repo, str) and isinstance(path, str) and isinstance(url, str) and isinstance(size, int)
+            and isinstance(sha, str)) or not url.startswith(("http://", "https://")):
+        return None
+    request = DownloadRequest(repo, path, url, folder, size, sha)
+    return request if request.sidecar == sidecar else None
 
 
 class FileDownload:
@@ -324,6 +343,7 @@ class FileDownload:
         self._fetched = 0
         self._last_report = 0.0
         self._samples: deque[tuple[float, int]] = deque()
+        self._lock_handle: Any = None
 
     # -- the run -----------------------------------------------------------------------------
 
@@ -333,6 +353,9 @@ class FileDownload:
         try:
             return self._run()
         finally:
+            if self._lock_handle is not None:
+                self._lock_handle.close()  # releases the lock
+                self._lock_handle = None
             self._hasher.close()
             if self._own_client:
                 self._client.close()
@@ -346,6 +369,7 @@ class FileDownload:
             req.folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise self._disk_error(exc) from None
+        self._lock_partial()
         self._adopt_partial()
         resumed_from = self._have
         self._check_disk()
@@ -376,6 +400,26 @@ class FileDownload:
                 if self.cancel.wait(wait):
                     self._check_cancel()
         return self._finish(resumed_from)
+
+    def _lock_partial(self) -> None:
+        """Hold an exclusive lock on the partial file for the run: a second
+        downloader of the same file (another Rill, ``rill pull``) is refused
+        instead of writing into it too. No lock where ``fcntl`` is missing."""
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - not POSIX
+            return
+        try:
+            handle = open(self.request.partial, "ab")  # noqa: SIM115 - held until the run ends
+        except OSError as exc:
+            raise self._disk_error(exc) from None
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.close()
+            raise HubError(translate("Hub", "{name} is being downloaded already (by another Rill window or "
+                                            "rill pull).").format(name=self.request.name), KIND_BUSY) from None
+        self._lock_handle = handle
 
     def _adopt_partial(self) -> None:
         """Continue the partial file when its sidecar names this very file."""

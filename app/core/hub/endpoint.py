@@ -47,6 +47,7 @@ KIND_STALLED = "stalled"
 KIND_DISK = "disk"
 KIND_CHECKSUM = "checksum"
 KIND_CANCELLED = "cancelled"
+KIND_BUSY = "busy"
 
 
 class HubError(Exception):

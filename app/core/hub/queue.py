@@ -20,10 +20,20 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from app.core.base.i18n import translate
-from app.core.hub.download import CancelToken, DownloadRequest, FileDownload, Progress, discard_partial, partial_size
+from app.core.hub.download import (
+    SIDECAR_SUFFIX,
+    CancelToken,
+    DownloadRequest,
+    FileDownload,
+    Progress,
+    discard_partial,
+    partial_size,
+    request_from_sidecar,
+)
 from app.core.hub.endpoint import KIND_CANCELLED, HubError
 
 log = logging.getLogger(__name__)
@@ -37,6 +47,8 @@ DONE = "done"
 FAILED = "failed"
 CANCELLED = "cancelled"
 ACTIVE_STATES = (QUEUED, DOWNLOADING, PAUSED)
+#: At most this many unfinished downloads are brought back from the models folder.
+MAX_RESTORED = 50
 
 
 @dataclass(frozen=True)
@@ -107,6 +119,29 @@ class DownloadQueue:
     def get(self, jid: int) -> Job | None:
         with self._lock:
             return self._jobs.get(jid)
+
+    def restore_partials(self, folder: Path) -> list[Job]:
+        """The downloads left unfinished in ``folder`` (a ``.partial`` file with
+        its sidecar, from an earlier run of Rill or ``rill pull``), added as
+        PAUSED jobs: Resume continues each where it stopped. Blocks on I/O."""
+        found: list[Job] = []
+        try:
+            sidecars = sorted(folder.glob("*" + SIDECAR_SUFFIX))[:MAX_RESTORED]
+        except OSError:
+            return found
+        for sidecar in sidecars:
+            request = request_from_sidecar(folder, sidecar)
+            if request is None or not request.partial.is_file():
+                continue
+            with self._lock:
+                if any(j.request.target == request.target for j in self._jobs.values()):
+                    continue
+                job = Job(next(self._ids), request, PAUSED)
+                self._jobs[job.id] = job
+                self._order.append(job.id)
+            found.append(job)
+            self._changed(job)
+        return found
 
     def take_next(self, wait_s: float = 0.0) -> tuple[Job, threading.Event] | None:
         """The next queued job, now DOWNLOADING, and its cancel event; None when

@@ -6,6 +6,9 @@ download after another, and hands every change of a download to the GUI
 thread as ``job_changed``. The token is read from the keyring on that
 thread, per download (a keyring may block).
 
+At start the thread lists the downloads an earlier run left unfinished in
+the models folder (their ``.partial`` files and sidecars) as paused jobs.
+
 Created on first use by ``AppServices.hub()`` and stopped in its ordered
 shutdown: the running download is paused (its ``.partial`` file kept, so the
 next ``rill pull`` or the next Rill resumes it), then the thread is joined.
@@ -22,6 +25,7 @@ from typing import Any
 
 from PyQt6.QtCore import QObject, QThread, pyqtSignal
 
+from app.core.base.settings import user_models_dir
 from app.core.hub.download import DownloadRequest
 from app.core.hub.endpoint import HubToken
 from app.core.hub.queue import DONE, DownloadQueue, Job, run_next
@@ -44,6 +48,10 @@ class _HubThread(QThread):
         service = self._service
         queue = service.queue
         tokens = HubToken()
+        try:
+            queue.restore_partials(user_models_dir())  # an earlier run's unfinished downloads, paused
+        except Exception:  # noqa: BLE001 - only a convenience
+            log.exception("cannot list the unfinished downloads")
         while not self.stop.is_set():
             try:
                 if not queue.wait_for_queued(IDLE_WAIT_S) or self.stop.is_set():

@@ -193,3 +193,16 @@ def test_a_server_answering_from_the_wrong_place_is_given_up(hub: FakeHub, model
     assert exc.value.kind == "bad_reply" and "wrong place" in str(exc.value)
     cdn(hub).faults.append(Fault("bad_range"))   # once: started over, then fine
     assert FileDownload(req).run().verified
+
+
+def test_a_second_downloader_of_the_same_file_is_refused(hub: FakeHub, models_dir: Path) -> None:
+    import fcntl
+
+    req = request_for(hub, models_dir)
+    models_dir.mkdir(parents=True)
+    with open(req.partial, "ab") as held:
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        with pytest.raises(HubError) as exc:
+            FileDownload(req).run()
+    assert exc.value.kind == "busy" and "already" in str(exc.value)
+    assert FileDownload(req).run().verified   # the lock is gone: it downloads

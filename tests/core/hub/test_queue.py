@@ -111,3 +111,22 @@ def test_pause_cuts_a_read_blocked_on_a_silent_server(hub: FakeHub, models_dir: 
         queue.cancel(job.id)
         runner.join(60)
     assert ended[0] is not None and ended[0].state == PAUSED
+
+
+def test_unfinished_downloads_come_back_paused(hub: FakeHub, models_dir: Path) -> None:
+    from app.core.hub.download import FileDownload
+
+    request = req(hub, models_dir, MODEL)
+    assert hub.cdn is not None
+    hub.cdn.faults.append(Fault("drop", n=1024 * 1024))
+    try:
+        FileDownload(request, retries=0).run()
+    except Exception:  # noqa: BLE001 - the drop
+        pass
+    (models_dir / "junk.gguf.partial.json").write_text("{not json")
+    queue = DownloadQueue()
+    (restored,) = queue.restore_partials(models_dir)
+    assert restored.state == PAUSED and restored.request == request and restored.done_bytes > 0
+    assert queue.restore_partials(models_dir) == []     # not twice
+    queue.resume(restored.id)
+    assert run_next(queue).state == DONE  # type: ignore[union-attr]

@@ -199,3 +199,32 @@ def test_the_model_menu_opens_it_and_the_shutdown_stops_its_thread(qtbot, make_w
     window.close()
     assert window.services.wait(10000)
     assert service.worker_thread.isFinished()
+
+
+def test_an_earlier_runs_unfinished_download_is_listed_paused(qtbot, hub: FakeHub, ring: MemoryKeyring) -> None:
+    import hashlib
+
+    from app.core.hub.download import DownloadRequest, FileDownload
+    from app.core.hub.endpoint import HubError, file_url
+
+    assert hub.cdn is not None
+    blob = hub.repos[REPO].files[MODEL]
+    request = DownloadRequest(REPO, MODEL, file_url(hub.url, REPO, MODEL), user_models_dir(), len(blob),
+                              hashlib.sha256(blob).hexdigest())
+    hub.cdn.faults.append(Fault("drop", n=1024 * 1024))
+    with pytest.raises(HubError):
+        FileDownload(request, retries=0).run()
+    service = HubService()
+    try:
+        qtbot.waitUntil(lambda: len(service.jobs()) == 1, timeout=5000)
+        (job,) = service.jobs()
+        assert job.state == PAUSED and job.request.target == request.target
+        panel_dialog = GetModelsDialog(service)
+        qtbot.addWidget(panel_dialog)
+        row = panel_dialog.downloads.rows[job.id]
+        assert "Paused at" in row.status.text()
+        row.resume_button.click()
+        qtbot.waitUntil(lambda: service.jobs()[0].state == DONE, timeout=10000)
+    finally:
+        assert service.shutdown()
+        assert join_background_threads(5.0)
