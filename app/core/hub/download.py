@@ -34,17 +34,11 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
-import json
 import os
-import queue
 import re
 import shutil
-import socket
-import tempfile
 import threading
 import time
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -77,19 +71,25 @@ from app.core.hub.endpoint import (
     network_error,
     status_error,
 )
+from app.core.hub.partial import (
+    CancelToken,
+    DownloadRequest,
+    Sha256Pipe,
+    discard_partial,
+    partial_size,
+    read_sidecar,
+    request_from_sidecar,
+    write_sidecar,
+)
+from app.core.hub.rate import RateWatch
 from app.core.models.sizes import format_bytes
 
+# DownloadRequest, CancelToken, discard_partial, partial_size, request_from_sidecar: from app.core.hub.partial.
 __all__ = ["CancelToken", "DownloadRequest", "DownloadResult", "FileDownload", "Progress", "discard_partial",
-           "partial_size"]
+           "partial_size", "request_from_sidecar"]
 
-PARTIAL_SUFFIX = ".partial"
-SIDECAR_SUFFIX = ".partial.json"
 CHUNK_BYTES = 1024 * 1024
-#: The hashing thread is handed this much at a time, and holds at most HASH_QUEUE_CHUNKS of them waiting.
-HASH_BATCH_BYTES = 1024 * 1024
-HASH_QUEUE_CHUNKS = 8
 PROGRESS_INTERVAL_S = 0.2
-SPEED_WINDOW_S = 5.0
 _CONTENT_RANGE = re.compile(r"bytes\s+(\d+)-(\d+)/(\d+|\*)")
 
 #: A download that must start again from zero more often than this stops (a broken server).
@@ -98,36 +98,6 @@ MAX_START_OVERS = 2
 PHASE_CHECKING = "checking"
 PHASE_DOWNLOADING = "downloading"
 PHASE_VERIFYING = "verifying"
-
-
-@dataclass(frozen=True)
-class DownloadRequest:
-    """What to download and where: ``url`` is the file's ``resolve`` address;
-    ``size`` and ``sha256`` come from the repository's file list (0 / "":
-    unknown, then only what the server says is checked)."""
-
-    repo: str
-    path: str
-    url: str
-    folder: Path
-    size: int = 0
-    sha256: str = ""
-
-    @property
-    def name(self) -> str:
-        return self.path.rsplit("/", 1)[-1]
-
-    @property
-    def target(self) -> Path:
-        return self.folder / self.name
-
-    @property
-    def partial(self) -> Path:
-        return self.folder / (self.name + PARTIAL_SUFFIX)
-
-    @property
-    def sidecar(self) -> Path:
-        return self.folder / (self.name + SIDECAR_SUFFIX)
 
 
 @dataclass(frozen=True)
@@ -157,87 +127,6 @@ class DownloadResult:
     verified: bool = False
 
 
-class CancelToken(threading.Event):
-    """A cancel event that also cuts the connection being read: a read
-    blocked on a silent server returns at once (a pause or a quit does not
-    wait for the stall timeout). ``set()`` from any thread."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._lock = threading.Lock()
-        self._socket: socket.socket | None = None
-
-    def attach(self, sock: socket.socket | None) -> None:
-        with self._lock:
-            self._socket = sock
-        if self.is_set():
-            self._cut()
-
-    def detach(self) -> None:
-        with self._lock:
-            self._socket = None
-
-    def set(self) -> None:
-        super().set()
-        self._cut()
-
-    def _cut(self) -> None:
-        with self._lock:
-            sock = self._socket
-        if sock is not None:
-            with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)
-
-
-class _Hasher:
-    """sha256 on a thread of its own, fed the chunks as they are written
-    (``hashlib`` releases the GIL for large buffers: the hash runs beside the
-    network reads instead of after each one). ``close()`` joins it."""
-
-    def __init__(self) -> None:
-        self._hash = hashlib.sha256()
-        self._chunks: queue.Queue[bytes | None] = queue.Queue(maxsize=HASH_QUEUE_CHUNKS)
-        self._thread: threading.Thread | None = None
-        self._batch: list[bytes] = []
-        self._batched = 0
-
-    def update(self, chunk: bytes) -> None:
-        """Hand ``chunk`` on; small ones are gathered into HASH_BATCH_BYTES first
-        (one hand-over per MB, not per network read)."""
-        self._batch.append(chunk)
-        self._batched += len(chunk)
-        if self._batched >= HASH_BATCH_BYTES:
-            self._flush()
-
-    def _flush(self) -> None:
-        if not self._batch:
-            return
-        data = self._batch[0] if len(self._batch) == 1 else b"".join(self._batch)
-        self._batch, self._batched = [], 0
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name="rill-hub-sha256", daemon=True)
-            self._thread.start()
-        self._chunks.put(data)
-
-    def _run(self) -> None:
-        while True:
-            chunk = self._chunks.get()
-            if chunk is None:
-                return
-            self._hash.update(chunk)
-
-    def close(self) -> None:
-        self._flush()
-        if self._thread is not None:
-            self._chunks.put(None)
-            self._thread.join()
-            self._thread = None
-
-    def hexdigest(self) -> str:
-        self.close()
-        return self._hash.hexdigest()
-
-
 class _Dropped(Exception):
     """The connection broke or stalled: resume (``error`` says what happened)."""
 
@@ -248,61 +137,6 @@ class _Dropped(Exception):
 
 class _StartOver(Exception):
     """The partial file cannot be continued: start again from zero."""
-
-
-def partial_size(request: DownloadRequest) -> int:
-    try:
-        return request.partial.stat().st_size
-    except OSError:
-        return 0
-
-
-def discard_partial(request: DownloadRequest) -> None:
-    """Delete the partial file and its sidecar (a cancelled download)."""
-    for path in (request.partial, request.sidecar):
-        with contextlib.suppress(OSError):
-            path.unlink()
-
-
-def _write_sidecar(request: DownloadRequest, etag: str) -> None:
-    data = {"version": 1, "repo": request.repo, "path": request.path, "url": request.url, "size": request.size,
-            "sha256": request.sha256, "etag": etag}
-    fd, tmp = tempfile.mkstemp(prefix=".", suffix=".tmp", dir=request.folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f)
-        os.replace(tmp, request.sidecar)
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
-def _read_sidecar(request: DownloadRequest) -> dict[str, Any] | None:
-    return _read_sidecar_file(request.sidecar)
-
-
-def _read_sidecar_file(sidecar: Path) -> dict[str, Any] | None:
-    try:
-        with open(sidecar, "rb") as f:
-            data = json.loads(f.read(64 * 1024).decode("utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
-
-
-def request_from_sidecar(folder: Path, sidecar: Path) -> DownloadRequest | None:
-    """The DownloadRequest a sidecar describes (None when it is not one of ours)."""
-    meta = _read_sidecar_file(sidecar)
-    if meta is None:
-        return None
-    repo, path, url = meta.get("repo"), meta.get("path"), meta.get("url")
-    size, sha = meta.get("size"), meta.get("sha256")
-    if not (isinstance(repo, str) and isinstance(path, str) and isinstance(url, str) and isinstance(size, int)
-            and isinstance(sha, str)) or not url.startswith(("http://", "https://")):
-        return None
-    request = DownloadRequest(repo, path, url, folder, size, sha)
-    return request if request.sidecar == sidecar else None
 
 
 class FileDownload:
@@ -330,19 +164,17 @@ class FileDownload:
         self._client = client or make_client(token, timeout_s=HUB_TIMEOUT_S, read_timeout_s=stall_s)
         self.cancel = cancel or CancelToken()
         self._on_progress = on_progress
-        self._min_rate = min_rate
-        self._window = rate_window_s
         self._retries = retries
         self._max_retry_after = max_retry_after_s
         self._margin = disk_margin
         self._redactor = Redactor(token)
-        self._hasher = _Hasher()
+        self._hasher = Sha256Pipe()
         self._have = 0
         self._size = request.size
         self._etag = ""
         self._fetched = 0
         self._last_report = 0.0
-        self._samples: deque[tuple[float, int]] = deque()
+        self._rate = RateWatch(min_rate, rate_window_s)
         self._lock_handle: Any = None
 
     # -- the run -----------------------------------------------------------------------------
@@ -425,7 +257,7 @@ class FileDownload:
         """Continue the partial file when its sidecar names this very file."""
         req = self.request
         have = partial_size(req)
-        meta = _read_sidecar(req)
+        meta = read_sidecar(req)
         same = (meta is not None and meta.get("repo") == req.repo and meta.get("path") == req.path
                 and meta.get("size") == req.size and meta.get("sha256") == req.sha256)
         if have and (not same or (req.size and have > req.size)):
@@ -450,7 +282,7 @@ class FileDownload:
 
     def _write_sidecar(self) -> None:
         try:
-            _write_sidecar(self.request, self._etag)
+            write_sidecar(self.request, self._etag)
         except OSError as exc:
             raise self._disk_error(exc) from None
 
@@ -479,7 +311,7 @@ class FileDownload:
             os.truncate(self.request.partial, 0)
         self._have = 0
         self._hasher.close()
-        self._hasher = _Hasher()
+        self._hasher = Sha256Pipe()
         self._etag = ""
 
     # -- one request -------------------------------------------------------------------------
@@ -557,8 +389,7 @@ class FileDownload:
         if r.status_code == 416:
             return
         start = time.monotonic()
-        self._samples.clear()
-        self._samples.append((start, self._have))
+        self._rate.start(start, self._have)
         try:
             with open(self.request.partial, "ab") as out:
                 for chunk in r.iter_raw():  # as they arrive (a chunk_size would wait for that much)
@@ -571,25 +402,18 @@ class FileDownload:
                     self._have += len(chunk)
                     self._fetched += len(chunk)
                     now = time.monotonic()
-                    self._check_rate(now, start)
+                    self._check_rate(now)
                     self._report(self._have, PHASE_DOWNLOADING, now)
         except OSError as exc:
             raise self._disk_error(exc) from None
 
-    def _check_rate(self, now: float, start: float) -> None:
-        samples = self._samples
-        samples.append((now, self._have))
-        while len(samples) > 2 and now - samples[1][0] >= max(self._window, SPEED_WINDOW_S):
-            samples.popleft()
-        if now - start < self._window:
-            return
-        # the bytes of the last window (the oldest sample at or before its start)
-        base = next(((t, n) for t, n in reversed(samples) if now - t >= self._window), samples[0])
-        if self._have - base[1] < self._min_rate * self._window:
+    def _check_rate(self, now: float) -> None:
+        self._rate.add(now, self._have)
+        if self._rate.too_slow(now, self._have):
             raise _Dropped(HubError(translate("Hub", "The Hub sends {name} too slowly (under {rate}/s for {seconds} "
                                                      "s).").format(name=self.request.name,
-                                                                  rate=format_bytes(int(self._min_rate)),
-                                                                  seconds=round(self._window)), KIND_STALLED))
+                                                                  rate=format_bytes(int(self._rate.min_rate)),
+                                                                  seconds=round(self._rate.window_s)), KIND_STALLED))
 
     def _finish(self, resumed_from: int) -> DownloadResult:
         req = self.request
@@ -639,11 +463,7 @@ class FileDownload:
         if not force and now - self._last_report < PROGRESS_INTERVAL_S:
             return
         self._last_report = now
-        speed = 0.0
-        if phase == PHASE_DOWNLOADING and len(self._samples) >= 2:
-            t0, n0 = next(((t, n) for t, n in self._samples if now - t <= SPEED_WINDOW_S), self._samples[0])
-            if now > t0:
-                speed = (done - n0) / (now - t0)
+        speed = self._rate.speed(now, done) if phase == PHASE_DOWNLOADING else 0.0
         total = self._size
         eta = (total - done) / speed if speed > 0 and total else None
         self._on_progress(Progress(done, total, speed, eta, phase))

@@ -24,17 +24,16 @@ from pathlib import Path
 from typing import Any
 
 from app.core.base.i18n import translate
-from app.core.hub.download import (
+from app.core.hub.download import FileDownload, Progress
+from app.core.hub.endpoint import KIND_CANCELLED, HubError
+from app.core.hub.partial import (
     SIDECAR_SUFFIX,
     CancelToken,
     DownloadRequest,
-    FileDownload,
-    Progress,
     discard_partial,
     partial_size,
     request_from_sidecar,
 )
-from app.core.hub.endpoint import KIND_CANCELLED, HubError
 
 log = logging.getLogger(__name__)
 

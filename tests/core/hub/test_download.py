@@ -206,3 +206,27 @@ def test_a_second_downloader_of_the_same_file_is_refused(hub: FakeHub, models_di
             FileDownload(req).run()
     assert exc.value.kind == "busy" and "already" in str(exc.value)
     assert FileDownload(req).run().verified   # the lock is gone: it downloads
+
+
+def test_the_rate_watch_and_the_partial_helpers(tmp_path: Path) -> None:
+    from app.core.hub.partial import CancelToken, request_from_sidecar, write_sidecar
+    from app.core.hub.rate import RateWatch
+
+    watch = RateWatch(min_rate=100, window_s=1.0)
+    watch.start(0.0, 0)
+    watch.add(0.5, 40)
+    assert not watch.too_slow(0.5, 40)           # the window has not passed
+    watch.add(1.5, 90)
+    assert watch.too_slow(1.5, 90)                # 90 bytes in 1.5 s: under 100/s
+    assert watch.speed(1.5, 90) == pytest.approx(60.0)
+    fast = RateWatch(min_rate=100, window_s=1.0)
+    fast.start(0.0, 0)
+    fast.add(1.2, 500)
+    assert not fast.too_slow(1.2, 500)
+    request = DownloadRequest("a/b", "m.gguf", "http://127.0.0.1:1/a/b/resolve/main/m.gguf", tmp_path, 10, "ab" * 32)
+    write_sidecar(request, '"etag"')
+    assert request_from_sidecar(tmp_path, request.sidecar) == request
+    token = CancelToken()
+    token.attach(None)
+    token.set()
+    assert token.is_set()

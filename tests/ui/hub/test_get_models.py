@@ -18,6 +18,7 @@ from app.core.hub.queue import DONE, DOWNLOADING, FAILED, PAUSED
 from app.ui.dialogs.hub_settings import HubSettingsDialog
 from app.ui.hub.dialog import GetModelsDialog
 from app.ui.hub.downloads import job_status, time_left
+from app.ui.hub.lines import header_line
 from app.ui.services.background import join_background_threads
 from app.ui.services.hub import HubService
 from tests.helpers.fake_hub import FakeHub, FakeRepo, Fault
@@ -228,3 +229,9 @@ def test_an_earlier_runs_unfinished_download_is_listed_paused(qtbot, hub: FakeHu
     finally:
         assert service.shutdown()
         assert join_background_threads(5.0)
+
+
+def test_a_damaged_header_says_why() -> None:
+    from app.core.models.gguf_info import GGUFInfo
+
+    assert header_line(GGUFInfo("x.gguf", 5, error="The file is damaged."), 4096) == "The file is damaged."
