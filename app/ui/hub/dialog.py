@@ -99,6 +99,8 @@ class GetModelsDialog(QDialog):
         self._repo = ""
         self._wanted_file = ""
         self._select_when_loaded: Recommended | None = None
+        #: Get It (the demo model's offer): download this file as soon as its repository is listed.
+        self._download_when_listed = ""
         self._generation = {"search": 0, "files": 0, "header": 0}
         self._build(n_ctx)
         self._connect_signals()
@@ -227,11 +229,13 @@ class GetModelsDialog(QDialog):
             item.setToolTip(1, details)
             self.recommended_root.addChild(item)
         if self._select_when_loaded is not None:
-            self.select_recommended(self._select_when_loaded)
+            self.select_recommended(self._select_when_loaded, bool(self._download_when_listed))
 
-    def select_recommended(self, entry: Recommended) -> None:
-        """Show ``entry``'s files, its file selected (once the list has loaded)."""
+    def select_recommended(self, entry: Recommended, download: bool = False) -> None:
+        """Show ``entry``'s files, its file selected (once the list has
+        loaded); ``download``: and start downloading it once they are listed."""
         self._select_when_loaded = entry
+        self._download_when_listed = entry.file if download else ""
         for i in range(self.recommended_root.childCount()):
             item = self.recommended_root.child(i)
             data = item.data(0, ROLE_DATA) if item is not None else None
@@ -310,6 +314,10 @@ class GetModelsDialog(QDialog):
                 select = row
         if self._models:
             self.files.selectRow(select)
+        if self._download_when_listed and self._models[select:select + 1] \
+                and self._models[select].path == self._download_when_listed:
+            self._download_when_listed = ""
+            self._on_download_clicked()
 
     def _fill_row(self, row: int, model: ModelFile) -> None:
         n_ctx = self.n_ctx_spin.value()

@@ -59,13 +59,14 @@ class ModelDialogs(QObject):
         self._models_dialog.show()
 
     def open_hub(self, recommended: object = None) -> None:
-        """Show Get More Models (raised when it is open already), with
-        ``recommended`` (a ``Recommended``) selected if given; nothing once shutting down."""
+        """Show Get More Models (raised when it is open already); with
+        ``recommended`` (a ``Recommended``: the demo model's offer, Get It),
+        that model selected and its download started. Nothing once shutting down."""
         if self._hub is None or self._hub() is None:
             return
         dialog = self._hub_dialog.show()
         if recommended is not None:
-            dialog.select_recommended(recommended)  # type: ignore[arg-type]
+            dialog.select_recommended(recommended, download=True)  # type: ignore[arg-type]
 
     @property
     def hub_dialog(self) -> GetModelsDialog | None:

@@ -235,3 +235,11 @@ def test_a_damaged_header_says_why() -> None:
     from app.core.models.gguf_info import GGUFInfo
 
     assert header_line(GGUFInfo("x.gguf", 5, error="The file is damaged."), 4096) == "The file is damaged."
+
+
+def test_get_it_selects_and_downloads_the_recommended_model(qtbot, dialog: GetModelsDialog, hub: FakeHub) -> None:
+    entry = next(e for e in dialog._recommended if e.repo == QWEN)
+    dialog.select_recommended(entry, download=True)
+    qtbot.waitUntil(lambda: any(j.state == DONE for j in dialog.service.jobs()), timeout=10000)
+    assert dialog.selected_model() is not None and dialog.selected_model().path == QWEN_FILE  # type: ignore[union-attr]
+    assert (user_models_dir() / QWEN_FILE).is_file()
