@@ -67,11 +67,10 @@ def hub_scene(out_dir: str, window, app, save_shot) -> int:  # type: ignore[no-u
         QTimer.singleShot(600, lambda: start_download(dialog))
 
     def start_download(dialog) -> None:  # type: ignore[no-untyped-def]
-        root = dialog.recommended_root
-        for i in range(root.childCount()):
-            if "SmolLM2 360M" in root.child(i).text(0):
-                dialog.repos.setCurrentItem(root.child(i))
-        QTimer.singleShot(800, lambda: (dialog.download_button.click(), QTimer.singleShot(400, lambda: search(dialog))))
+        for entry in dialog._recommended:
+            if entry.name.startswith("SmolLM2 360M"):
+                dialog.select_recommended(entry, download=True)  # as the demo model's Get It does
+        QTimer.singleShot(1500, lambda: search(dialog))
 
     def search(dialog) -> None:  # type: ignore[no-untyped-def]
         dialog.search_button.click()
