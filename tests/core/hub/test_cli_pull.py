@@ -157,3 +157,38 @@ def test_the_bar_and_the_command_names() -> None:
     bar = _bar(512, 1024, 2048.0, 65.0)
     assert bar.startswith("\r  [") and "50.0%" in bar and "1:05 left" in bar
     assert "--:-- left" in _bar(0, 1024, 0.0, None)
+
+
+def test_the_proxy_from_the_environment_is_used(hub: FakeHub, home: Path) -> None:
+    """HTTP_PROXY names the fake Hub; the Hub's address does not even resolve:
+    every request (search, file list, the file, its CDN redirect) goes through the proxy."""
+    proc = rill(hub, home, "pull", REPO, HF_ENDPOINT="http://hub.invalid", HTTP_PROXY=hub.url, NO_PROXY="")
+    assert proc.returncode == 0, proc.stderr
+    assert any(r.path.startswith("http://hub.invalid/api/models/") for r in hub.requests)
+    assert any(r.path.startswith("http://hub.invalid/" + REPO + "/resolve/") for r in hub.requests)
+
+
+def test_ctrl_c_keeps_the_partial_file_and_says_how_to_resume(hub: FakeHub, home: Path) -> None:
+    import signal
+
+    assert hub.cdn is not None
+    hub.cdn.faults.append(Fault("trickle", n=64 * 1024, delay=0.05))
+    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "pull", REPO], cwd=ROOT, env=env_for(hub, home),
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    partial = models(home) / (MODEL + ".partial")
+    try:
+        while not (partial.exists() and partial.stat().st_size >= 128 * 1024):
+            assert proc.poll() is None, proc.communicate()
+            try:
+                proc.wait(0.02)
+            except subprocess.TimeoutExpired:
+                pass
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 130
+    assert "stopped" in err and "run the same command again" in err.lower() and "Traceback" not in err
+    assert partial.stat().st_size >= 128 * 1024 and (models(home) / (MODEL + ".partial.json")).exists()
