@@ -230,3 +230,41 @@ def test_the_rate_watch_and_the_partial_helpers(tmp_path: Path) -> None:
     token.attach(None)
     token.set()
     assert token.is_set()
+
+
+def test_a_full_disk_mid_download_keeps_the_part(hub: FakeHub, models_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The disk fills after 1 MB: a sentence saying so, the part kept for a resume."""
+    import errno
+    import io
+
+    req = request_for(hub, models_dir)
+    written = [0]
+    real_write = io.BufferedWriter.write
+
+    class FillingFile(io.BufferedWriter):
+        def write(self, data):  # type: ignore[no-untyped-def, override]
+            if written[0] >= 1024 * 1024:
+                raise OSError(errno.ENOSPC, "No space left on device")
+            written[0] += len(data)
+            return real_write(self, data)
+
+    import builtins
+
+    real_open = builtins.open
+
+    def opener(file, mode="r", *args, **kwargs):  # type: ignore[no-untyped-def]
+        handle = real_open(file, mode, *args, **kwargs)
+        if str(file) == str(req.partial) and mode == "ab" and hasattr(handle, "raw") and written[0] == 0 \
+                and opener.calls > 0:
+            return FillingFile(handle.detach())
+        opener.calls += 1
+        return handle
+
+    opener.calls = 0  # type: ignore[attr-defined]
+    monkeypatch.setattr("app.core.hub.download.open", opener, raising=False)
+    with pytest.raises(HubError) as exc:
+        FileDownload(req, retries=0).run()
+    assert exc.value.kind == KIND_DISK and "disk is full" in str(exc.value)
+    monkeypatch.undo()
+    assert req.partial.stat().st_size >= 1024 * 1024 and req.sidecar.exists()
+    assert FileDownload(req).run().verified
