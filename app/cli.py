@@ -1,6 +1,7 @@
 """Command line: ``rill [options]`` opens the window, ``rill doctor`` checks the
 pipeline, ``rill export`` / ``rill import`` / ``rill search`` work on the
-conversation store without Qt (they never import it, so they start fast and
+conversation store and ``rill search-models`` / ``rill pull`` on the Hugging
+Face Hub (app.hub_cli) without Qt (they never import it, so they start fast and
 run on machines without a display)."""
 
 from __future__ import annotations
@@ -94,6 +95,9 @@ def build_parser() -> argparse.ArgumentParser:
     models_cmd.add_argument("--json", action="store_true", help="print a JSON list")
     models_cmd.add_argument("--n-ctx", type=int, default=None, metavar="N",
                             help="estimate the memory for this context size (default: Rill's, 4096)")
+    from app.hub_cli import add_hub_commands
+
+    add_hub_commands(sub)
     return parser
 
 
@@ -388,6 +392,10 @@ def main(argv: list[str] | None = None) -> int:
         return run_store_command(args)  # before anything imports Qt
     if args.command == "models":
         return run_models_command(args)  # no Qt either
+    if args.command in ("search-models", "pull"):
+        from app.hub_cli import run_hub_command
+
+        return run_hub_command(args)  # no Qt either
     from app.application import backend_from_args, create_window, make_application, use_offscreen_without_display
 
     if args.backend in ("openai", "ollama"):

@@ -10,6 +10,8 @@ earlier exchange is fixed too. Scenes:
 * ``thinking``: a reasoning model's reply, thoughts opened; the Servers dialog.
 * ``library``: several conversations, the sidebar and Search with results
   (search.png), then Settings (settings.png) and Models (models.png).
+* ``hub``: Model › Get More Models… against a fake Hub on 127.0.0.1
+  (scripts/screenshots_hub.py): hub.png.
 """
 
 from __future__ import annotations
@@ -256,7 +258,7 @@ if __name__ == "__main__":
     import argparse
 
     parser = argparse.ArgumentParser()
-    parser.add_argument("--scene", default="main", choices=["main", "thinking", "library"])
+    parser.add_argument("--scene", default="main", choices=["main", "thinking", "library", "hub"])
     parser.add_argument("--theme", default="light", choices=["light", "dark"])
     parser.add_argument("--lang", default="en")
     parser.add_argument("out", nargs="?", default="docs/screenshots")
@@ -265,4 +267,12 @@ if __name__ == "__main__":
         sys.exit(thinking_scene(ns.out))
     if ns.scene == "library":
         sys.exit(library_scene(ns.out))
+    if ns.scene == "hub":
+        from screenshots_hub import hub_scene
+
+        app = make_application()
+        window = create_window(*scripted_factory(rate=2000))
+        window.resize(980, 700)
+        window.show()
+        sys.exit(hub_scene(ns.out, window, app, save_shot))
     sys.exit(main(ns.out, ns.theme, ns.lang))

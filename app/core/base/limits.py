@@ -21,7 +21,17 @@ Who uses which:
   (``app.core.store.exchange``), a cut message ending with ``CUT_MARK``;
 * error text quoted from a server (bodies, headers, reason phrases):
   ``MAX_ERROR_BODY_BYTES`` read, ``MAX_QUOTED_CHARS`` shown, after redaction;
-* a non-streamed JSON reply: ``MAX_JSON_BODY_BYTES``.
+* a non-streamed JSON reply: ``MAX_JSON_BODY_BYTES``;
+* the Hugging Face Hub (``app.core.hub``): ``MAX_HUB_JSON_BYTES`` per API
+  reply, ``MAX_HUB_SEARCH_RESULTS`` repositories a search, ``MAX_HUB_FILES``
+  files a repository (``MAX_HUB_TREE_PAGES`` pages), ``MAX_HUB_FILENAME_CHARS``
+  per file name, ``HUB_TIMEOUT_S`` per API call; downloads give up after
+  ``HUB_STALL_S`` without a byte or when less than ``HUB_MIN_RATE_BYTES_S``
+  arrive over ``HUB_RATE_WINDOW_S`` (a trickling server), keep
+  ``HUB_DISK_MARGIN_BYTES`` free on the disk, retry a dropped connection
+  ``HUB_RETRIES`` times and wait at most ``HUB_MAX_RETRY_AFTER_S`` for a
+  ``Retry-After``; a remote GGUF header is read in at most
+  ``HUB_HEADER_MAX_REQUESTS`` range requests.
 """
 
 from __future__ import annotations
@@ -67,6 +77,32 @@ MAX_ERROR_BODY_BYTES = 64 * 1024
 MAX_QUOTED_CHARS = 200
 #: A complete (non-streamed) JSON reply.
 MAX_JSON_BODY_BYTES = 8 * MB
+
+
+#: One Hub API reply (a search, a repository's details, one page of its files).
+MAX_HUB_JSON_BYTES = 16 * MB
+#: Repositories kept from one search.
+MAX_HUB_SEARCH_RESULTS = 100
+#: Files kept from one repository's listing, and the pages read for it.
+MAX_HUB_FILES = 5_000
+MAX_HUB_TREE_PAGES = 20
+#: A file name longer than this (a Hub path) is not offered.
+MAX_HUB_FILENAME_CHARS = 255
+#: Seconds for one Hub API call (connect + reply).
+HUB_TIMEOUT_S = 20.0
+#: A download gives up after this many seconds without a byte...
+HUB_STALL_S = 30.0
+#: ...or when fewer than HUB_MIN_RATE_BYTES_S bytes a second arrived over the last HUB_RATE_WINDOW_S seconds.
+HUB_MIN_RATE_BYTES_S = 1024
+HUB_RATE_WINDOW_S = 60.0
+#: Disk space left free after a download (the check before it starts).
+HUB_DISK_MARGIN_BYTES = 256 * MB
+#: A dropped connection is resumed this many times before the download stops (its part is kept).
+HUB_RETRIES = 3
+#: The longest ``Retry-After`` a download waits for by itself (longer: it stops and says when to retry).
+HUB_MAX_RETRY_AFTER_S = 60.0
+#: A remote GGUF header is read in at most this many range requests.
+HUB_HEADER_MAX_REQUESTS = 4
 
 
 def size_text(n_bytes: int) -> str:

@@ -255,7 +255,21 @@ def read_gguf_info(path: str | os.PathLike[str], n_ctx: int = DEFAULT_N_CTX) -> 
         return GGUFInfo(text, size, error=translate("GGUFInfo", "The file's metadata is too large to read."))
 
 
-def _read_open_file(path: str, f: Any, size: int, n_ctx: int) -> GGUFInfo:
+def read_gguf_stream(label: str, f: Any, size: int, n_ctx: int = DEFAULT_N_CTX,
+                     parts_total: int | None = None) -> GGUFInfo:
+    """``read_gguf_info`` over any object with ``read(n)`` positioned at the
+    start of a ``size``-byte file (a remote file read by HTTP ranges:
+    app.core.hub.remote_gguf); ``parts_total``: a split model's total size,
+    known without looking for its other parts on disk. ``f.read`` may raise
+    OSError: the GGUFInfo's error then says why."""
+    try:
+        return _read_open_file(label, f, size, n_ctx, parts_total)
+    except OSError as exc:
+        return GGUFInfo(label, size, error=translate("GGUFInfo", "Cannot read the file: {error}.").format(
+            error=exc.strerror or exc))
+
+
+def _read_open_file(path: str, f: Any, size: int, n_ctx: int, parts_total: int | None = None) -> GGUFInfo:
     buf = bytearray(f.read(min(size, FIRST_READ_BYTES)))
     # gguf.GGUF_MAGIC (0x46554747), always little-endian: "GGUF" in every file.
     if len(buf) < 4 or buf[:4] != b"GGUF":
@@ -266,7 +280,7 @@ def _read_open_file(path: str, f: Any, size: int, n_ctx: int) -> GGUFInfo:
         return GGUFInfo(path, size, error=translate(
             "GGUFInfo", "Cannot read model details: the gguf package is missing ({error}).").format(error=exc))
     try:
-        return _parse(path, f, buf, size, constants)
+        return _parse(path, f, buf, size, constants, parts_total)
     except PastEndOfFile:
         return GGUFInfo(path, size, error=translate(
             "GGUFInfo", "The file is truncated or damaged: its metadata goes past the end of the file "
@@ -277,7 +291,7 @@ def _read_open_file(path: str, f: Any, size: int, n_ctx: int) -> GGUFInfo:
             what=exc))
 
 
-def _parse(path: str, f: Any, buf: bytearray, size: int, constants: Any) -> GGUFInfo:
+def _parse(path: str, f: Any, buf: bytearray, size: int, constants: Any, parts_total: int | None = None) -> GGUFInfo:
     version, little = header_version(buf)
     if version == 1:
         return GGUFInfo(path, size, version=version, error=translate(
@@ -289,10 +303,11 @@ def _parse(path: str, f: Any, buf: bytearray, size: int, constants: Any) -> GGUF
             "or needs a newer Rill."
         ).format(version=version))
     header = read_header(f, buf, size, little, constants)
-    return _info_from_header(path, size, version, header, constants)
+    return _info_from_header(path, size, version, header, constants, parts_total)
 
 
-def _info_from_header(path: str, size: int, version: int, header: GGUFHeader, constants: Any) -> GGUFInfo:
+def _info_from_header(path: str, size: int, version: int, header: GGUFHeader, constants: Any,
+                      parts_total: int | None = None) -> GGUFInfo:
     """What the header says about the model, its problems first."""
     meta, array_lengths, tensor_count = header.metadata, header.array_lengths, header.tensor_count
     total_end, by_type, unknown_types = header.data_end, header.bytes_by_type, header.unknown_types
@@ -319,8 +334,11 @@ def _info_from_header(path: str, size: int, version: int, header: GGUFHeader, co
     splits = meta.get(keys.Split.LLM_KV_SPLIT_COUNT)
     if isinstance(splits, int) and not isinstance(splits, bool) and splits > 1:
         split_count = splits
-        split_error, total_size = split_parts(path, meta.get(keys.Split.LLM_KV_SPLIT_NO), splits, size)
-        error = error or split_error
+        if parts_total is not None:
+            total_size = parts_total
+        else:
+            split_error, total_size = split_parts(path, meta.get(keys.Split.LLM_KV_SPLIT_NO), splits, size)
+            error = error or split_error
     if unknown_types:
         warnings.append(translate(
             "GGUFInfo", "Some weights use a tensor type this Rill does not know "

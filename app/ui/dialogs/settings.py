@@ -24,7 +24,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from PyQt6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, pyqtSignal
+from PyQt6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, pyqtSignal
 from PyQt6.QtWidgets import (
     QAbstractButton,
     QAbstractSpinBox,
@@ -234,6 +234,10 @@ class SettingsDialog(QDialog):
         self.reload_button.setEnabled(reload_available)
         self.model_form.addRow(self.next_load_note)
         reload_row = QHBoxLayout()
+        self.hub_button = QPushButton(self.tr("Hugging Face Hub…"))
+        self.hub_button.setObjectName("hubSettings")
+        self.hub_button.setToolTip(self.tr("The Hub's address (a mirror) and the access token for gated models"))
+        reload_row.addWidget(self.hub_button)
         reload_row.addStretch(1)
         reload_row.addWidget(self.reload_button)
         self.model_form.addRow(reload_row)
@@ -328,6 +332,7 @@ class SettingsDialog(QDialog):
         form.addRow(label, row)
 
     def _connect_signals(self) -> None:
+        self.hub_button.clicked.connect(self._on_hub_clicked)
         for spin in self.spins.values():
             spin.valueChanged.connect(self._on_value_changed)  # type: ignore[attr-defined]  # a QSpinBox or QDoubleSpinBox: their QAbstractSpinBox base has no value API
         self.seed_random.toggled.connect(self._on_seed_random_toggled)
@@ -437,6 +442,13 @@ class SettingsDialog(QDialog):
             self._show_status(self.tr("Default values shown: OK or Apply saves them."), NOTE_STYLE)
         elif role == QDialogButtonBox.StandardButton.Cancel:
             self.reject()
+
+    def _on_hub_clicked(self) -> None:
+        from app.ui.dialogs.hub_settings import HubSettingsDialog
+
+        dialog = HubSettingsDialog(self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.open()
 
     def _on_reload_clicked(self) -> None:
         if self.apply():

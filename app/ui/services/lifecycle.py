@@ -16,8 +16,9 @@ Shutting down is one ordered sequence (as qutebrowser's ``misc/quitter.py``):
    reply's last one included, are written; a lock is waited for 0.25 s, not
    5 s per save, so the flush is bounded; the window's ``QuitGuard`` asked
    the user beforehand if anything could not be saved), then it closes;
-4. stop the render thread;
-5. once the store and render threads have ended: join the background calls.
+4. stop the render thread and the Hub downloads' thread (``hub()``, when it
+   was started: the running download is paused, its partial file kept);
+5. once those threads have ended: join the background calls.
 
 ``shutdown_finished`` follows, once. ``request_shutdown()`` never blocks;
 ``wait(budget_ms)`` blocks the caller at most ``budget_ms`` (closing the
@@ -35,7 +36,7 @@ import time
 from collections.abc import Callable
 from enum import IntEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PyQt6.QtCore import QObject, QThread, pyqtSignal
 
@@ -48,6 +49,9 @@ from app.ui.services.inference import InferenceService
 from app.ui.services.library import ConversationLibrary
 from app.ui.services.render import RenderService
 from app.ui.services.store import StoreService
+
+if TYPE_CHECKING:
+    from app.ui.services.hub import HubService
 
 log = logging.getLogger(__name__)
 
@@ -96,6 +100,7 @@ class AppServices(QObject):
         self.inference = InferenceService(self)
         self.render = RenderService(self, processes=render_pool.default_enabled())
         self.background = BackgroundCalls(self)
+        self._hub: HubService | None = None
         self._stage = Stage.RUNNING
         _ALIVE.add(self)
         self._connect_signals()
@@ -105,6 +110,15 @@ class AppServices(QObject):
         self.store.worker_thread.finished.connect(self._on_thread_finished)
         self.render.worker_thread.finished.connect(self._on_thread_finished)
         background.call_ended().connect(self._on_thread_finished)
+
+    def hub(self) -> HubService | None:
+        """The Hub downloads' service, started on first use; None once shutting down."""
+        if self._hub is None and not self.shutting_down:
+            from app.ui.services.hub import HubService
+
+            self._hub = HubService(self)
+            self._hub.worker_thread.finished.connect(self._on_thread_finished)
+        return self._hub
 
     # -- probes ----------------------------------------------------------------------------
 
@@ -184,7 +198,8 @@ class AppServices(QObject):
         return self._stage == Stage.FINISHED
 
     def _stage_threads(self) -> list[QThread]:
-        return [self.store.worker_thread, self.render.worker_thread]
+        threads = [self.store.worker_thread, self.render.worker_thread]
+        return threads + ([self._hub.worker_thread] if self._hub is not None else [])
 
     def _on_inference_finished(self) -> None:
         self._advance()
@@ -200,7 +215,10 @@ class AppServices(QObject):
                 self._stage = Stage.STOPPING_STORE_AND_RENDER
                 self.store.request_stop()  # the queued saves go first
                 self.render.request_stop()
-            elif stage == Stage.STOPPING_STORE_AND_RENDER and self.store.is_finished() and self.render.is_finished():
+                if self._hub is not None:
+                    self._hub.request_stop()
+            elif stage == Stage.STOPPING_STORE_AND_RENDER and self.store.is_finished() and self.render.is_finished() \
+                    and (self._hub is None or self._hub.is_finished()):
                 self._stage = Stage.JOINING_BACKGROUND
             elif stage == Stage.JOINING_BACKGROUND and not background.background_threads():
                 self._stage = Stage.FINISHED

@@ -1,6 +1,6 @@
 """The first-run panel: shown instead of a model banner when Rill found no
 model at all, it says how to get one (naming the real folder and command)
-and offers an Open Model… button."""
+and offers an Open Model… button and Get More Models… (the Hugging Face Hub)."""
 
 from __future__ import annotations
 
@@ -35,8 +35,11 @@ class FirstRunPanel(QFrame):
         self.body.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.open_button = QPushButton(self.tr("Open Model…"))
         self.open_button.setObjectName("firstRunOpen")
+        self.get_button = QPushButton(self.tr("Get a Model from the Hub…"))
+        self.get_button.setObjectName("firstRunGet")
         buttons = QHBoxLayout()
         buttons.addWidget(self.open_button)
+        buttons.addWidget(self.get_button)
         buttons.addStretch(1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(14, 10, 14, 10)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from PyQt6.QtCore import QMimeData, Qt, pyqtSignal
 from PyQt6.QtGui import QCloseEvent, QDragEnterEvent, QDragMoveEvent, QDropEvent, QIcon, QShortcut
-from PyQt6.QtWidgets import QApplication, QFileDialog, QMainWindow, QSplitter, QWidget
+from PyQt6.QtWidgets import QApplication, QFileDialog, QMainWindow, QSplitter, QToolButton, QVBoxLayout, QWidget
 
 from app.core.backends.base import ModelInfo
 from app.core.backends.remote.servers import ServerConfig
@@ -29,6 +29,7 @@ from app.ui.conversation.find_bar import FindBar
 from app.ui.conversation.selection import LazyTextMime
 from app.ui.conversation.view import ChatView
 from app.ui.dialogs.about import open_about_box
+from app.ui.hub.offer import DemoModelOffer
 from app.ui.misc.shortcuts import bind_shortcut
 from app.ui.misc.theme import mark_window, theme_manager
 from app.ui.services.lifecycle import AppServices
@@ -264,6 +265,7 @@ class MainWindow(QMainWindow):
 
     def _on_model_ready(self, info: ModelInfo) -> None:
         self.prompt_area.set_context_limit(info.n_ctx or None)
+        self.hub_offer.model_loaded(info.path or "")
 
     def _on_open_model_triggered(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
@@ -276,7 +278,7 @@ class MainWindow(QMainWindow):
 
     def _connect_model_choice(self) -> None:
         self.model_choice = ModelChoice(self.chat, self.model_menu, self.first_run, self)
-        self.model_dialogs = ModelDialogs(self.model_menu, self)
+        self.model_dialogs = ModelDialogs(self.model_menu, self, hub=self.services.hub)
         self.first_run.open_button.clicked.connect(self.menus.open_model_action.trigger)
         self.model_open_requested.connect(self.model_choice.file_requested)
         self.model_menu.local_chosen.connect(self._on_local_model_chosen)
@@ -285,6 +287,23 @@ class MainWindow(QMainWindow):
         self.model_dialogs.model_open_requested.connect(self.model_open_requested)
         self.menus.servers_action.triggered.connect(self.model_dialogs.open_servers)
         self.menus.manage_models_action.triggered.connect(self.model_dialogs.open_models)
+        self.menus.get_models_action.triggered.connect(lambda: self.model_dialogs.open_hub())
+        self.first_run.get_button.clicked.connect(lambda: self.model_dialogs.open_hub())
+        # The model running is named in the status bar; this button beside it is the picker.
+        self.model_button = QToolButton()
+        self.model_button.setObjectName("modelPicker")
+        self.model_button.setText(self.tr("Models"))
+        self.model_button.setToolTip(self.tr("Choose the model: local files, servers' models, Get More Models…"))
+        self.model_button.setAccessibleName(self.tr("Choose the model"))
+        self.model_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.model_button.setMenu(self.model_menu)
+        self._status_bar.insertWidget(0, self.model_button)
+        self.hub_offer = DemoModelOffer(self.chat_area)
+        chat_layout = self.chat_area.layout()
+        assert isinstance(chat_layout, QVBoxLayout)
+        chat_layout.insertWidget(1, self.hub_offer)  # under the first-run panel, above the conversation
+        self.hub_offer.get_requested.connect(self.model_dialogs.open_hub)
+        self.hub_offer.browse_requested.connect(lambda: self.model_dialogs.open_hub())
 
     def expect_load(self, description: str, choice: dict[str, str], remember: bool = True) -> None:
         """See ``ModelChoice.expect_load``."""

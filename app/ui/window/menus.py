@@ -132,6 +132,10 @@ class MenuBar(QObject):
         self.manage_models_action = make_manage_action(self._window)
         self._window.addAction(self.manage_models_action)  # the shortcut works with the menu closed
         self.model_menu.set_manage_action(self.manage_models_action)
+        self.get_models_action = self._action(QCoreApplication.translate("MainWindow", "&Get More Models…"))
+        self.get_models_action.setToolTip(QCoreApplication.translate(
+            "MainWindow", "Find, download and load models from the Hugging Face Hub"))
+        self.model_menu.set_hub_action(self.get_models_action)
         bar = self._window.menuBar()
         assert bar is not None
         bar.addMenu(self.model_menu)

@@ -265,12 +265,13 @@ class ModelMenu(QMenu):
 
 
 class ManagedModelMenu(ModelMenu):
-    """The Model menu with Manage Models… right after Open Model File…. The
-    menu rebuilds itself (server lists arriving...): the action is put back
-    every time."""
+    """The Model menu with Manage Models… and Get More Models… right after
+    Open Model File…. The menu rebuilds itself (server lists arriving...):
+    the actions are put back every time."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self.manage_action: QAction | None = None
+        self.hub_action: QAction | None = None
         super().__init__(*args, **kwargs)
 
     def set_manage_action(self, action: QAction) -> None:
@@ -279,18 +280,21 @@ class ManagedModelMenu(ModelMenu):
         self.manage_action = action
         self._rebuild()
 
+    def set_hub_action(self, action: QAction) -> None:
+        """Show ``action`` (Get More Models…) after Manage Models… (owned elsewhere too)."""
+        self.hub_action = action
+        self._rebuild()
+
     def _rebuild(self) -> None:
         super()._rebuild()
-        action = self.manage_action
-        if action is None:
-            return
-        actions = self.actions()
-        try:
-            after = actions.index(self.open_model_action) + 1
-        except ValueError:
-            self.addAction(action)
-            return
-        if after < len(actions):
-            self.insertAction(actions[after], action)
-        else:
-            self.addAction(action)
+        for action in reversed([a for a in (self.manage_action, self.hub_action) if a is not None]):
+            actions = self.actions()
+            try:
+                after = actions.index(self.open_model_action) + 1
+            except ValueError:
+                self.addAction(action)
+                continue
+            if after < len(actions):
+                self.insertAction(actions[after], action)
+            else:
+                self.addAction(action)
