@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TextIO
 
-from app.core.text.display import without_controls
+from app.core.text.display import utf8_std_streams, without_controls
 
 if TYPE_CHECKING:
     from app.core.store import Store
@@ -108,16 +108,6 @@ STORE_COMMANDS = ("export", "import", "search")
 
 class _Failed(Exception):
     """A plain message for the user; the command exits with status 1."""
-
-
-def _utf8_stdout() -> None:
-    for stream in (sys.stdout, sys.stderr):
-        reconfigure = getattr(stream, "reconfigure", None)
-        if reconfigure is not None:
-            try:
-                reconfigure(encoding="utf-8")
-            except (ValueError, OSError):  # pragma: no cover - already written to
-                pass
 
 
 def _open_store(db: str | None, *, write: bool) -> Store:
@@ -321,7 +311,7 @@ def _cmd_search(args: argparse.Namespace) -> int:
 
 
 def run_store_command(args: argparse.Namespace) -> int:
-    _utf8_stdout()
+    utf8_std_streams()
     command = {"export": _cmd_export, "import": _cmd_import, "search": _cmd_search}[args.command]
     try:
         return command(args)
@@ -358,7 +348,7 @@ def run_models_command(args: argparse.Namespace) -> int:
     from app.core.models import catalog as model_catalog
     from app.core.models.paths import DEFAULT_N_CTX
 
-    _utf8_stdout()
+    utf8_std_streams()
     n_ctx = args.n_ctx or DEFAULT_N_CTX
     if n_ctx < 1:
         print("rill models: --n-ctx must be at least 1.", file=sys.stderr)

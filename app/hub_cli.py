@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from app.core.text.display import without_controls
+from app.core.text.display import utf8_std_streams, without_controls
 
 if TYPE_CHECKING:
     from app.core.hub.api import HubClient, ModelFile
@@ -214,13 +214,7 @@ def _cmd_pull(args: argparse.Namespace) -> int:
 def run_hub_command(args: argparse.Namespace) -> int:
     from app.core.hub.endpoint import HubError
 
-    for stream in (sys.stdout, sys.stderr):
-        reconfigure = getattr(stream, "reconfigure", None)
-        if reconfigure is not None:
-            try:
-                reconfigure(encoding="utf-8")
-            except (ValueError, OSError):  # pragma: no cover - already written to
-                pass
+    utf8_std_streams()
     command = {"search-models": _cmd_search, "pull": _cmd_pull}[args.command]
     try:
         return command(args)

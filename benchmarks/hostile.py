@@ -29,7 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tests.helpers.hostile_server import Exchange, HostileServer, gzip_zeros
+from tests.helpers.hostile_server import Exchange, HostileServer, endless_sse_event, endless_sse_line, gzip_zeros
 
 SSE = [("Content-Type", "text/event-stream")]
 JSON_TYPE = [("Content-Type", "application/json")]
@@ -77,20 +77,8 @@ def _chat_ok(ex: Exchange) -> None:
     ex.chunk(b"")
 
 
-def _chat_endless_line(ex: Exchange) -> None:
-    ex.head(200, SSE, chunked=True)
-    ex.chunk(b'data: {"choices": [{"delta": {"content": "')
-    block = b"x" * 65536
-    while True:
-        ex.chunk(block)
-
-
-def _chat_endless_event(ex: Exchange) -> None:
-    ex.head(200, SSE, chunked=True)
-    ex.chunk(_delta("hello "))
-    line = b"data: " + b"y" * (512 * 1024) + b"\n"
-    while True:
-        ex.chunk(line)
+_chat_endless_line = endless_sse_line
+_chat_endless_event = endless_sse_event(_delta("hello "))
 
 
 def _chat_gzip_bomb(ex: Exchange) -> None:

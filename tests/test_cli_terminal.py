@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import pty
-import select
 import sqlite3
 import subprocess
 import sys
@@ -16,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.terminal import read_terminal
 from tests.test_cli_store import ROOT, make_db, rill
 
 HOSTILE = "Owned\x1b]0;pwned\x07\x1b[2J\r\u202etxt.exe"
@@ -45,22 +45,11 @@ def run_on_a_terminal(data_home: Path, *args: str) -> str:
     proc = subprocess.Popen([sys.executable, "-m", "app.cli", *args], cwd=ROOT, env=env,
                             stdin=subprocess.DEVNULL, stdout=follower, stderr=follower)
     os.close(follower)
-    chunks: list[bytes] = []
-    while True:
-        ready, _, _ = select.select([leader], [], [], 60)
-        if not ready:
-            break
-        try:
-            data = os.read(leader, 65536)
-        except OSError:   # the child closed the terminal
-            break
-        if not data:
-            break
-        chunks.append(data)
+    written = read_terminal(leader)
     proc.wait(timeout=60)
     os.close(leader)
-    assert proc.returncode == 0, b"".join(chunks)
-    return b"".join(chunks).decode("utf-8")
+    assert proc.returncode == 0, written
+    return written.decode("utf-8")
 
 
 def test_search_on_a_terminal_prints_no_escape_from_the_data(data_home: Path) -> None:

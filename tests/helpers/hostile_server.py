@@ -246,3 +246,28 @@ class HostileServer:
                 return None
             rest += piece
         return Request(method, path, headers, rest[:length])
+
+
+# -- Streams that never end (the stream-limit tests and benchmarks/hostile.py) --
+
+SSE_HEADERS = [("Content-Type", "text/event-stream")]
+
+
+def endless_sse_line(ex: Exchange) -> None:
+    """A ``data:`` line that never ends."""
+    ex.head(200, SSE_HEADERS, chunked=True)
+    ex.chunk(b'data: {"choices": [{"delta": {"content": "')
+    block = b"x" * 65536
+    while True:
+        ex.chunk(block)
+
+
+def endless_sse_event(first: bytes) -> Callable[[Exchange], None]:
+    """``first`` (a whole event), then ``data:`` lines and never the blank line that ends an event."""
+    def handler(ex: Exchange) -> None:
+        ex.head(200, SSE_HEADERS, chunked=True)
+        ex.chunk(first)
+        line = b"data: " + b"y" * (512 * 1024) + b"\n"  # lines under the line limit, the event never ends
+        while True:
+            ex.chunk(line)
+    return handler

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["FSI", "PDI", "isolated", "without_controls"]
+__all__ = ["FSI", "PDI", "isolated", "utf8_std_streams", "without_controls"]
 
 FSI, PDI = "\u2068", "\u2069"
 _UNSAFE: dict[int, int | None] = {
@@ -46,3 +46,17 @@ def isolated(text: str) -> str:
     """``text`` without controls, as a first-strong bidi isolate ('' stays '')."""
     clean = without_controls(text)
     return f"{FSI}{clean}{PDI}" if clean else ""
+
+
+def utf8_std_streams() -> None:
+    """Standard output and error write UTF-8 whatever the locale (a title
+    in Chinese printed under LANG=C must not raise)."""
+    import sys
+
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(encoding="utf-8")
+            except (ValueError, OSError):  # pragma: no cover - already written to
+                pass

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import pty
-import select
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -18,6 +17,7 @@ import pytest
 from app.hub_cli import HUB_COMMANDS, _bar
 from tests.core.hub.conftest import GATED, MMPROJ, MODEL, MODEL_Q8, REPO
 from tests.helpers.fake_hub import FakeHub, Fault
+from tests.helpers.terminal import read_terminal
 
 ROOT = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").is_file())
 
@@ -132,21 +132,10 @@ def test_pull_shows_a_progress_bar_on_a_terminal(hub: FakeHub, home: Path) -> No
     proc = subprocess.Popen([sys.executable, "-m", "app.cli", "pull", REPO], cwd=ROOT, env=env_for(hub, home),
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=follower)
     os.close(follower)
-    chunks: list[bytes] = []
-    while True:
-        ready, _, _ = select.select([leader], [], [], 60)
-        if not ready:
-            break
-        try:
-            data = os.read(leader, 65536)
-        except OSError:
-            break
-        if not data:
-            break
-        chunks.append(data)
+    written = read_terminal(leader)
     out, _ = proc.communicate(timeout=60)
     os.close(leader)
-    text = b"".join(chunks).decode("utf-8", "replace")
+    text = written.decode("utf-8", "replace")
     assert proc.returncode == 0, text
     assert "\r  [" in text and "100.0%" in text and "sha256 verified" in text
     assert out.decode().strip().endswith(MODEL)

@@ -14,7 +14,7 @@ from app.core.backends.base import BackendError, CancelEvent, ChatMessage, Finis
 from app.core.backends.remote.client import make_backend
 from app.core.backends.remote.servers import ServerConfig
 from app.core.base import limits
-from tests.helpers.hostile_server import Exchange, HostileServer, gzip_zeros
+from tests.helpers.hostile_server import Exchange, HostileServer, endless_sse_event, endless_sse_line, gzip_zeros
 
 REQUEST = GenerationRequest(1, (ChatMessage("user", "hi"),))
 SSE = [("Content-Type", "text/event-stream")]
@@ -53,12 +53,7 @@ def content(text: str) -> dict[str, object]:
     return {"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}]}
 
 
-def endless_line(ex: Exchange) -> None:
-    ex.head(200, SSE, chunked=True)
-    ex.chunk(b'data: {"choices": [{"delta": {"content": "')
-    block = b"x" * 65536
-    while True:
-        ex.chunk(block)
+endless_line = endless_sse_line
 
 
 def endless_ndjson_line(ex: Exchange) -> None:
@@ -79,12 +74,7 @@ def test_an_endless_line_stops_at_the_line_limit(kind: str, handler: Callable[[E
     assert "context window" not in message  # not the empty-stream guess of before
 
 
-def endless_event(ex: Exchange) -> None:
-    ex.head(200, SSE, chunked=True)
-    ex.chunk(sse_event(content("hello ")))
-    line = b"data: " + b"y" * (512 * 1024) + b"\n"  # lines under the line limit, the event never ends
-    while True:
-        ex.chunk(line)
+endless_event = endless_sse_event(sse_event(content("hello ")))
 
 
 def test_an_endless_event_stops_at_the_event_limit() -> None:
