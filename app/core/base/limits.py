@@ -21,7 +21,9 @@ Who uses which:
   (``app.core.store.exchange``), a cut message ending with ``CUT_MARK``;
 * error text quoted from a server (bodies, headers, reason phrases):
   ``MAX_ERROR_BODY_BYTES`` read, ``MAX_QUOTED_CHARS`` shown, after redaction;
-* a non-streamed JSON reply: ``MAX_JSON_BODY_BYTES``.
+* a non-streamed JSON reply: ``MAX_JSON_BODY_BYTES``;
+* TeX math in a reply (``app.core.render.mathsvg``): ``MAX_FORMULA_CHARS`` per
+  formula, ``MAX_FORMULAS_PER_MESSAGE`` typeset per message.
 """
 
 from __future__ import annotations
@@ -82,3 +84,10 @@ def size_text(n_bytes: int) -> str:
 def count_text(n: int) -> str:
     """A count for a message, with thousands separators: "10,000"."""
     return f"{n:,}"
+
+#: A TeX formula longer than this (characters between its delimiters) is shown
+#: as its source, not typeset (``app.core.render.mathsvg``): typesetting is
+#: pure Python, ~1 ms per 10 characters.
+MAX_FORMULA_CHARS = 4000
+#: Formulas typeset per message; later ones are shown as their source.
+MAX_FORMULAS_PER_MESSAGE = 2000

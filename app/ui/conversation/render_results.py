@@ -134,6 +134,10 @@ class RenderResults:
         width = self._metrics.content_width()
         for u in item.units:
             if u.doc is not None and u.measured_width != width:
+                if u.unit.math and self._docs.math.refit(u.unit.math, self._metrics.font, u.measured_width, width):
+                    # a formula wider than the column is drawn to fit it
+                    old, u.doc = u.doc, self._docs.build_unit(u.unit).doc
+                    old.deleteLater()
                 u.doc.setTextWidth(width)
                 u.height = u.doc.size().height()
                 u.measured_width = width

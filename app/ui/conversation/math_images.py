@@ -1,0 +1,102 @@
+"""Formula images for the view's documents (``MathImages``): a unit's SVG
+formulas (typeset in the render process, ``app.core.render.mathsvg``)
+rasterised with QtSvg at the text's size, the theme's text colour and the
+screen's pixel ratio, and added to the unit's document as the
+``rill-math:KEY`` image resources its HTML names.
+
+Typesetting (5–40 ms a formula) never happens here; this is the cheap part:
+one ``QSvgRenderer`` paint per formula and size (~0.3–1 ms), cached by
+(key, scale, colour, ratio) so a final render, a relayout or a
+document built again take the image from the cache.
+
+Placement: inline images are ``vertical-align: middle``, which Qt places
+with its centre ``xHeight / 4`` above the baseline (``resizeInlineObject``):
+the image is padded above or below so that the formula's own baseline lands
+on the text's. A formula wider than the column is scaled down to fit.
+
+Threading rule: GUI thread only.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from collections.abc import Iterable
+
+from PyQt6.QtCore import QByteArray, QRectF, QUrl
+from PyQt6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter, QTextDocument
+from PyQt6.QtSvg import QSvgRenderer
+
+from app.core.render.mathmarkdown import IMAGE_SCHEME
+from app.core.render.mathsvg import BASE_PX, Formula
+
+__all__ = ["MathImages"]
+
+#: Rasterised formulas kept (about 40 KB each at 2× for a line-high formula).
+CACHE_SIZE = 512
+
+
+class MathImages:
+    """Rasterises formulas and puts them into documents (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self._cache: OrderedDict[tuple[str, int, str, float], QImage] = OrderedDict()
+        self.rasterised = 0  # images drawn (tests: the cache works)
+
+    def add_to(self, doc: QTextDocument, formulas: Iterable[Formula], font: QFont, color: QColor,
+               dpr: float, max_width: float) -> None:
+        """Add each rendered formula's image to ``doc`` (before its HTML is set)."""
+        for formula in formulas:
+            if formula.ok:
+                image = self.image(formula, font, color, dpr, max_width)
+                doc.addResource(QTextDocument.ResourceType.ImageResource.value,
+                                QUrl(IMAGE_SCHEME + formula.key), image)
+
+    @staticmethod
+    def scale(formula: Formula, font: QFont, max_width: float) -> float:
+        """How much ``formula`` is scaled: to the font's size, or down to ``max_width``."""
+        px = font.pixelSize() if font.pixelSize() > 0 else QFontMetricsF(font).height() * 0.75
+        scale = px / BASE_PX
+        if formula.width * scale > max_width > 0:
+            scale = max_width / formula.width  # wider than the column: fit it
+        return scale
+
+    def refit(self, formulas: Iterable[Formula], font: QFont, old_width: float, new_width: float) -> bool:
+        """A width change from ``old_width`` to ``new_width`` changes some image."""
+        return any(self.scale(f, font, old_width) != self.scale(f, font, new_width) for f in formulas if f.ok)
+
+    def image(self, formula: Formula, font: QFont, color: QColor, dpr: float, max_width: float) -> QImage:
+        scale = self.scale(formula, font, max_width)
+        key = (formula.key, round(scale * 1000), color.name(QColor.NameFormat.HexArgb), dpr)
+        image = self._cache.get(key)
+        if image is not None:
+            self._cache.move_to_end(key)
+            return image
+        image = self._rasterise(formula, scale, QFontMetricsF(font).xHeight(), color, dpr)
+        self._cache[key] = image
+        if len(self._cache) > CACHE_SIZE:
+            self._cache.popitem(last=False)
+        self.rasterised += 1
+        return image
+
+    @staticmethod
+    def _rasterise(formula: Formula, scale: float, x_height: float, color: QColor, dpr: float) -> QImage:
+        w, h, ascent = formula.width * scale, formula.height * scale, formula.ascent * scale
+        # Qt puts a middle-aligned image's ascent - descent at xHeight / 2.
+        diff = ascent - (h - ascent) - x_height / 2
+        pad_top, pad_bottom = max(0.0, -diff), max(0.0, diff)
+        total = h + pad_top + pad_bottom
+        image = QImage(max(1, math.ceil(w * dpr)), max(1, math.ceil(total * dpr)),
+                       QImage.Format.Format_ARGB32_Premultiplied)
+        image.fill(0)
+        renderer = QSvgRenderer(QByteArray(formula.svg.encode("utf-8")))
+        painter = QPainter(image)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.scale(dpr, dpr)
+        renderer.render(painter, QRectF(0, pad_top, w, h))
+        # The SVG is drawn in black: the theme's colour goes where it drew.
+        painter.setCompositionMode(QPainter.CompositionMode.CompositionMode_SourceIn)
+        painter.fillRect(QRectF(0, 0, w, total), color)
+        painter.end()
+        image.setDevicePixelRatio(dpr)
+        return image
