@@ -122,14 +122,15 @@ def _typeset(tex: str, display: bool, color: str) -> tuple[str, str, str]:
         import ziamath  # imported here: 0.2 s, only where formulas are typeset
 
     # SVG 1.1 (paths in <defs>, xlink:href): QtSvg draws no SVG 2 <symbol>.
-    ziamath.config.svg2 = False
+    ziamath.config.svg2 = False  # type: ignore[attr-defined]  # ziamath's __init__ has no __all__
     if len(tex) > MAX_FORMULA_CHARS:
         return "", E_TOO_LONG, str(MAX_FORMULA_CHARS)
     if not _braces_balance(tex):
         return "", E_BRACES, ""
     try:
         with _lock:
-            math: Any = ziamath.Latex(tex, size=BASE_PX, color=color, inline=not display)
+            math: Any = ziamath.Latex(  # type: ignore[attr-defined]
+                tex, size=BASE_PX, color=color, inline=not display)
             svg: str = math.svg()
             mathml: str = math.mathmlstr()
             font: Any = math.font

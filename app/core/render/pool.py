@@ -38,7 +38,7 @@ __all__ = ["RENDER_TIMEOUT_S", "RenderPool"]
 
 #: A job that takes longer in the worker process is given up (its text is shown plain).
 RENDER_TIMEOUT_S = 15.0
-_WARM_UP = RenderJob("", "final", "*warm* `up`\n\n```python\nx = 1\n```\n")
+_WARM_UP = RenderJob("", "final", "*warm* `up` $x^2$\n\n```python\nx = 1\n```\n")  # ziamath loads its font
 
 
 class RenderPool:

@@ -21,7 +21,6 @@ from app.ui.conversation.items import UnitDocument, UnitSlot, collapse_leading_b
 from app.ui.conversation.math_images import MathImages
 from app.ui.misc import theme
 
-
 _WARM_SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1" viewBox="0 -1 1 1"><path d="M0 0L1 -1"/></svg>'
 
 

@@ -23,14 +23,14 @@ import math
 from collections import OrderedDict
 from collections.abc import Iterable
 
-from PyQt6.QtCore import QByteArray, QRectF, QUrl
-from PyQt6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter, QTextDocument
+from PyQt6.QtCore import QByteArray, QPointF, QRectF, Qt, QUrl
+from PyQt6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter, QTextCursor, QTextDocument
 from PyQt6.QtSvg import QSvgRenderer
 
 from app.core.render.mathmarkdown import IMAGE_SCHEME
 from app.core.render.mathsvg import BASE_PX, Formula
 
-__all__ = ["MathImages"]
+__all__ = ["MathImages", "formula_at", "formula_tip", "text_with_formulas"]
 
 #: Rasterised formulas kept (about 40 KB each at 2× for a line-high formula).
 CACHE_SIZE = 512
@@ -100,3 +100,64 @@ class MathImages:
         painter.end()
         image.setDevicePixelRatio(dpr)
         return image
+
+
+def text_with_formulas(doc: QTextDocument, start: int, stop: int, formulas: Iterable[Formula]) -> str:
+    """The plain text of ``doc`` between ``start`` and ``stop`` with each
+    formula image given back as its TeX source, delimiters included (what
+    Copy puts on the clipboard)."""
+    sources = {IMAGE_SCHEME + f.key: f.source for f in formulas}
+    parts: list[str] = []
+    block = doc.findBlock(start)
+    while block.isValid() and block.position() < stop:
+        if parts:
+            parts.append("\n")
+        it = block.begin()
+        while not it.atEnd():
+            fragment = it.fragment()
+            a, b = fragment.position(), fragment.position() + fragment.length()
+            if b > start and a < stop:
+                fmt = fragment.charFormat()
+                name = fmt.toImageFormat().name() if fmt.isImageFormat() else ""
+                if name in sources:
+                    parts.append(sources[name] * fragment.length())
+                else:
+                    text = fragment.text()
+                    parts.append(text[max(0, start - a) : min(len(text), stop - a)])
+            it += 1
+        block = block.next()
+    return "".join(parts).replace("\u2028", "\n").replace("\u00a0", " ")
+
+
+def formula_at(doc: QTextDocument, point: QPointF, formulas: Iterable[Formula]) -> Formula | None:
+    """The formula drawn (or shown as its source) at ``point`` of ``doc``."""
+    by_name = {IMAGE_SCHEME + f.key: f for f in formulas}
+    layout = doc.documentLayout()
+    if not by_name or layout is None:
+        return None
+    pos = layout.hitTest(point, Qt.HitTestAccuracy.FuzzyHit)
+    block = doc.findBlock(max(0, pos))
+    text_layout = block.layout()
+    if pos < 0 or text_layout is None:
+        return None
+    origin = layout.blockBoundingRect(block).topLeft()
+    x = point.x() - origin.x()
+    cursor = QTextCursor(doc)
+    for char in (pos - 1, pos, pos + 1):  # the character under the point is one of these
+        rel = char - block.position()
+        if not 0 <= rel < block.length() - 1:
+            continue
+        line = text_layout.lineForTextPosition(rel)
+        if not line.isValid() or not line.cursorToX(rel)[0] <= x < line.cursorToX(rel + 1)[0]:
+            continue
+        cursor.setPosition(char + 1)
+        fmt = cursor.charFormat()
+        name = fmt.toImageFormat().name() if fmt.isImageFormat() else fmt.toolTip()
+        if name in by_name:
+            return by_name[name]
+    return None
+
+
+def formula_tip(formula: Formula) -> str:
+    """A formula's tooltip: why it is shown as its source, or its source."""
+    return formula.reason() or formula.source

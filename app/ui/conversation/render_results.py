@@ -133,13 +133,16 @@ class RenderResults:
         """Lay the item's documents out at the current text width, and set its height."""
         width = self._metrics.content_width()
         for u in item.units:
-            if u.doc is not None and u.measured_width != width:
+            doc = u.doc
+            if doc is not None and u.measured_width != width:
                 if u.unit.math and self._docs.math.refit(u.unit.math, self._metrics.font, u.measured_width, width):
                     # a formula wider than the column is drawn to fit it
-                    old, u.doc = u.doc, self._docs.build_unit(u.unit).doc
-                    old.deleteLater()
-                u.doc.setTextWidth(width)
-                u.height = u.doc.size().height()
+                    built = self._docs.build_unit(u.unit).doc
+                    assert built is not None
+                    doc.deleteLater()
+                    u.doc = doc = built
+                doc.setTextWidth(width)
+                u.height = doc.size().height()
                 u.measured_width = width
         if item.tail is not None and item.tail.textWidth() != width:
             item.tail.setTextWidth(width)

@@ -21,6 +21,7 @@ from PyQt6.QtGui import (
 
 from app.core.render import blocks
 from app.ui.conversation.items import ItemList, Pos, copy_source
+from app.ui.conversation.math_images import text_with_formulas
 
 
 class LazyTextMime(QMimeData):
@@ -130,7 +131,8 @@ class Selection:
     def selected_text(self) -> str:
         """The selected text. Whole messages come as their Markdown source
         (cheap, and what a user pasting a reply wants), the answer only,
-        without the thinking; partly selected ones as the text shown
+        without the thinking; partly selected ones as the text shown, a
+        formula as its TeX with its delimiters
         (unfolded thoughts included when the selection starts in them)."""
         sel = self.ordered()
         if sel is None:
@@ -164,9 +166,14 @@ class Selection:
                     continue
                 end = doc.characterCount() - 1
                 stop = b.char if (index, n) == (b.item, b.unit) else end
+                start, stop = max(0, min(start, end)), max(0, min(stop, end))
+                formulas = item.units[n].unit.math if 0 <= n < len(item.units) else ()
+                if formulas:  # formula images are copied as their TeX
+                    chunks.append(text_with_formulas(doc, start, stop, formulas))
+                    continue
                 cursor = QTextCursor(doc)
-                cursor.setPosition(max(0, min(start, end)))
-                cursor.setPosition(max(0, min(stop, end)), QTextCursor.MoveMode.KeepAnchor)
+                cursor.setPosition(start)
+                cursor.setPosition(stop, QTextCursor.MoveMode.KeepAnchor)
                 chunks.append(cursor.selection().toPlainText())
             parts.append("\n".join(chunks))
         return "\n\n".join(p for p in parts if p)

@@ -81,9 +81,10 @@ from __future__ import annotations
 
 import logging
 
-from PyQt6.QtCore import QPointF, QSize, Qt, QTimer, QUrl, pyqtSignal
+from PyQt6.QtCore import QEvent, QPointF, QSize, Qt, QTimer, QUrl, pyqtSignal
 from PyQt6.QtGui import (
     QContextMenuEvent,
+    QHelpEvent,
     QKeyEvent,
     QKeySequence,
     QMouseEvent,
@@ -91,7 +92,7 @@ from PyQt6.QtGui import (
     QPaintEvent,
     QResizeEvent,
 )
-from PyQt6.QtWidgets import QAbstractScrollArea, QMenu, QScrollBar, QWidget
+from PyQt6.QtWidgets import QAbstractScrollArea, QMenu, QScrollBar, QToolTip, QWidget
 
 from app.core.conversation.model import Message
 from app.ui.conversation.damage import ViewportDamage
@@ -111,6 +112,7 @@ from app.ui.conversation.items import (
     ItemList,
 )
 from app.ui.conversation.live_items import LiveItems
+from app.ui.conversation.math_images import formula_at, formula_tip
 from app.ui.conversation.menu import build_context_menu
 from app.ui.conversation.painter import ItemPainter
 from app.ui.conversation.probe import ChatViewProbe
@@ -450,6 +452,25 @@ class ChatView(QAbstractScrollArea):
         painter.end()
 
     # ------------------------------------------------------------------ mouse and keys (``PointerGestures``)
+
+    def viewportEvent(self, event: QEvent | None) -> bool:
+        if isinstance(event, QHelpEvent) and event.type() == QEvent.Type.ToolTip:
+            tip = self.tooltip_at(QPointF(event.pos()))
+            if tip:
+                QToolTip.showText(event.globalPos(), tip, self._vp())
+            else:
+                QToolTip.hideText()
+            return True
+        return super().viewportEvent(event)
+
+    def tooltip_at(self, point: QPointF) -> str:
+        """The tooltip at viewport ``point``: over a formula shown as its
+        source, why it could not be typeset; over a formula, its TeX."""
+        hit = self._hits.at(point, self._bar().value(), self._vp().width(), details=False)
+        if hit is None or hit.doc is None or not 0 <= hit.unit < len(self._list.items[hit.index].units):
+            return ""
+        formula = formula_at(hit.doc, hit.at, self._list.items[hit.index].units[hit.unit].unit.math)
+        return "" if formula is None else formula_tip(formula)
 
     def mousePressEvent(self, event: QMouseEvent | None) -> None:
         if event is None or event.button() != Qt.MouseButton.LeftButton:
