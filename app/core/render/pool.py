@@ -38,7 +38,10 @@ __all__ = ["RENDER_TIMEOUT_S", "RenderPool"]
 
 #: A job that takes longer in the worker process is given up (its text is shown plain).
 RENDER_TIMEOUT_S = 15.0
-_WARM_UP = RenderJob("", "final", "*warm* `up` $x^2$\n\n```python\nx = 1\n```\n")  # ziamath loads its font
+_WARM_UP = RenderJob("", "final", "*warm* `up`\n\n```python\nx = 1\n```\n")
+#: Then, once the process is ready, ziamath's import and font (~0.5 s): the
+#: first formula does not pay for them, and the first reply does not wait.
+_WARM_UP_MATH = RenderJob("", "final", "$x^2$")
 
 
 class RenderPool:
@@ -60,6 +63,7 @@ class RenderPool:
         context = multiprocessing.get_context("spawn")
         self._pool = context.Pool(processes=1, initializer=lower_priority)
         self._warm = self._pool.apply_async(render_job, (_WARM_UP,))
+        self._pool.apply_async(render_job, (_WARM_UP_MATH,))
         self._ready = False
 
     @property

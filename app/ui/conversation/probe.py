@@ -15,8 +15,10 @@ from PyQt6.QtGui import QTextDocument
 from PyQt6.QtWidgets import QAbstractScrollArea
 
 from app.core.render import blocks
+from app.core.render.mathsvg import Formula
 from app.ui.conversation.hittest import Hit
 from app.ui.conversation.items import PAD_X, PAD_Y, Pos, doc_text, layout_of
+from app.ui.conversation.math_images import text_with_formulas
 
 
 class ChatViewProbe:
@@ -30,15 +32,30 @@ class ChatViewProbe:
 
     def message_text(self, message_id: str) -> str:
         """The text shown for a message's answer (units and tail), as a
-        reader sees it; the thinking is apart (``thinking_header``,
+        reader sees it (a formula as its TeX); the thinking is apart (``thinking_header``,
         ``thoughts_text``)."""
         item = self._view._item(message_id)
         if item is None:
             return ""
-        parts = [doc_text(u.unit, u.doc) if u.doc is not None else blocks.units_plain_text([u.unit]) for u in item.units]
+        parts = [
+            blocks.units_plain_text([u.unit]) if u.doc is None
+            else text_with_formulas(u.doc, 0, u.doc.characterCount() - 1, u.unit.math) if u.unit.math
+            else doc_text(u.unit, u.doc)
+            for u in item.units
+        ]
         if item.tail is not None and not item.tail.isEmpty():
             parts.append(item.tail.toPlainText())
         return "\n".join(parts)
+
+    def message_source(self, message_id: str) -> str:
+        """A message's content as stored (its Markdown source, thinking included)."""
+        item = self._view._item(message_id)
+        return "" if item is None or item.message is None else str(item.message.content)
+
+    def message_formulas(self, message_id: str) -> list[Formula]:
+        """The formulas of a message's rendered units, in order (typeset or not)."""
+        item = self._view._item(message_id)
+        return [] if item is None else [f for u in item.units for f in u.unit.math]
 
     def thinking_header(self, message_id: str) -> str:
         """A message's thinking header as shown ("▸ Thinking… · 3 words"),
