@@ -18,7 +18,7 @@ from app.core.render import blocks
 from app.core.render.mathsvg import Formula
 from app.ui.conversation.hittest import Hit
 from app.ui.conversation.items import PAD_X, PAD_Y, Pos, doc_text, layout_of
-from app.ui.conversation.math_images import text_with_formulas
+from app.ui.misc.math_images import text_with_formulas
 
 
 class ChatViewProbe:

@@ -21,7 +21,7 @@ from PyQt6.QtGui import (
 
 from app.core.render import blocks
 from app.ui.conversation.items import ItemList, Pos, copy_source
-from app.ui.conversation.math_images import text_with_formulas
+from app.ui.misc.math_images import text_with_formulas
 
 
 class LazyTextMime(QMimeData):

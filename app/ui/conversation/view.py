@@ -112,7 +112,7 @@ from app.ui.conversation.items import (
     ItemList,
 )
 from app.ui.conversation.live_items import LiveItems
-from app.ui.conversation.math_images import formula_at, formula_tip
+from app.ui.misc.math_images import formula_at, formula_tip
 from app.ui.conversation.menu import build_context_menu
 from app.ui.conversation.painter import ItemPainter
 from app.ui.conversation.probe import ChatViewProbe

@@ -8,7 +8,7 @@ from PyQt6.QtGui import QColor, QFont, QTextDocument
 from app.core.conversation.model import Message
 from app.core.render.blocks import render_units
 from app.core.render.mathsvg import render_formula
-from app.ui.conversation.math_images import MathImages, formula_at, formula_tip, text_with_formulas
+from app.ui.misc.math_images import MathImages, formula_at, formula_tip, text_with_formulas
 
 REPLY = (
     "The roots are $x = \\frac{-b \\pm \\sqrt{b^2-4ac}}{2a}$ here.\n\n"
