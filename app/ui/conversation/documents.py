@@ -18,8 +18,8 @@ from app.core.render.blocks import Unit
 from app.core.render.mathsvg import Formula
 from app.ui.conversation.geometry import Metrics
 from app.ui.conversation.items import UnitDocument, UnitSlot, collapse_leading_block
-from app.ui.misc.math_images import MathImages
 from app.ui.misc import theme
+from app.ui.misc.math_images import MathImages
 
 _WARM_SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1" viewBox="0 -1 1 1"><path d="M0 0L1 -1"/></svg>'
 

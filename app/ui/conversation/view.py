@@ -112,7 +112,6 @@ from app.ui.conversation.items import (
     ItemList,
 )
 from app.ui.conversation.live_items import LiveItems
-from app.ui.misc.math_images import formula_at, formula_tip
 from app.ui.conversation.menu import build_context_menu
 from app.ui.conversation.painter import ItemPainter
 from app.ui.conversation.probe import ChatViewProbe
@@ -128,6 +127,7 @@ from app.ui.conversation.unfolding import ThoughtsUnfolder
 from app.ui.conversation.view_actions import ViewActions
 from app.ui.conversation.virtualizer import LiveWindow
 from app.ui.misc import shortcuts
+from app.ui.misc.math_images import formula_at, formula_tip
 from app.ui.services.activity import traced
 from app.ui.services.render import RenderResult, RenderService
 from app.ui.services.slicer import TimeSlicer

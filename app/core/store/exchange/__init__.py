@@ -30,6 +30,7 @@ the small ``StoreReader`` / ``StoreWriter`` protocols, which ``Store`` meets.
 
 from app.core.conversation.model import current_path
 from app.core.store.exchange.errors import ExchangeError, ImportFormatError, UnknownConversationError
+from app.core.store.exchange.export_html import html_page, write_html
 from app.core.store.exchange.export_json import (
     FORMAT_NAME,
     FORMAT_VERSION,
@@ -42,7 +43,6 @@ from app.core.store.exchange.export_json import (
     resolve_conversations,
     write_json,
 )
-from app.core.store.exchange.export_html import html_page, write_html
 from app.core.store.exchange.export_markdown import conversation_markdown, export_markdown, write_markdown
 from app.core.store.exchange.importer import ImportResult, StoreWriter, import_json, import_parsed
 from app.core.store.exchange.locate import JsonPath, line_column, locate
