@@ -16,6 +16,7 @@ from app.core.conversation.deletion import MessageDeletion
 from app.core.conversation.model import Conversation
 from app.ui.conversation.controller import ChatController
 from app.ui.dialogs import exchange as exchange_actions
+from app.ui.dialogs.pdf_process import PdfExportProcess
 from app.ui.services.library import ConversationLibrary
 from app.ui.services.store import StoreService
 from app.ui.sidebar.sidebar import Sidebar
@@ -41,6 +42,8 @@ class LibraryWiring(QObject):
         super().__init__(parent)
         self._chat = chat
         self._store = store
+        #: File › Export as PDF runs here (a child process, one at a time).
+        self._pdf = PdfExportProcess(self)
         self._library = library
         self._sidebar = sidebar
         self._undo_bar = undo_bar
@@ -111,20 +114,24 @@ class LibraryWiring(QObject):
             else:
                 self._chat.new_chat()
 
-    def export_conversation(self, conversation_id: str) -> None:
-        """Ask where, then write the conversation as Markdown."""
+    def export_conversation(self, conversation_id: str, suffix: str = ".md") -> None:
+        """Ask where, then write the conversation (Markdown, JSON, HTML or PDF: the file's type)."""
         conv = self._library.open.get(conversation_id)
         title = (conv.title if conv is not None else "") or "conversation"
         safe = "".join(c if c.isalnum() or c in " -_" else "_" for c in title)[:60].strip() or "conversation"
-        path = exchange_actions.ask_export_path(self._window, f"{safe}.md")
+        path = exchange_actions.ask_export_path(self._window, f"{safe}{suffix}")
         if path is not None:
-            exchange_actions.export_to(self._store, path, [conversation_id], self._on_exchange_done)
+            exchange_actions.export_to(self._store, path, [conversation_id], self._on_exchange_done, self._pdf)
+
+    def stop_exports(self) -> None:
+        """The window closes: a PDF export still running ends with it."""
+        self._pdf.stop()
 
     def export_all(self) -> None:
         """Ask where, then write every conversation (JSON)."""
         path = exchange_actions.ask_export_path(self._window, "rill-conversations.json")
         if path is not None:
-            exchange_actions.export_to(self._store, path, None, self._on_exchange_done)
+            exchange_actions.export_to(self._store, path, None, self._on_exchange_done, self._pdf)
 
     def import_conversations(self) -> None:
         """Ask for a file, then import its conversations (as copies)."""

@@ -1,0 +1,99 @@
+"""File › Export as PDF in a child process (``PdfExportProcess``).
+
+Printing a long conversation through a ``QTextDocument`` is Qt text work,
+which holds the GIL however it is threaded: it would stall the window. So
+the window runs ``rill export --format pdf`` (``app.cli``, the same code as
+the command line) as a child process on the same database, and reports its
+one-line result. A second request while one runs is refused.
+
+Signals:
+
+* ``finished(str)``: the export ended; arg: a sentence for the user (what was
+  written, or why not).
+
+Threading rule: GUI thread only.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from PyQt6.QtCore import QCoreApplication, QObject, QProcess, pyqtSignal
+
+__all__ = ["PdfExportProcess", "rill_command"]
+
+
+def rill_command() -> list[str]:
+    """How to run Rill's command line: the bundle's executable, or this Python with ``-m app``."""
+    if getattr(sys, "frozen", False):
+        return [sys.executable]
+    return [sys.executable, "-m", "app"]
+
+
+class PdfExportProcess(QObject):
+    """Runs one PDF export at a time (see the module docstring)."""
+
+    finished = pyqtSignal(str)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._process: QProcess | None = None
+        self._path = Path()
+        self._done: Callable[[str], None] | None = None
+
+    @property
+    def running(self) -> bool:
+        return self._process is not None
+
+    def start(self, db: Path, path: Path, conversation_ids: list[str] | None,
+              done: Callable[[str], None] | None = None) -> bool:
+        """Export ``conversation_ids`` (None: all) of database ``db`` to ``path``;
+        ``done(message)`` with ``finished``. False when an export already runs."""
+        if self._process is not None:
+            return False
+        self._done = done
+        command = rill_command()
+        which = ["--all"] if conversation_ids is None else [a for i in conversation_ids for a in ("--conversation", i)]
+        process = QProcess(self)
+        process.setProgram(command[0])
+        process.setArguments([*command[1:], "export", "--db", str(db), *which, "--format", "pdf", "-o", str(path)])
+        process.finished.connect(self._on_finished)
+        process.errorOccurred.connect(self._on_error)
+        self._process, self._path = process, path
+        process.start()
+        return True
+
+    def stop(self, timeout_ms: int = 3000) -> None:
+        """End a running export (the window closes)."""
+        process = self._process
+        if process is not None:
+            process.kill()
+            process.waitForFinished(timeout_ms)
+
+    def _on_finished(self, code: int, _status: QProcess.ExitStatus) -> None:
+        process = self._process
+        if process is None:
+            return
+        self._process = None
+        said = bytes(process.readAllStandardError().data()).decode("utf-8", "replace").strip().splitlines()
+        process.deleteLater()
+        if code == 0:
+            self._report(QCoreApplication.translate("PdfExport", "Exported to {path}").format(path=self._path))
+        else:
+            reason = said[-1] if said else QCoreApplication.translate("PdfExport", "the exporter stopped")
+            self._report(QCoreApplication.translate("PdfExport", "Export failed: {error}").format(error=reason))
+
+    def _report(self, message: str) -> None:
+        done, self._done = self._done, None
+        if done is not None:
+            done(message)
+        self.finished.emit(message)
+
+    def _on_error(self, error: QProcess.ProcessError) -> None:
+        if error == QProcess.ProcessError.FailedToStart and self._process is not None:
+            process, self._process = self._process, None
+            process.deleteLater()
+            self._report(QCoreApplication.translate("PdfExport", "Export failed: {error}").format(
+                error=QCoreApplication.translate("PdfExport", "the exporter could not be started")))
