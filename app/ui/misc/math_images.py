@@ -9,7 +9,9 @@ one ``QSvgRenderer`` paint per formula and size (~0.3–1 ms), cached by
 (key, scale, colour, ratio) so a final render, a relayout or a
 document built again take the image from the cache.
 
-Placement: inline images are ``vertical-align: middle``, which Qt places
+Size: the text's pixel size, times the ratio of its font's x-height to
+STIX's (at most ``MAX_MATCH``): a formula's letters look as tall as the
+text's. Placement: inline images are ``vertical-align: middle``, which Qt places
 with its centre ``xHeight / 4`` above the baseline (``resizeInlineObject``):
 the image is padded above or below so that the formula's own baseline lands
 on the text's. A formula wider than the column is scaled down to fit.
@@ -32,6 +34,10 @@ from app.core.render.mathsvg import BASE_PX, Formula
 
 __all__ = ["MathImages", "formula_at", "formula_tip", "text_with_formulas"]
 
+#: STIX Two Math's x-height, in em (474 of 1000 units).
+STIX_X_HEIGHT = 0.474
+#: At most this much larger than the text's size, to match its x-height.
+MAX_MATCH = 1.2
 #: Rasterised formulas kept (about 40 KB each at 2× for a line-high formula).
 CACHE_SIZE = 512
 
@@ -56,7 +62,9 @@ class MathImages:
     def scale(formula: Formula, font: QFont, max_width: float) -> float:
         """How much ``formula`` is scaled: to the font's size, or down to ``max_width``."""
         px = font.pixelSize() if font.pixelSize() > 0 else QFontMetricsF(font).height() * 0.75
-        scale = px / BASE_PX
+        # Matched to the text by x-height (sans-serif UI fonts run larger than STIX at one size).
+        match = min(MAX_MATCH, max(1.0, QFontMetricsF(font).xHeight() / (px * STIX_X_HEIGHT)))
+        scale = px / BASE_PX * match
         if formula.width * scale > max_width > 0:
             scale = max_width / formula.width  # wider than the column: fit it
         return scale

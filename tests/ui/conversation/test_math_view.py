@@ -102,6 +102,8 @@ def test_a_wide_formula_is_scaled_to_the_column_and_the_ratio_is_kept(qapp) -> N
     font.setPixelSize(14)
     image = images.image(formula, font, QColor("black"), 2.0, 300)
     assert image.devicePixelRatio() == 2.0
+    assert 1.0 <= MathImages.scale(small := render_formula("$z$", "z", False), font, 300) * 16 / 14 <= 1.2
+    assert small.ok
     assert image.width() <= 300 * 2 + 1
     assert images.refit([formula], font, 300, 400)
     small = render_formula("$y$", "y", False)
