@@ -9,6 +9,8 @@ Threading rule: GUI thread only.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from PyQt6.QtCore import QObject
 from PyQt6.QtGui import QGuiApplication, QTextCursor, QTextDocument
 from PyQt6.QtWidgets import QWidget
@@ -56,6 +58,16 @@ class DocumentFactory:
         doc.setDefaultFont(self._metrics.font)
         doc.setDefaultStyleSheet(self.code_css)  # colours of rendered code (the theme's)
         return doc
+
+    def prepare(self, unit: Unit) -> Iterator[None]:
+        """Rasterise ``unit``'s formula images one per step (a work job's
+        steps: ~1 ms each), so that ``build_unit`` finds them cached and one
+        slice never draws a paragraph's worth of formulas."""
+        font, width, ratio = self._metrics.font, self._metrics.content_width(), self.pixel_ratio()
+        for formula in unit.math:
+            if formula.ok:
+                self.math.image(formula, font, self.math_color, ratio, width)
+                yield
 
     def build_unit(self, unit: Unit) -> UnitSlot:
         """A unit with its document, laid out and measured."""

@@ -116,6 +116,10 @@ class LiveItems:
             if self._list.get(item.id) is not item or not item.live:
                 return
             if u.doc is None:
+                yield from self._docs.prepare(u.unit)  # formula images, one per step
+                if self._list.get(item.id) is not item or not item.live:
+                    return
+            if u.doc is None:
                 built = self._docs.build_unit(u.unit)
                 u.doc, u.height, u.measured_width = built.doc, built.height, width
                 yield

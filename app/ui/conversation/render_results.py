@@ -83,6 +83,7 @@ class RenderResults:
         the same text at the start of the tail in one step."""
         built: list[UnitSlot] = []
         for unit in units:
+            yield from self._docs.prepare(unit)
             if not item.streaming or self._list.get(item.id) is not item:
                 return
             built.append(self._docs.build_unit(unit))
@@ -112,6 +113,7 @@ class RenderResults:
                 new.append(UnitSlot(unit, old.doc, old.height, old.measured_width))
                 continue
             if live:
+                yield from self._docs.prepare(unit)
                 new.append(self._docs.build_unit(unit))
                 yield
             else:

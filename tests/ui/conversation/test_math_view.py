@@ -125,3 +125,15 @@ def test_inline_formula_sits_on_the_text_baseline(qapp) -> None:
         ink_bottom = max(y for y in range(image.height()) for x in range(image.width())
                          if image.pixelColor(x, y).alpha() > 128) + 1
         assert abs(ink_bottom - qt_baseline) <= 1.5, source
+
+
+def test_formula_images_are_drawn_one_per_work_step(qapp) -> None:
+    from tests.ui.conversation.parts import Parts
+
+    parts = Parts()
+    unit = render_units("a $x$ b $y^2$ c \\(\\foo\\)")[0]
+    assert len(list(parts.docs.prepare(unit))) == 2  # the broken one has no image
+    drawn = parts.docs.math.rasterised
+    slot = parts.docs.build_unit(unit)
+    assert parts.docs.math.rasterised == drawn  # the document found them drawn
+    assert slot.doc is not None and len(_images(slot.doc)) == 2
