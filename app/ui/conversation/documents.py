@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from PyQt6.QtCore import QObject
-from PyQt6.QtGui import QGuiApplication, QTextCursor, QTextDocument
+from PyQt6.QtGui import QAbstractTextDocumentLayout, QColor, QGuiApplication, QTextCursor, QTextDocument
 from PyQt6.QtWidgets import QWidget
 
 from app.core.render import markdown as render
@@ -68,6 +68,12 @@ class DocumentFactory:
             if formula.ok:
                 self.math.image(formula, font, self.math_color, ratio, width)
                 yield
+
+    def selected_formulas(self, doc: QTextDocument, unit: Unit, start: int, stop: int,
+                          color: QColor) -> list[QAbstractTextDocumentLayout.Selection]:
+        """Selections that draw ``unit``'s formulas in [start, stop) in ``color`` (see ``MathImages.selected``)."""
+        return self.math.selected(doc, start, stop, unit.math, self._metrics.font, color, self.pixel_ratio(),
+                                  self._metrics.content_width())
 
     def build_unit(self, unit: Unit) -> UnitSlot:
         """A unit with its document, laid out and measured."""

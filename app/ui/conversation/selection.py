@@ -13,6 +13,7 @@ from collections.abc import Callable
 from PyQt6.QtCore import QMimeData
 from PyQt6.QtGui import (
     QAbstractTextDocumentLayout,
+    QColor,
     QPalette,
     QTextCharFormat,
     QTextCursor,
@@ -22,6 +23,9 @@ from PyQt6.QtGui import (
 from app.core.render import blocks
 from app.ui.conversation.items import ItemList, Pos, copy_source
 from app.ui.misc.math_images import text_with_formulas
+
+#: ``(doc, unit, start, stop, colour) -> selections drawing its formulas in colour``
+SelectedFormulas = Callable[[QTextDocument, blocks.Unit, int, int, QColor], list[QAbstractTextDocumentLayout.Selection]]
 
 
 class LazyTextMime(QMimeData):
@@ -50,9 +54,11 @@ class LazyTextMime(QMimeData):
 class Selection:
     """From ``anchor`` (where the drag began) to ``cursor`` (where it is)."""
 
-    def __init__(self, items: ItemList, palette: Callable[[], QPalette]) -> None:
+    def __init__(self, items: ItemList, palette: Callable[[], QPalette],
+                 formulas: SelectedFormulas | None = None) -> None:
         self._list = items
         self._palette = palette
+        self._formulas = formulas
         self.anchor: Pos | None = None
         self.cursor: Pos | None = None
 
@@ -126,6 +132,9 @@ class Selection:
                     fmt.setForeground(self._palette().color(QPalette.ColorRole.HighlightedText))
                     s.format = fmt
                     out.append(s)
+                    units = self._list.items[index].units
+                    if self._formulas is not None and 0 <= n < len(units) and units[n].unit.math:
+                        out += self._formulas(doc, units[n].unit, start, stop, fmt.foreground().color())
         return out
 
     def selected_text(self) -> str:

@@ -182,7 +182,6 @@ class ChatView(QAbstractScrollArea):
         queue = self._slicer.queue
         self._visibility_timer = QTimer(self)
         self._visibility_timer.setSingleShot(True)
-        self._sel = Selection(self._list, self.palette)
         self._probe: ChatViewProbe | None = None
         self._damage = ViewportDamage(self._vp())
         self._scroll_value = 0   # the bar's value at the last scroll (how far the pixels move)
@@ -191,6 +190,7 @@ class ChatView(QAbstractScrollArea):
         self._thoughts = ThoughtsFold(self._find)
         self._metrics = Metrics(self.font(), lambda: self._vp().width())
         self._docs = DocumentFactory(self, self._metrics)
+        self._sel = Selection(self._list, self.palette, self._docs.selected_formulas)
         self._scroll = ScrollKeeper(self._list, self._bar(), lambda: self._vp().height())
         set_height = self._scroll.set_height
         self._stream = StreamingTail(self._docs, self._metrics, self._thoughts, self._find, self._render)

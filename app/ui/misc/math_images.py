@@ -26,7 +26,17 @@ from collections import OrderedDict
 from collections.abc import Iterable
 
 from PyQt6.QtCore import QByteArray, QPointF, QRectF, Qt, QUrl
-from PyQt6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter, QTextCursor, QTextDocument
+from PyQt6.QtGui import (
+    QAbstractTextDocumentLayout,
+    QColor,
+    QFont,
+    QFontMetricsF,
+    QImage,
+    QPainter,
+    QTextCursor,
+    QTextDocument,
+    QTextImageFormat,
+)
 from PyQt6.QtSvg import QSvgRenderer
 
 from app.core.render.mathmarkdown import IMAGE_SCHEME
@@ -40,6 +50,8 @@ STIX_X_HEIGHT = 0.474
 MAX_MATCH = 1.2
 #: Rasterised formulas kept (about 40 KB each at 2× for a line-high formula).
 CACHE_SIZE = 512
+#: The resource name of a formula's image in the selected text's colour.
+SELECTED_SCHEME = "rill-math-selected:"
 
 
 class MathImages:
@@ -57,6 +69,43 @@ class MathImages:
                 image = self.image(formula, font, color, dpr, max_width)
                 doc.addResource(QTextDocument.ResourceType.ImageResource.value,
                                 QUrl(IMAGE_SCHEME + formula.key), image)
+
+    def selected(self, doc: QTextDocument, start: int, stop: int, formulas: Iterable[Formula], font: QFont,
+                 color: QColor, dpr: float, max_width: float) -> list[QAbstractTextDocumentLayout.Selection]:
+        """Selections that draw the formulas between ``start`` and ``stop`` in
+        ``color`` (the selected text's): Qt draws a selected image as it is,
+        dark on the highlight; the selection's format names a copy of the
+        image in the highlighted colour instead (added to ``doc`` on first use)."""
+        by_name = {IMAGE_SCHEME + f.key: f for f in formulas if f.ok}
+        out: list[QAbstractTextDocumentLayout.Selection] = []
+        if not by_name:
+            return out
+        block = doc.findBlock(start)
+        while block.isValid() and block.position() < stop:
+            it = block.begin()
+            while not it.atEnd():
+                fragment = it.fragment()
+                fmt = fragment.charFormat()
+                name = fmt.toImageFormat().name() if fmt.isImageFormat() else ""
+                a = fragment.position()
+                if name in by_name and a < stop and a + fragment.length() > start:
+                    selected = SELECTED_SCHEME + by_name[name].key
+                    url = QUrl(selected)
+                    if doc.resource(QTextDocument.ResourceType.ImageResource.value, url) is None:
+                        image = self.image(by_name[name], font, color, dpr, max_width)
+                        doc.addResource(QTextDocument.ResourceType.ImageResource.value, url, image)
+                    cursor = QTextCursor(doc)
+                    cursor.setPosition(max(a, start))
+                    cursor.setPosition(min(a + fragment.length(), stop), QTextCursor.MoveMode.KeepAnchor)
+                    s = QAbstractTextDocumentLayout.Selection()
+                    s.cursor = cursor
+                    image_format = QTextImageFormat()
+                    image_format.setName(selected)
+                    s.format = image_format
+                    out.append(s)
+                it += 1
+            block = block.next()
+        return out
 
     @staticmethod
     def scale(formula: Formula, font: QFont, max_width: float) -> float:

@@ -137,3 +137,45 @@ def test_formula_images_are_drawn_one_per_work_step(qapp) -> None:
     slot = parts.docs.build_unit(unit)
     assert parts.docs.math.rasterised == drawn  # the document found them drawn
     assert slot.doc is not None and len(_images(slot.doc)) == 2
+
+
+def test_a_selected_formula_is_drawn_in_the_selected_text_colour(qapp) -> None:
+    from PyQt6.QtGui import QAbstractTextDocumentLayout, QImage, QPainter, QTextCharFormat, QTextCursor
+
+    unit = render_units("Text $x^2$ more $y$ text.")[0]
+    images, font = MathImages(), QFont()
+    font.setPixelSize(28)
+    doc = QTextDocument()
+    doc.setDocumentMargin(0)
+    doc.setDefaultFont(font)
+    images.add_to(doc, unit.math, font, QColor("#202020"), 1.0, 600)
+    doc.setHtml(unit.body)
+    doc.setTextWidth(600)
+    extra = images.selected(doc, 0, 7, unit.math, font, QColor("#ffffff"), 1.0, 600)
+    assert len(extra) == 1  # x^2 only: y is outside the selection
+    assert len(images.selected(doc, 0, 7, unit.math, font, QColor("#ffffff"), 1.0, 600)) == 1  # resource kept
+
+    def ink_of_first_formula(selections: list) -> set[str]:
+        image = QImage(600, 60, QImage.Format.Format_ARGB32)
+        image.fill(QColor("#0969da"))
+        painter = QPainter(image)
+        ctx = QAbstractTextDocumentLayout.PaintContext()
+        ctx.selections = selections
+        doc.documentLayout().draw(painter, ctx)
+        painter.end()
+        line = doc.begin().layout().lineAt(0)
+        x0, x1 = int(line.cursorToX(5)[0]), int(line.cursorToX(6)[0])
+        return {image.pixelColor(x, y).name() for x in range(x0, x1) for y in range(60)
+                if image.pixelColor(x, y).name() not in ("#0969da",)}
+
+    cursor = QTextCursor(doc)
+    cursor.setPosition(0)
+    cursor.setPosition(7, QTextCursor.MoveMode.KeepAnchor)
+    base = QAbstractTextDocumentLayout.Selection()
+    base.cursor = cursor
+    fmt = QTextCharFormat()
+    fmt.setBackground(QColor("#0969da"))
+    fmt.setForeground(QColor("#ffffff"))
+    base.format = fmt
+    assert "#ffffff" in ink_of_first_formula([base, *extra])
+    assert "#ffffff" not in ink_of_first_formula([base])  # without: dark on the highlight
