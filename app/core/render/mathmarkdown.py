@@ -15,7 +15,9 @@ escapes, line breaks) touches TeX. The stash gives back, per formula:
 * not typeset: ``<code title="rill-math:KEY">SOURCE</code>``: the source in
   code style; the view's tooltip tells why (``Formula.reason``).
 
-A paragraph holding only a display formula is centred (``MathPostprocessor``).
+A display formula on lines of its own becomes a paragraph of its own (a
+blank line is put around it: models often write "so:\n$$…$$"), and a
+paragraph holding only a display formula is centred (``MathPostprocessor``).
 
 Threading rule: the instance is python-markdown's; ``formulas`` holds the
 formulas of the current conversion (reset by ``begin``).
@@ -58,6 +60,21 @@ def keys_in(fragment: str) -> list[str]:
     return _KEYS.findall(fragment)
 
 
+def _own_lines(text: str, start: int, end: int) -> tuple[str, str]:
+    """Blank lines to put around a display formula written on lines of its
+    own inside a paragraph ("so:\n$$…$$\nthen"), making it a paragraph of
+    its own (centred), as TeX and KaTeX show it. Only at column 0: an
+    indented one may belong to a list item, which a blank line would end."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end < 0 else line_end
+    if line_start != start or text[end:line_end].strip():
+        return "", ""
+    before = "\n" if line_start > 0 and text[max(0, line_start - 2)] != "\n" else ""
+    after = "\n" if line_end < len(text) and text[line_end + 1 : line_end + 2] not in ("\n", "") else ""
+    return before, after
+
+
 class MathPreprocessor(Preprocessor):  # type: ignore[misc]  # markdown ships no type information
     """Formulas → stash placeholders; ``formulas`` collects them by key."""
 
@@ -83,7 +100,8 @@ class MathPreprocessor(Preprocessor):  # type: ignore[misc]  # markdown ships no
                 formula = Formula(key, span.source, span.display, error=E_TOO_MANY,
                                   detail=str(MAX_FORMULAS_PER_MESSAGE))
             self.formulas[formula.key] = formula
-            out += (text[pos : span.start], self.md.htmlStash.store(formula_html(formula)))
+            before, after = _own_lines(text, span.start, span.end) if span.display else ("", "")
+            out += (text[pos : span.start], before, self.md.htmlStash.store(formula_html(formula)), after)
             pos = span.end
         out.append(text[pos:])
         return "".join(out).split("\n")

@@ -98,3 +98,12 @@ def test_no_math_means_no_formulas() -> None:
 def test_formula_reason_is_formatted() -> None:
     formula = Formula("k", "$\\foo$", False, error=mathsvg.E_UNKNOWN, detail="\\foo")
     assert formula.reason() == "Unknown command \\foo."
+
+
+def test_a_display_formula_on_its_own_lines_is_its_own_centred_paragraph() -> None:
+    units = render_units("The solution is:\n$$\nx = 1\n$$\nand then more.")
+    assert [u.body.split(">", 1)[0] for u in units] == ["<p", '<p align="center"', "<p"]
+    assert units_plain_text(units) == "The solution is:\n$$\nx = 1\n$$\nand then more."
+    # inline in a sentence, or indented (a list item's): left where it is
+    assert len(render_units("so $$x$$ inline")) == 1
+    assert render_units("- item\n  $$x$$\n- next")[0].body.startswith("<ul>")
