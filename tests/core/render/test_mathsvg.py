@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from app.core.base.limits import MAX_FORMULA_CHARS
 from app.core.render import mathsvg
@@ -107,3 +109,19 @@ def test_a_display_formula_on_its_own_lines_is_its_own_centred_paragraph() -> No
     # inline in a sentence, or indented (a list item's): left where it is
     assert len(render_units("so $$x$$ inline")) == 1
     assert render_units("- item\n  $$x$$\n- next")[0].body.startswith("<ul>")
+
+
+_PIECES = st.sampled_from(["$", "$$", "\\(", "\\)", "\\[", "\\]", "x", "^2", "_i", "{", "}", "\\frac", "\\foo", " ",
+                           "\n", "\n\n", "`", "&", "\\\\", "\\begin{cases}", "\\end{cases}", "*", "<b>", "5"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_PIECES, max_size=30).map("".join))
+def test_rendering_math_never_raises_and_every_image_has_its_formula(text: str) -> None:
+    from app.core.render.mathscan import find_math
+
+    units = render_units(text)
+    for unit in units:
+        named = set(keys_in(unit.body))
+        assert named == {f.key for f in unit.math}
+    assert sum(len(u.math) for u in units) <= len(find_math(text))
