@@ -6,11 +6,6 @@ the window runs ``rill export --format pdf`` (``app.cli``, the same code as
 the command line) as a child process on the same database, and reports its
 one-line result. A second request while one runs is refused.
 
-Signals:
-
-* ``finished(str)``: the export ended; arg: a sentence for the user (what was
-  written, or why not).
-
 Threading rule: GUI thread only.
 """
 
@@ -33,8 +28,12 @@ def rill_command() -> list[str]:
 
 
 class PdfExportProcess(QObject):
-    """Runs one PDF export at a time (see the module docstring)."""
+    """Runs one PDF export at a time (see the module docstring).
 
+    Signals: ``finished(str)``: the export ended; arg: a sentence for the
+    user (what was written, or why not)."""
+
+    #: The export ended; arg: what was written, or why not.
     finished = pyqtSignal(str)
 
     def __init__(self, parent: QObject | None = None) -> None:
