@@ -192,7 +192,8 @@ def test_bundle_contents_are_lean(bundle: Path) -> None:
     forbidden = sorted(str(p.relative_to(bundle)) for p in files if FORBIDDEN.search("/" + str(p.relative_to(bundle))))
     assert not forbidden, f"unwanted files in the bundle: {forbidden[:20]}"
     qt_modules = sorted(p.name.split(".")[0] for p in (INTERNAL / "PyQt6").glob("Qt*.so"))
-    assert qt_modules == ["QtCore", "QtGui", "QtNetwork", "QtWidgets"]  # QtNetwork: one Rill per data dir (QLocalServer)
+    # QtNetwork: one Rill per data dir (QLocalServer); QtSvg: formula images (app/ui/misc/math_images.py)
+    assert qt_modules == ["QtCore", "QtGui", "QtNetwork", "QtSvg", "QtWidgets"]
     platforms = {p.name for p in (INTERNAL / "PyQt6" / "Qt6" / "plugins" / "platforms").iterdir()}
     assert {"libqoffscreen.so", "libqxcb.so", "libqwayland.so"} <= platforms
     assert (INTERNAL / "PyQt6" / "Qt6" / "plugins" / "iconengines" / "libqsvgicon.so").is_file()
