@@ -2,8 +2,9 @@
 
 The file is chosen on the GUI thread (a file dialog); reading, checking,
 writing and exporting run on the store thread (``StoreService``), so a large
-export or import never blocks the window; a PDF is drawn by a child process
-(``pdf_process``), Qt text work holding the GIL. Results and errors come back as one
+export or import never blocks the window; a web page or a PDF is made by a
+child process (``export_process``): typesetting math and Qt's text work hold
+the GIL. Results and errors come back as one
 plain sentence.
 
 Threading rule: GUI thread only.
@@ -22,7 +23,7 @@ from PyQt6.QtWidgets import QFileDialog, QWidget
 
 from app.core.store import exchange
 from app.core.store.exchange import export_html
-from app.ui.dialogs.pdf_process import PdfExportProcess
+from app.ui.dialogs.export_process import ExportProcess
 from app.ui.misc import theme
 from app.ui.services.store import StoreService
 
@@ -54,14 +55,15 @@ def export_to(
     path: Path,
     conversation_ids: list[str] | None,
     done: Callable[[str], None],
-    pdf: PdfExportProcess | None = None,
+    process: ExportProcess | None = None,
 ) -> None:
-    """Export to ``path`` (Markdown for .md, a web page in the window's
-    theme for .html, JSON otherwise) on the store thread, or a PDF for .pdf
-    through ``pdf`` (a child process); ``done(message)``."""
+    """Export to ``path`` (Markdown for .md, JSON otherwise) on the store
+    thread; a web page (.html, in the window's theme) or a PDF (.pdf)
+    through ``process`` (a child process; without one, a web page is
+    written on the store thread too); ``done(message)``."""
     suffix = path.suffix.lower()
-    if suffix == ".pdf":
-        _export_pdf(store, path, conversation_ids, done, pdf)
+    if suffix == ".pdf" or (suffix in (".html", ".htm") and process is not None):
+        _export_in_process(store, path, conversation_ids, done, process, "pdf" if suffix == ".pdf" else "html")
         return
     writer = _writer(suffix)
 
@@ -82,15 +84,17 @@ def export_to(
     )
 
 
-def _export_pdf(
+def _export_in_process(
     store: StoreService, path: Path, conversation_ids: list[str] | None, done: Callable[[str], None],
-    pdf: PdfExportProcess | None,
+    process: ExportProcess | None, fmt: str,
 ) -> None:
+    colours = "dark" if fmt == "html" and theme.current().is_dark else "light"
+
     def start(db: Path | None) -> None:
-        if pdf is None or db is None:
+        if process is None or db is None:
             done(QCoreApplication.translate("ExchangeActions", "Export failed: the history is not available"))
-        elif not pdf.start(db, path, conversation_ids, done):
-            done(QCoreApplication.translate("ExchangeActions", "An export to PDF is already running."))
+        elif not process.start(db, path, conversation_ids, done, fmt, colours):
+            done(QCoreApplication.translate("ExchangeActions", "An export is already running."))
 
     store.read(lambda s: s.path, start)  # after every write queued before it
 

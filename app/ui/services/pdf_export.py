@@ -9,7 +9,7 @@ light theme: paper is white.
 
 Threading rule: Qt text work holds the GIL, so this runs where it cannot
 stall a window: ``rill export --format pdf`` (the CLI, its own process — the
-File menu runs it as a child process, ``app.ui.window.pdf_action``).
+File menu runs it as a child process, ``app.ui.dialogs.export_process``).
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from app.core.conversation.deletion import MessageDeletion
 from app.core.conversation.model import Conversation
 from app.ui.conversation.controller import ChatController
 from app.ui.dialogs import exchange as exchange_actions
-from app.ui.dialogs.pdf_process import PdfExportProcess
+from app.ui.dialogs.export_process import ExportProcess
 from app.ui.services.library import ConversationLibrary
 from app.ui.services.store import StoreService
 from app.ui.sidebar.sidebar import Sidebar
@@ -42,8 +42,8 @@ class LibraryWiring(QObject):
         super().__init__(parent)
         self._chat = chat
         self._store = store
-        #: File › Export as PDF runs here (a child process, one at a time).
-        self._pdf = PdfExportProcess(self)
+        #: Web page and PDF exports run here (a child process, one at a time).
+        self._exports = ExportProcess(self)
         self._library = library
         self._sidebar = sidebar
         self._undo_bar = undo_bar
@@ -121,17 +121,17 @@ class LibraryWiring(QObject):
         safe = "".join(c if c.isalnum() or c in " -_" else "_" for c in title)[:60].strip() or "conversation"
         path = exchange_actions.ask_export_path(self._window, f"{safe}{suffix}")
         if path is not None:
-            exchange_actions.export_to(self._store, path, [conversation_id], self._on_exchange_done, self._pdf)
+            exchange_actions.export_to(self._store, path, [conversation_id], self._on_exchange_done, self._exports)
 
     def stop_exports(self) -> None:
-        """The window closes: a PDF export still running ends with it."""
-        self._pdf.stop()
+        """The window closes: an export still running ends with it."""
+        self._exports.stop()
 
     def export_all(self) -> None:
         """Ask where, then write every conversation (JSON)."""
         path = exchange_actions.ask_export_path(self._window, "rill-conversations.json")
         if path is not None:
-            exchange_actions.export_to(self._store, path, None, self._on_exchange_done, self._pdf)
+            exchange_actions.export_to(self._store, path, None, self._on_exchange_done, self._exports)
 
     def import_conversations(self) -> None:
         """Ask for a file, then import its conversations (as copies)."""

@@ -342,7 +342,7 @@ def test_only_one_local_generation_at_a_time_is_said_clearly(qtbot, make_window)
 
 def test_export_html_and_pdf_from_the_window(qtbot, make_window, tmp_path: Path) -> None:
     from app.ui.dialogs import exchange as exchange_actions
-    from app.ui.dialogs.pdf_process import PdfExportProcess
+    from app.ui.dialogs.export_process import ExportProcess
 
     window = make_window(scripted(rate=3000, n_tokens=20))
     wait_store_open(qtbot, window)
@@ -355,7 +355,7 @@ def test_export_html_and_pdf_from_the_window(qtbot, make_window, tmp_path: Path)
     assert messages[0].startswith("Exported 1 conversation"), messages
     html = page.read_text(encoding="utf-8")
     assert "export me $x^2$ 界面" in html and "<script" not in html  # a prompt is shown as typed
-    process = PdfExportProcess(window)
+    process = ExportProcess(window)
     with qtbot.waitSignal(process.finished, timeout=60000) as blocker:
         exchange_actions.export_to(window.store, pdf, [conv_id], messages.append, process)
         qtbot.waitUntil(lambda: process.running, timeout=10000)
@@ -363,6 +363,12 @@ def test_export_html_and_pdf_from_the_window(qtbot, make_window, tmp_path: Path)
     assert blocker.args == [f"Exported to {pdf}"]
     assert pdf.read_bytes().startswith(b"%PDF")
     assert messages[-1] == f"Exported to {pdf}"
+    # With the process, a web page is made there too (typesetting never loads the window's process).
+    other = tmp_path / "two.html"
+    with qtbot.waitSignal(process.finished, timeout=60000) as blocker:
+        exchange_actions.export_to(window.store, other, [conv_id], messages.append, process)
+    assert blocker.args == [f"Exported to {other}"]
+    assert "export me $x^2$ 界面" in other.read_text(encoding="utf-8")
 
 
 def test_export_and_import_from_the_window(qtbot, make_window, tmp_path: Path) -> None:

@@ -1,10 +1,11 @@
-"""File › Export as PDF in a child process (``PdfExportProcess``).
+"""File › Export as Web Page / as PDF in a child process (``ExportProcess``).
 
-Printing a long conversation through a ``QTextDocument`` is Qt text work,
-which holds the GIL however it is threaded: it would stall the window. So
-the window runs ``rill export --format pdf`` (``app.cli``, the same code as
-the command line) as a child process on the same database, and reports its
-one-line result. A second request while one runs is refused.
+Both typeset every formula (ziamath: pure Python, ~15 ms each) and the PDF
+is Qt text work besides, which holds the GIL however it is threaded: on a
+thread of the window's process either would stall it. So the window runs
+``rill export --format html|pdf`` (``app.cli``, the same code as the command
+line) as a child process on the same database, and reports its one-line
+result. A second request while one runs is refused.
 
 Threading rule: GUI thread only.
 """
@@ -17,7 +18,7 @@ from pathlib import Path
 
 from PyQt6.QtCore import QCoreApplication, QObject, QProcess, pyqtSignal
 
-__all__ = ["PdfExportProcess", "rill_command"]
+__all__ = ["ExportProcess", "rill_command"]
 
 
 def rill_command() -> list[str]:
@@ -27,8 +28,8 @@ def rill_command() -> list[str]:
     return [sys.executable, "-m", "app"]
 
 
-class PdfExportProcess(QObject):
-    """Runs one PDF export at a time (see the module docstring).
+class ExportProcess(QObject):
+    """Runs one export at a time (see the module docstring).
 
     Signals: ``finished(str)``: the export ended; arg: a sentence for the
     user (what was written, or why not)."""
@@ -47,9 +48,10 @@ class PdfExportProcess(QObject):
         return self._process is not None
 
     def start(self, db: Path, path: Path, conversation_ids: list[str] | None,
-              done: Callable[[str], None] | None = None) -> bool:
-        """Export ``conversation_ids`` (None: all) of database ``db`` to ``path``;
-        ``done(message)`` with ``finished``. False when an export already runs."""
+              done: Callable[[str], None] | None = None, fmt: str = "pdf", theme: str = "light") -> bool:
+        """Export ``conversation_ids`` (None: all) of database ``db`` to ``path``
+        as ``fmt`` ("html" in ``theme``'s colours, or "pdf"); ``done(message)``
+        with ``finished``. False when an export already runs."""
         if self._process is not None:
             return False
         self._done = done
@@ -57,7 +59,8 @@ class PdfExportProcess(QObject):
         which = ["--all"] if conversation_ids is None else [a for i in conversation_ids for a in ("--conversation", i)]
         process = QProcess(self)
         process.setProgram(command[0])
-        process.setArguments([*command[1:], "export", "--db", str(db), *which, "--format", "pdf", "-o", str(path)])
+        process.setArguments([*command[1:], "export", "--db", str(db), *which, "--format", fmt, "--theme", theme,
+                              "-o", str(path)])
         process.finished.connect(self._on_finished)
         process.errorOccurred.connect(self._on_error)
         self._process, self._path = process, path
@@ -79,10 +82,10 @@ class PdfExportProcess(QObject):
         said = bytes(process.readAllStandardError().data()).decode("utf-8", "replace").strip().splitlines()
         process.deleteLater()
         if code == 0:
-            self._report(QCoreApplication.translate("PdfExport", "Exported to {path}").format(path=self._path))
+            self._report(QCoreApplication.translate("ExportProcess", "Exported to {path}").format(path=self._path))
         else:
-            reason = said[-1] if said else QCoreApplication.translate("PdfExport", "the exporter stopped")
-            self._report(QCoreApplication.translate("PdfExport", "Export failed: {error}").format(error=reason))
+            reason = said[-1] if said else QCoreApplication.translate("ExportProcess", "the exporter stopped")
+            self._report(QCoreApplication.translate("ExportProcess", "Export failed: {error}").format(error=reason))
 
     def _report(self, message: str) -> None:
         done, self._done = self._done, None
@@ -94,5 +97,5 @@ class PdfExportProcess(QObject):
         if error == QProcess.ProcessError.FailedToStart and self._process is not None:
             process, self._process = self._process, None
             process.deleteLater()
-            self._report(QCoreApplication.translate("PdfExport", "Export failed: {error}").format(
-                error=QCoreApplication.translate("PdfExport", "the exporter could not be started")))
+            self._report(QCoreApplication.translate("ExportProcess", "Export failed: {error}").format(
+                error=QCoreApplication.translate("ExportProcess", "the exporter could not be started")))
