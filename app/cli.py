@@ -78,6 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
                              "the same, printed (needs -o) (default: from the -o file's extension, else json)")
     export.add_argument("--theme", choices=("light", "dark"), default="light",
                         help="html: the colours of the page (default: light)")
+    export.add_argument("--progress", action="store_true",
+                        help="html, pdf: print 'progress P' lines (P: percent done) on standard error")
     export.add_argument("-o", "--output", metavar="PATH", help="write to this file (default: standard output)")
     export.add_argument("--db", metavar="PATH", help=db_help)
     imp = sub.add_parser("import", help="add the conversations of a Rill JSON export",
@@ -194,17 +196,33 @@ def _write_atomically(path_text: str, write: Callable[[TextIO], object]) -> None
             os.unlink(tmp)
 
 
-def _writer(fmt: str, theme: str) -> Callable[[Any, Any, TextIO], tuple[int, int]]:
+def _progress_printer(enabled: bool) -> Callable[[float], None] | None:
+    """``progress(fraction)`` printing ``progress P`` (whole percent, each once) on stderr."""
+    if not enabled:
+        return None
+    last = [-1]
+
+    def report(fraction: float) -> None:
+        percent = int(fraction * 100)
+        if percent != last[0]:
+            last[0] = percent
+            print(f"progress {percent}", file=sys.stderr, flush=True)
+
+    return report
+
+
+def _writer(fmt: str, theme: str, progress: Callable[[float], None] | None) -> Callable[[Any, Any, TextIO], tuple[int, int]]:
     from app.core.store import exchange
     from app.core.store.exchange import export_html
 
     if fmt == "html":
         colours = export_html.DARK if theme == "dark" else export_html.LIGHT
-        return lambda store, ids, out: exchange.write_html(store, ids, out, colours)
+        return lambda store, ids, out: exchange.write_html(store, ids, out, colours, progress)
     return exchange.write_markdown if fmt == "md" else exchange.write_json
 
 
-def _export_pdf(store: Any, ids: list[str] | None, output: str) -> tuple[int, int]:
+def _export_pdf(store: Any, ids: list[str] | None, output: str,
+                progress: Callable[[float], None] | None) -> tuple[int, int]:
     """The PDF export (Qt draws it: an offscreen application is made for it)."""
     import os
     from pathlib import Path
@@ -220,7 +238,7 @@ def _export_pdf(store: Any, ids: list[str] | None, output: str) -> tuple[int, in
     install_bundled_fonts(app)
     path = Path(output).expanduser()
     try:
-        return write_pdf(store, ids, path)
+        return write_pdf(store, ids, path, progress)
     except OSError as exc:
         raise _Failed(f"Cannot write {path}: {exc.strerror or exc}.") from None
 
@@ -239,11 +257,11 @@ def _cmd_export(args: argparse.Namespace) -> int:
     try:
         exchange.resolve_conversations(store, ids)  # fail before creating any file
         if fmt == "pdf":
-            n_conv, n_msg = _export_pdf(store, ids, args.output)
+            n_conv, n_msg = _export_pdf(store, ids, args.output, _progress_printer(args.progress))
             print(f"Exported {n_conv} conversation{'s' * (n_conv != 1)} ({n_msg} messages on the current "
                   f"branches) to {args.output}.", file=sys.stderr)
             return 0
-        write = _writer(fmt, args.theme)
+        write = _writer(fmt, args.theme, _progress_printer(args.progress))
         if args.output:
             counts: list[tuple[int, int]] = []
             _write_atomically(args.output, lambda out: counts.append(write(store, ids, out)))

@@ -31,9 +31,12 @@ def rill_command() -> list[str]:
 class ExportProcess(QObject):
     """Runs one export at a time (see the module docstring).
 
-    Signals: ``finished(str)``: the export ended; arg: a sentence for the
-    user (what was written, or why not)."""
+    Signals: ``progressed(int)``: the percentage done (the child's
+    ``progress P`` lines); ``finished(str)``: the export ended; arg: a
+    sentence for the user (what was written, or why not)."""
 
+    #: Part of the export is done; arg: the percentage.
+    progressed = pyqtSignal(int)
     #: The export ended; arg: what was written, or why not.
     finished = pyqtSignal(str)
 
@@ -42,6 +45,8 @@ class ExportProcess(QObject):
         self._process: QProcess | None = None
         self._path = Path()
         self._done: Callable[[str], None] | None = None
+        self._said: list[str] = []   # the child's stderr lines that are not progress
+        self._partial = b""
 
     @property
     def running(self) -> bool:
@@ -60,10 +65,11 @@ class ExportProcess(QObject):
         process = QProcess(self)
         process.setProgram(command[0])
         process.setArguments([*command[1:], "export", "--db", str(db), *which, "--format", fmt, "--theme", theme,
-                              "-o", str(path)])
+                              "--progress", "-o", str(path)])
+        process.readyReadStandardError.connect(self._on_stderr)
         process.finished.connect(self._on_finished)
         process.errorOccurred.connect(self._on_error)
-        self._process, self._path = process, path
+        self._process, self._path, self._said, self._partial = process, path, [], b""
         process.start()
         return True
 
@@ -74,12 +80,28 @@ class ExportProcess(QObject):
             process.kill()
             process.waitForFinished(timeout_ms)
 
+    def _on_stderr(self) -> None:
+        process = self._process
+        if process is None:
+            return
+        data = self._partial + bytes(process.readAllStandardError().data())
+        *lines, self._partial = data.split(b"\n")
+        for raw in lines:
+            line = raw.decode("utf-8", "replace").strip()
+            word, _, value = line.partition(" ")
+            if word == "progress" and value.isdigit():
+                self.progressed.emit(min(100, int(value)))
+            elif line:
+                self._said.append(line[:500])
+
     def _on_finished(self, code: int, _status: QProcess.ExitStatus) -> None:
         process = self._process
         if process is None:
             return
+        self._on_stderr()
         self._process = None
-        said = bytes(process.readAllStandardError().data()).decode("utf-8", "replace").strip().splitlines()
+        said = [*self._said, self._partial.decode("utf-8", "replace").strip()]
+        said = [line for line in said if line]
         process.deleteLater()
         if code == 0:
             self._report(QCoreApplication.translate("ExportProcess", "Exported to {path}").format(path=self._path))

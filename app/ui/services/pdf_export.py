@@ -50,10 +50,11 @@ def write_pdf(
     store: StoreReader,
     conversation_ids: Iterable[str] | None,
     path: Path,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Callable[[float], None] | None = None,
 ) -> tuple[int, int]:
     """Write the PDF export to ``path`` (whole or not at all); returns
-    (conversations, messages shown). Raises OSError when it cannot be written."""
+    (conversations, messages shown); ``progress(fraction)`` while the page is
+    made (printing it is the last step). Raises OSError when it cannot be written."""
     formulas: dict[str, Formula] = {}
     shown: list[int] = []
     page = "".join(html_page(store, conversation_ids, LIGHT, progress, shown, formulas))

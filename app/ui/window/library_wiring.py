@@ -65,6 +65,7 @@ class LibraryWiring(QObject):
         self._sidebar.pin_requested.connect(self._on_pin_requested)
         self._sidebar.export_requested.connect(self.export_conversation)
         self._chat.message_deleted.connect(self._on_message_deleted)
+        self._exports.progressed.connect(self._on_export_progressed)
 
     # -- what the window's menus ask for ---------------------------------------------
 
@@ -198,6 +199,11 @@ class LibraryWiring(QObject):
 
     def _on_message_deleted(self, what: str, deletion: MessageDeletion) -> None:
         self._undo_bar.offer(what, lambda: self._chat.undo_delete(deletion))
+
+    def _on_export_progressed(self, percent: int) -> None:
+        self._status_bar.showMessage(
+            QCoreApplication.translate("MainWindow", "Exporting… {percent}%").format(percent=percent), 10000
+        )
 
     def _on_exchange_done(self, message: str) -> None:
         self._status_bar.showMessage(message, 10000)

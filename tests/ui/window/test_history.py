@@ -356,6 +356,8 @@ def test_export_html_and_pdf_from_the_window(qtbot, make_window, tmp_path: Path)
     html = page.read_text(encoding="utf-8")
     assert "export me $x^2$ 界面" in html and "<script" not in html  # a prompt is shown as typed
     process = ExportProcess(window)
+    percents: list[int] = []
+    process.progressed.connect(percents.append)
     with qtbot.waitSignal(process.finished, timeout=60000) as blocker:
         exchange_actions.export_to(window.store, pdf, [conv_id], messages.append, process)
         qtbot.waitUntil(lambda: process.running, timeout=10000)
@@ -363,6 +365,7 @@ def test_export_html_and_pdf_from_the_window(qtbot, make_window, tmp_path: Path)
     assert blocker.args == [f"Exported to {pdf}"]
     assert pdf.read_bytes().startswith(b"%PDF")
     assert messages[-1] == f"Exported to {pdf}"
+    assert percents and percents[-1] == 100 and percents == sorted(percents)
     # With the process, a web page is made there too (typesetting never loads the window's process).
     other = tmp_path / "two.html"
     with qtbot.waitSignal(process.finished, timeout=60000) as blocker:

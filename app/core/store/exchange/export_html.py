@@ -158,14 +158,22 @@ def _message_html(msg: Message, theme: HtmlTheme, keep: dict[str, Formula] | Non
 
 
 def conversation_html(
-    info: Described, messages: Sequence[Message], theme: HtmlTheme = LIGHT, keep: dict[str, Formula] | None = None
+    info: Described,
+    messages: Sequence[Message],
+    theme: HtmlTheme = LIGHT,
+    keep: dict[str, Formula] | None = None,
+    each: Callable[[int, int], None] | None = None,
 ) -> str:
-    """One conversation (its current branch) as an ``<article>`` (``keep``: see ``html_page``)."""
+    """One conversation (its current branch) as an ``<article>`` (``keep``:
+    see ``html_page``); ``each(done, total)`` after each message."""
     path = current_path(messages, info.current_leaf)
     title = " ".join(str(info.title or "").split()) or translate("Export", "Untitled conversation")
     facts = [_local_time(info.created_at)] + ([info.model] if info.model else [])
     parts = [f"<article><h1>{html.escape(title)}</h1>\n<p class=\"facts\">{html.escape(' · '.join(facts))}</p>\n"]
-    parts += (_message_html(msg, theme, keep) for msg in path)
+    for n, msg in enumerate(path, 1):
+        parts.append(_message_html(msg, theme, keep))
+        if each is not None:
+            each(n, len(path))
     parts.append("</article>\n")
     return "".join(parts)
 
@@ -174,12 +182,13 @@ def html_page(
     store: StoreReader,
     conversation_ids: Iterable[str] | None,
     theme: HtmlTheme = LIGHT,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Callable[[float], None] | None = None,
     shown: list[int] | None = None,
     keep: dict[str, Formula] | None = None,
 ) -> Iterator[str]:
     """The export page in pieces: the head, one ``<article>`` per conversation,
-    the end. ``progress(done, total)`` after each conversation; ``shown``
+    the end. ``progress(fraction)`` after each message (0 < fraction <= 1:
+    conversations done, and the messages of the current one); ``shown``
     gets the number of messages of each conversation's current branch.
     ``keep``: formulas stay ``rill-math:`` images (Qt's HTML has no SVG) and
     are collected there by key."""
@@ -195,17 +204,25 @@ def html_page(
         messages = store.load_messages(info.id)
         if shown is not None:
             shown.append(len(current_path(messages, info.current_leaf)))
-        yield conversation_html(info, messages, theme, keep)
+        each = None
         if progress is not None:
-            progress(n, len(infos))
+            def each(done: int, total: int, n: int = n, report: Callable[[float], None] = progress) -> None:
+                report((n - 1 + done / max(1, total)) / len(infos))
+        yield conversation_html(info, messages, theme, keep, each)
+        if progress is not None:
+            progress(n / len(infos))
     yield "</body>\n</html>\n"
 
 
 def write_html(
-    store: StoreReader, conversation_ids: Iterable[str] | None, out: TextIO, theme: HtmlTheme = LIGHT
+    store: StoreReader,
+    conversation_ids: Iterable[str] | None,
+    out: TextIO,
+    theme: HtmlTheme = LIGHT,
+    progress: Callable[[float], None] | None = None,
 ) -> tuple[int, int]:
     """Write the HTML export to ``out``; returns (conversations, messages shown)."""
     shown: list[int] = []
-    for piece in html_page(store, conversation_ids, theme, shown=shown):
+    for piece in html_page(store, conversation_ids, theme, progress, shown=shown):
         out.write(piece)
     return len(shown), sum(shown)

@@ -91,9 +91,9 @@ def test_theme_colours_go_into_math_and_code(store: Any) -> None:
     assert DARK.code_bg in dark and DARK.background in dark
 
 
-def test_progress_is_reported_per_conversation(store: Any) -> None:
-    seen: list[tuple[int, int]] = []
-    pieces = list(html_page(store, None, LIGHT, progress=lambda done, total: seen.append((done, total))))
-    assert seen == [(1, 1)]
+def test_progress_is_reported_per_message(store: Any) -> None:
+    seen: list[float] = []
+    pieces = list(html_page(store, None, LIGHT, progress=seen.append))
+    assert seen == [0.5, 1.0, 1.0]
     assert pieces[0].startswith("<!DOCTYPE html>") and pieces[-1].endswith("</html>\n")
     assert re.search(r"<title>Quadratic &lt;b&gt;</title>", pieces[0])
