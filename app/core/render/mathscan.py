@@ -14,7 +14,8 @@ lists) and code spans (a backtick run closed by the next run of the same
 length) are skipped, and no formula reaches into one. A delimiter preceded by
 an odd number of backslashes is text (``\\$`` is a dollar sign). Inside a
 formula a backslash escapes the next character (``\\$`` and ``\\\\`` do not
-close it). A formula never crosses a blank line, so the block cuts of
+close it). In a pipe table no formula crosses a ``|`` (its cells are parsed
+apart; GFM asks for ``\\|`` inside a cell). A formula never crosses a blank line, so the block cuts of
 ``find_cut`` never split one, and its TeX is never empty.
 
 Each span round-trips: ``text[span.start:span.end] == span.opener + span.tex +
@@ -23,6 +24,7 @@ span.closer``. Spans come sorted and never overlap.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
@@ -33,6 +35,8 @@ __all__ = ["MathSpan", "code_ranges", "find_math"]
 FENCE_OPEN = re.compile(
     r"""(~{3,}|`{3,})[ ]*(?:\{[^\n]*\}|(?:\.?[\w#.+-]*[ ]*)?(?:hl_lines=("|').*?\2[ ]*)?)\Z"""
 )
+_TABLE_RULE = re.compile(r"[ \t]*\|?[ \t]*:?-+:?[ \t]*(\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*\r?\Z")
+_CANDIDATE = re.compile(r"[$\\]")
 _LIST_ITEM = re.compile(r"[ ]{0,3}(?:[*+-]|\d{1,9}[.)])[ \t]")
 _BLANK = re.compile(r"[ \t\r]*\Z")
 
@@ -126,8 +130,10 @@ def _escaped(text: str, i: int, lo: int) -> bool:
 
 def _code_spans(text: str, lo: int, hi: int) -> list[tuple[int, int]]:
     """Code spans in ``text[lo:hi]``: a run of backticks not escaped, closed by
-    the next run of exactly the same length."""
+    the next run of exactly the same length. O(n): a run length found
+    unclosed from some place on is never looked for again after it."""
     spans: list[tuple[int, int]] = []
+    unclosed: dict[int, int] = {}  # run length -> from where no run of that length closes
     i = text.find("`", lo, hi)
     while 0 <= i < hi:
         j = i
@@ -137,16 +143,19 @@ def _code_spans(text: str, lo: int, hi: int) -> list[tuple[int, int]]:
         if _escaped(text, i, lo):
             i = text.find("`", i + 1, hi)
             continue
-        k = text.find("`", j, hi)
         closed = -1
-        while 0 <= k < hi:
-            m = k
-            while m < hi and text[m] == "`":
-                m += 1
-            if m - k == run:
-                closed = m
-                break
-            k = text.find("`", m, hi)
+        if unclosed.get(run, hi + 1) > j:
+            k = text.find("`", j, hi)
+            while 0 <= k < hi:
+                m = k
+                while m < hi and text[m] == "`":
+                    m += 1
+                if m - k == run:
+                    closed = m
+                    break
+                k = text.find("`", m, hi)
+            if closed < 0:
+                unclosed[run] = j
         if closed < 0:
             i = text.find("`", j, hi)
             continue
@@ -164,68 +173,81 @@ def code_ranges(text: str) -> list[tuple[int, int]]:
     return sorted(ranges)
 
 
-def _find_close(text: str, i: int, hi: int, closer: str) -> int:
-    """Index of ``closer`` in ``text[i:hi]``, a backslash escaping the next
-    character (so ``\\$`` and ``\\\\`` never close); -1 when absent."""
-    size = len(closer)
-    while i < hi:
-        if i + size <= hi and text.startswith(closer, i):
-            return i
-        i += 2 if text[i] == "\\" else 1
+def _find_close(text: str, i: int, hi: int, closer: str, unclosed: dict[str, int]) -> int:
+    """Index of ``closer`` in ``text[i:hi]`` not escaped by a backslash (so
+    ``\\$`` and ``\\\\`` never close); -1 when absent. ``unclosed``: from where
+    each closer is known to be absent (each is looked for to the end once)."""
+    if unclosed.get(closer, hi + 1) <= i:
+        return -1
+    k = text.find(closer, i, hi)
+    while 0 <= k <= hi - len(closer):
+        if not _escaped(text, k, i):
+            return k
+        k = text.find(closer, k + 1, hi)
+    unclosed[closer] = i
     return -1
 
 
-def _single_dollar_close(text: str, i: int, hi: int) -> int:
-    """The closing ``$`` of a ``$…$`` formula whose TeX starts at ``i``; -1 if none."""
-    while i < hi:
-        c = text[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == "$":
-            before_ok = not text[i - 1].isspace()
-            after = text[i + 1] if i + 1 < hi else ""
-            if before_ok and not after.isdigit() and after != "$":
-                return i
-        i += 1
-    return -1
+def _single_closers(text: str, lo: int, hi: int) -> list[int]:
+    """Where a ``$…$`` formula may close in ``text[lo:hi]``: a ``$`` not
+    escaped, after a non-space, before neither a digit nor another ``$``."""
+    found: list[int] = []
+    k = text.find("$", lo, hi)
+    while k >= 0:
+        after = text[k + 1] if k + 1 < hi else ""
+        if k > lo and not text[k - 1].isspace() and not after.isdigit() and after != "$" and not _escaped(text, k, lo):
+            found.append(k)
+        k = text.find("$", k + 1, hi)
+    return found
 
 
 def _math_in(text: str, lo: int, hi: int, out: list[MathSpan]) -> None:
     """Formulas in ``text[lo:hi]``, a stretch of prose with no code in it."""
-    i = lo
-    while i < hi:
-        c = text[i]
-        if c not in "$\\" or _escaped(text, i, lo):
-            i += 1
-            continue
-        if c == "\\":
-            pair = text[i : i + 2]
-            if pair in ("\\(", "\\["):
-                closer = "\\)" if pair == "\\(" else "\\]"
-                k = _find_close(text, i + 2, hi, closer)
-                if k > i + 2 and text[i + 2 : k].strip():
-                    out.append(MathSpan(i, k + 2, text[i + 2 : k], pair == "\\[", pair, closer))
-                    i = k + 2
-                    continue
-            i += 2  # a TeX-less escape: skip the escaped character too
-            continue
-        if text.startswith("$$", i):
-            k = _find_close(text, i + 2, hi, "$$")
+    unclosed: dict[str, int] = {}
+    closers: list[int] | None = None  # of $…$, found when first needed
+    found = _CANDIDATE.search(text, lo, hi)
+    while found is not None:
+        i = found.start()
+        nxt = i + 1
+        if not _escaped(text, i, lo):
+            nxt = _formula_at(text, i, lo, hi, unclosed, out)
+            if nxt < 0:  # a single $: look for its closer among the possible ones
+                if closers is None:
+                    closers = _single_closers(text, lo, hi)
+                nxt = _single_dollar(text, i, hi, closers, out)
+        found = _CANDIDATE.search(text, nxt, hi)
+
+
+def _formula_at(text: str, i: int, lo: int, hi: int, unclosed: dict[str, int], out: list[MathSpan]) -> int:
+    """A formula opened by ``\\(``, ``\\[`` or ``$$`` at ``i`` (added to ``out``):
+    where scanning goes on; -1 for a ``$`` that may open ``$…$``."""
+    if text[i] == "\\":
+        pair = text[i : i + 2]
+        if pair in ("\\(", "\\["):
+            closer = "\\)" if pair == "\\(" else "\\]"
+            k = _find_close(text, i + 2, hi, closer, unclosed)
             if k > i + 2 and text[i + 2 : k].strip():
-                out.append(MathSpan(i, k + 2, text[i + 2 : k], True, "$$", "$$"))
-                i = k + 2
-                continue
-            i += 2
-            continue
-        nxt = text[i + 1] if i + 1 < hi else ""
-        if nxt and not nxt.isspace():
-            k = _single_dollar_close(text, i + 1, hi)
-            if k > i + 1:
-                out.append(MathSpan(i, k + 1, text[i + 1 : k], False, "$", "$"))
-                i = k + 1
-                continue
-        i += 1
+                out.append(MathSpan(i, k + 2, text[i + 2 : k], pair == "\\[", pair, closer))
+                return k + 2
+        return i + 2  # a TeX-less escape: skip the escaped character too
+    if text.startswith("$$", i):
+        k = _find_close(text, i + 2, hi, "$$", unclosed)
+        if k > i + 2 and text[i + 2 : k].strip():
+            out.append(MathSpan(i, k + 2, text[i + 2 : k], True, "$$", "$$"))
+            return k + 2
+        return i + 2
+    return -1
+
+
+def _single_dollar(text: str, i: int, hi: int, closers: list[int], out: list[MathSpan]) -> int:
+    """A ``$…$`` formula opened at ``i`` (added to ``out``); where scanning goes on."""
+    if i + 1 < hi and not text[i + 1].isspace():
+        n = bisect.bisect_right(closers, i + 1)
+        if n < len(closers):
+            k = closers[n]
+            out.append(MathSpan(i, k + 1, text[i + 1 : k], False, "$", "$"))
+            return k + 1
+    return i + 1
 
 
 def find_math(text: str) -> list[MathSpan]:
@@ -236,8 +258,32 @@ def find_math(text: str) -> list[MathSpan]:
     prose, _code = _blocks(text)
     for lo, hi in prose:
         gap = lo
-        for a, b in _code_spans(text, lo, hi):
+        cells = _is_table(text, lo, hi)
+        for a, b in [*_code_spans(text, lo, hi), (hi, hi)]:
+            if cells:  # a table's cells are parsed apart: no formula crosses a |
+                for bar in _bars(text, gap, a):
+                    _math_in(text, gap, bar, spans)
+                    gap = bar + 1
             _math_in(text, gap, a, spans)
             gap = b
-        _math_in(text, gap, hi, spans)
     return spans
+
+
+def _is_table(text: str, lo: int, hi: int) -> bool:
+    """The block is a pipe table (its second line is a delimiter row)."""
+    first = text.find("\n", lo, hi)
+    if first < 0 or "|" not in text[lo:first]:
+        return False
+    second = text.find("\n", first + 1, hi)
+    return bool(_TABLE_RULE.match(text[first + 1 : hi if second < 0 else second]))
+
+
+def _bars(text: str, lo: int, hi: int) -> list[int]:
+    """Unescaped ``|`` in ``text[lo:hi]``."""
+    bars: list[int] = []
+    k = text.find("|", lo, hi)
+    while k >= 0:
+        if not _escaped(text, k, lo):
+            bars.append(k)
+        k = text.find("|", k + 1, hi)
+    return bars

@@ -46,6 +46,9 @@ def sources(text: str) -> list[str]:
         ("$a\n\nb$", []),
         ("$$  $$ and \\(\\)", []),
         ("$a\nb$", ["$a\nb$"]),
+        # A price table is one block of many dollars (the scan stays linear: closers are indexed once).
+        ("| item | price |\n|---|---|\n" + "| a | $5 and $10 |\n" * 50, []),
+        ("| a | $x$ |\n|---|---|\n| $5 | $y_1$ |", ["$x$", "$y_1$"]),
     ],
 )
 def test_delimiter_rules(text: str, expected: list[str]) -> None:
