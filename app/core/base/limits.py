@@ -23,7 +23,8 @@ Who uses which:
   ``MAX_ERROR_BODY_BYTES`` read, ``MAX_QUOTED_CHARS`` shown, after redaction;
 * a non-streamed JSON reply: ``MAX_JSON_BODY_BYTES``;
 * TeX math in a reply (``app.core.render.mathsvg``): ``MAX_FORMULA_CHARS`` per
-  formula, ``MAX_FORMULAS_PER_MESSAGE`` typeset per message.
+  formula, ``MAX_FORMULAS_PER_MESSAGE`` typeset per message, in at most
+  ``MAX_MATH_RENDER_S`` seconds per render.
 """
 
 from __future__ import annotations
@@ -91,3 +92,7 @@ def count_text(n: int) -> str:
 MAX_FORMULA_CHARS = 4000
 #: Formulas typeset per message; later ones are shown as their source.
 MAX_FORMULAS_PER_MESSAGE = 2000
+#: Seconds of typesetting per render of a message (formulas already typeset
+#: cost nothing): later formulas are shown as their source, so a render job
+#: stays well inside the render process's timeout (``RENDER_TIMEOUT_S``, 15 s).
+MAX_MATH_RENDER_S = 8.0

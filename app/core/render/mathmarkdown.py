@@ -27,20 +27,24 @@ from __future__ import annotations
 
 import html
 import re
+import time
 from typing import Any
 
 from markdown.postprocessors import Postprocessor
 from markdown.preprocessors import Preprocessor
 
 from app.core.base.i18n import QT_TRANSLATE_NOOP
-from app.core.base.limits import MAX_FORMULAS_PER_MESSAGE
+from app.core.base.limits import MAX_FORMULAS_PER_MESSAGE, MAX_MATH_RENDER_S
 from app.core.render.mathscan import find_math
-from app.core.render.mathsvg import Formula, formula_key, render_formula
+from app.core.render.mathsvg import Formula, cached_formula, formula_key, render_formula
 
 __all__ = ["IMAGE_SCHEME", "MathPostprocessor", "MathPreprocessor", "formula_html", "keys_in"]
 
 IMAGE_SCHEME = "rill-math:"
 E_TOO_MANY = QT_TRANSLATE_NOOP("Math", "More than {detail} formulas in one message: this one is shown as written.")
+E_TOO_SLOW = QT_TRANSLATE_NOOP(
+    "Math", "Typesetting this message's formulas took more than {detail} s: this one is shown as written."
+)
 _KEYS = re.compile(r'(?:src|title)="rill-math:([0-9a-f]{16})"')
 _DISPLAY_ALONE = re.compile(r'<p>(<img src="rill-math:[0-9a-f]{16}" class="display"[^>]*>)</p>')
 
@@ -92,13 +96,19 @@ class MathPreprocessor(Preprocessor):  # type: ignore[misc]  # markdown ships no
             return lines
         out: list[str] = []
         pos = 0
+        deadline = time.monotonic() + MAX_MATH_RENDER_S
         for n, span in enumerate(spans):
-            if n < MAX_FORMULAS_PER_MESSAGE:
-                formula = render_formula(span.source, span.tex, span.display)
+            formula = cached_formula(span.source, span.tex, span.display)
+            if formula is not None:
+                pass
+            elif n >= MAX_FORMULAS_PER_MESSAGE:
+                formula = Formula(formula_key(span.source, span.display), span.source, span.display,
+                                  error=E_TOO_MANY, detail=str(MAX_FORMULAS_PER_MESSAGE))
+            elif time.monotonic() > deadline:
+                formula = Formula(formula_key(span.source, span.display), span.source, span.display,
+                                  error=E_TOO_SLOW, detail=f"{MAX_MATH_RENDER_S:g}")
             else:
-                key = formula_key(span.source, span.display)
-                formula = Formula(key, span.source, span.display, error=E_TOO_MANY,
-                                  detail=str(MAX_FORMULAS_PER_MESSAGE))
+                formula = render_formula(span.source, span.tex, span.display)
             self.formulas[formula.key] = formula
             before, after = _own_lines(text, span.start, span.end) if span.display else ("", "")
             out += (text[pos : span.start], before, self.md.htmlStash.store(formula_html(formula)), after)

@@ -32,15 +32,16 @@ import hashlib
 import logging
 import re
 import threading
+import time
 import warnings
+from collections import OrderedDict
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from app.core.base.i18n import QT_TRANSLATE_NOOP, translate
 from app.core.base.limits import MAX_FORMULA_CHARS
 
-__all__ = ["BASE_PX", "Formula", "formula_key", "render_formula"]
+__all__ = ["BASE_PX", "CACHE_SIZE", "Formula", "cached_formula", "formula_key", "render_formula"]
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +50,10 @@ BASE_PX = 16.0
 _VIEWBOX = re.compile(r'viewBox="([-\d.e]+) ([-\d.e]+) ([-\d.e]+) ([-\d.e]+)"')
 _UNKNOWN = re.compile(r">(\\[A-Za-z]+)<")
 _lock = threading.Lock()  # ziamath keeps module-level state (fonts, config)
+#: Typeset formulas kept, by (source, tex, display, colour).
+CACHE_SIZE = 2048
+_cache: OrderedDict[tuple[str, str, bool, str], Formula] = OrderedDict()
+_cache_lock = threading.Lock()
 
 E_SYNTAX = QT_TRANSLATE_NOOP("Math", "This formula could not be typeset ({detail}).")
 E_ARGUMENT = QT_TRANSLATE_NOOP("Math", "A command is missing its argument or a brace is not closed.")
@@ -146,11 +151,31 @@ def _typeset(tex: str, display: bool, color: str) -> tuple[str, str, str]:
     return svg, "", ""
 
 
-@lru_cache(maxsize=2048)
-def render_formula(source: str, tex: str, display: bool, color: str = "#000000") -> Formula:
-    """``tex`` (written as ``source``) typeset in ``color``; never raises."""
-    import time
+def cached_formula(source: str, tex: str, display: bool, color: str = "#000000") -> Formula | None:
+    """The formula if it was typeset already (no typesetting here)."""
+    with _cache_lock:
+        found = _cache.get((source, tex, display, color))
+        if found is not None:
+            _cache.move_to_end((source, tex, display, color))
+        return found
 
+
+def render_formula(source: str, tex: str, display: bool, color: str = "#000000") -> Formula:
+    """``tex`` (written as ``source``) typeset in ``color``; never raises.
+    Cached (the last ``CACHE_SIZE``): a streamed reply's final render finds
+    its formulas typeset."""
+    found = cached_formula(source, tex, display, color)
+    if found is not None:
+        return found
+    formula = _render(source, tex, display, color)
+    with _cache_lock:
+        _cache[(source, tex, display, color)] = formula
+        if len(_cache) > CACHE_SIZE:
+            _cache.popitem(last=False)
+    return formula
+
+
+def _render(source: str, tex: str, display: bool, color: str) -> Formula:
     start = time.perf_counter()
     key = formula_key(source, display)
     try:

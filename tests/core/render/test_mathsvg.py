@@ -125,3 +125,14 @@ def test_rendering_math_never_raises_and_every_image_has_its_formula(text: str) 
         named = set(keys_in(unit.body))
         assert named == {f.key for f in unit.math}
     assert sum(len(u.math) for u in units) <= len(find_math(text))
+
+
+def test_past_the_time_budget_formulas_show_as_source_but_typeset_ones_still_render(monkeypatch) -> None:
+    from app.core.render import mathmarkdown
+
+    render_units("warm $a_{budget}$")  # typeset once: cached
+    monkeypatch.setattr(mathmarkdown, "MAX_MATH_RENDER_S", -1.0)
+    unit = render_units("cached $a_{budget}$ and new $b_{budget}$")[0]
+    ok, late = unit.math
+    assert ok.ok and not late.ok and late.error == mathmarkdown.E_TOO_SLOW
+    assert "<code" in unit.body and late.reason().startswith("Typesetting this message's formulas took more than")
