@@ -10,7 +10,7 @@ import argparse
 import logging
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from app.core.text.display import utf8_std_streams, without_controls
 
@@ -73,9 +73,14 @@ def build_parser() -> argparse.ArgumentParser:
     which.add_argument("--conversation", metavar="ID", action="append",
                        help="this conversation (an id, or a unique start of one); may be repeated")
     which.add_argument("--all", action="store_true", help="every conversation (the default)")
-    export.add_argument("--format", choices=("md", "json"), default=None,
+    export.add_argument("--format", choices=("md", "json", "html", "pdf"), default=None,
                         help="md: the current branch of each conversation, readable; json: everything, "
-                             "importable (default: from the -o file's extension, else json)")
+                             "importable; html: one self-contained page (math as SVG, no script); pdf: "
+                             "the same, printed (needs -o) (default: from the -o file's extension, else json)")
+    export.add_argument("--theme", choices=("light", "dark"), default="light",
+                        help="html: the colours of the page (default: light)")
+    export.add_argument("--progress", action="store_true",
+                        help="html, pdf: print 'progress P' lines (P: percent done) on standard error")
     export.add_argument("-o", "--output", metavar="PATH", help="write to this file (default: standard output)")
     export.add_argument("--db", metavar="PATH", help=db_help)
     imp = sub.add_parser("import", help="add the conversations of a Rill JSON export",
@@ -185,18 +190,72 @@ def _write_atomically(path_text: str, write: Callable[[TextIO], object]) -> None
             os.unlink(tmp)
 
 
+def _progress_printer(enabled: bool) -> Callable[[float], None] | None:
+    """``progress(fraction)`` printing ``progress P`` (whole percent, each once) on stderr."""
+    if not enabled:
+        return None
+    last = [-1]
+
+    def report(fraction: float) -> None:
+        percent = int(fraction * 100)
+        if percent != last[0]:
+            last[0] = percent
+            print(f"progress {percent}", file=sys.stderr, flush=True)
+
+    return report
+
+
+def _writer(fmt: str, theme: str, progress: Callable[[float], None] | None) -> Callable[[Any, Any, TextIO], tuple[int, int]]:
+    from app.core.store import exchange
+    from app.core.store.exchange import export_html
+
+    if fmt == "html":
+        colours = export_html.DARK if theme == "dark" else export_html.LIGHT
+        return lambda store, ids, out: exchange.write_html(store, ids, out, colours, progress)
+    return exchange.write_markdown if fmt == "md" else exchange.write_json
+
+
+def _export_pdf(store: Any, ids: list[str] | None, output: str,
+                progress: Callable[[float], None] | None) -> tuple[int, int]:
+    """The PDF export (Qt draws it: an offscreen application is made for it)."""
+    import os
+    from pathlib import Path
+
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PyQt6.QtGui import QGuiApplication
+
+    from app.ui.misc.fonts import install_bundled_fonts
+    from app.ui.services.pdf_export import write_pdf
+
+    app = QGuiApplication.instance() or QGuiApplication(["rill"])
+    assert isinstance(app, QGuiApplication)
+    install_bundled_fonts(app)
+    path = Path(output).expanduser()
+    try:
+        return write_pdf(store, ids, path, progress)
+    except OSError as exc:
+        raise _Failed(f"Cannot write {path}: {exc.strerror or exc}.") from None
+
+
 def _cmd_export(args: argparse.Namespace) -> int:
     from app.core.store import exchange
 
     fmt = args.format
     if fmt is None:
         suffix = (args.output or "").lower().rsplit(".", 1)[-1]
-        fmt = "md" if suffix in ("md", "markdown") else "json"
-    write = exchange.write_markdown if fmt == "md" else exchange.write_json
+        fmt = {"md": "md", "markdown": "md", "html": "html", "htm": "html", "pdf": "pdf"}.get(suffix, "json")
+    if fmt == "pdf" and not args.output:
+        raise _Failed("A PDF export needs a file: add -o PATH.")
     ids = None if args.all or not args.conversation else args.conversation
     store = _open_store(args.db, write=False)
     try:
         exchange.resolve_conversations(store, ids)  # fail before creating any file
+        if fmt == "pdf":
+            n_conv, n_msg = _export_pdf(store, ids, args.output, _progress_printer(args.progress))
+            print(f"Exported {n_conv} conversation{'s' * (n_conv != 1)} ({n_msg} messages on the current "
+                  f"branches) to {args.output}.", file=sys.stderr)
+            return 0
+        write = _writer(fmt, args.theme, _progress_printer(args.progress))
         if args.output:
             counts: list[tuple[int, int]] = []
             _write_atomically(args.output, lambda out: counts.append(write(store, ids, out)))

@@ -31,6 +31,8 @@ from app.core.config.appearance import load_appearance
 from app.core.conversation.model import Conversation, Message
 from app.core.conversation.sample import history_messages, history_of_chars
 from app.core.pipeline.metrics import percentile, summarize_ms
+from app.core.render.mathscan import find_math
+from app.core.text.thinking import strip_thinking
 from app.ui.conversation.controller import ReplyStats
 from app.ui.misc.fonts import BundledFonts, install_bundled_fonts
 from app.ui.misc.i18n import install_translations
@@ -299,6 +301,7 @@ class DoctorRun(QObject):
             "n_threads": self._info.n_threads if self._info else 0,
             "find": {"text": self.args.find, "matches": self._find_matches} if self.args.find else None,
             "render_process": self._render_process(),
+            "math": self._math(s.message_id),
         }
         if s.stop_pressed_at is not None:
             out["stop_to_idle_ms"] = round(((s.idle_at or s.stop_pressed_at) - s.stop_pressed_at) * 1000, 3)
@@ -314,6 +317,20 @@ class DoctorRun(QObject):
         out["producer_blocked_ms"] = round(self.window.chat.service.buffer.blocked_s * 1000, 1)
         self.exit_code = 0 if ok else 1
         self._finish(out)
+
+    def _math(self, message_id: str) -> dict[str, Any]:
+        """The reply's formulas: found in its source, typeset, shown as source
+        (broken TeX), and the p95 of the time typesetting took (render process)."""
+        probe = self.window.view.probe
+        formulas = probe.message_formulas(message_id)
+        source = probe.message_source(message_id)
+        rendered = sum(f.ok for f in formulas)
+        return {
+            "spans": len(find_math(strip_thinking(source))),
+            "rendered": rendered,
+            "fallback": len(formulas) - rendered,
+            "render_ms_p95": round(percentile([f.ms for f in formulas], 95), 2) if formulas else 0.0,
+        }
 
     def _render_process(self) -> dict[str, int] | None:
         """Jobs rendered by the worker process and, while it started, here; None: no process."""

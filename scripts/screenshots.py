@@ -8,6 +8,7 @@ earlier exchange is fixed too. Scenes:
   ``--theme dark`` makes dark.png; ``--lang zh_CN`` (with ``--theme dark``)
   zh_CN.png: what a Chinese-speaking user on a dark desktop gets.
 * ``thinking``: a reasoning model's reply, thoughts opened; the Servers dialog.
+* ``math``: a reply with TeX math (math.png; ``--theme dark``: math-dark.png).
 * ``library``: several conversations, the sidebar and Search with results
   (search.png), then Settings (settings.png) and Models (models.png).
 * ``hub``: Model › Get More Models… against a fake Hub on 127.0.0.1
@@ -254,11 +255,67 @@ def library_scene(out_dir: str) -> int:
     return app.exec()
 
 
+MATH_REPLY = r"""The roots of $ax^2 + bx + c = 0$ (with $a \ne 0$) come from the quadratic formula
+$x = \frac{-b \pm \sqrt{b^2-4ac}}{2a}$, shown large:
+
+$$
+x = \frac{-b \pm \sqrt{b^2-4ac}}{2a}
+$$
+
+A matrix and its determinant, a piecewise function, and a derivation:
+
+$$
+A = \begin{pmatrix} 1 & 2 \\ 3 & 4 \end{pmatrix}, \qquad \det A = -2
+$$
+
+$$
+f(x) = \begin{cases} x^2 & x \ge 0 \\ -x & \text{otherwise} \end{cases}
+$$
+
+\[
+\begin{aligned}
+(a+b)^2 &= a^2 + 2ab + b^2 \\
+\boxed{E} &= mc^2
+\end{aligned}
+\]
+
+Prices stay text: it costs $5 and $10. Code keeps its dollars: `echo $HOME`.
+A broken formula shows its source: \(\frac{1}{\foo{x}}\).
+"""
+
+
+def math_scene(out_dir: str, theme: str) -> int:
+    """A reply with inline and display math, matrices, cases, aligned and a broken formula."""
+    import tempfile
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    save_appearance(Appearance(theme=theme))
+    text = Path(tempfile.mkdtemp()) / "math.md"
+    text.write_text(MATH_REPLY, encoding="utf-8")
+    app = make_application()
+    window = create_window(*scripted_factory(rate=400, text_file=str(text)), persist=False)
+    window.resize(980, 900)
+    window.show()
+
+    def on_ready(_info: object) -> None:
+        QTimer.singleShot(300, lambda: window.enter_prompt("Solve a quadratic, and show me some matrices."))
+
+    def on_settled(_stats: object) -> None:
+        name = "math.png" if theme == "light" else "math-dark.png"
+        QTimer.singleShot(800, lambda: (save_shot(window, out / name), window.close()))
+
+    window.chat.model_ready.connect(on_ready)
+    window.chat.reply_settled.connect(on_settled)
+    QTimer.singleShot(60000, app.quit)
+    return app.exec()
+
+
 if __name__ == "__main__":
     import argparse
 
     parser = argparse.ArgumentParser()
-    parser.add_argument("--scene", default="main", choices=["main", "thinking", "library", "hub"])
+    parser.add_argument("--scene", default="main", choices=["main", "thinking", "library", "hub", "math"])
     parser.add_argument("--theme", default="light", choices=["light", "dark"])
     parser.add_argument("--lang", default="en")
     parser.add_argument("out", nargs="?", default="docs/screenshots")
@@ -275,4 +332,6 @@ if __name__ == "__main__":
         window.resize(980, 700)
         window.show()
         sys.exit(hub_scene(ns.out, window, app, save_shot))
+    if ns.scene == "math":
+        sys.exit(math_scene(ns.out, ns.theme))
     sys.exit(main(ns.out, ns.theme, ns.lang))

@@ -13,7 +13,7 @@ ROOT = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml"
 KEYS = {
     "ok", "error", "finish_reason", "reply_text", "reply_links", "tokens", "ttft_ms",
     "tokens_per_s", "ui_lag_ms", "token_to_screen_ms", "buffer_max_depth", "ticks",
-    "render_passes", "stop_to_idle_ms", "worker_exit_ms", "stalls", "render_process",
+    "render_passes", "stop_to_idle_ms", "worker_exit_ms", "stalls", "render_process", "math",
 }
 
 
@@ -37,6 +37,23 @@ def test_doctor_scripted_prints_the_json() -> None:
     assert out["stop_to_idle_ms"] is None and out["worker_exit_ms"] is None
     assert isinstance(out["stalls"], list)
     assert all(stall["late_ms"] > 8 and stall["doing"] for stall in out["stalls"])
+
+
+def test_doctor_counts_the_formulas_of_the_reply(tmp_path: Path) -> None:
+    script = tmp_path / "math.md"
+    text = (
+        "Roots: $x = \\frac{-b \\pm \\sqrt{b^2-4ac}}{2a}$, costs $5 and $10.\n\n"
+        "$$\n\\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}\n$$\n\n"
+        "Broken: \\(\\foo{x}\\) and `$code$`.\n"
+    )
+    script.write_text(text, encoding="utf-8")
+    proc = run_rill("doctor", "--backend", "scripted", "--rate", "5000", "--text-file", str(script))
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    math = out["math"]
+    assert (math["spans"], math["rendered"], math["fallback"]) == (3, 2, 1), math
+    assert math["render_ms_p95"] > 0
+    assert "$x = \\frac{-b \\pm \\sqrt{b^2-4ac}}{2a}$" in out["reply_text"]  # every character kept
 
 
 def test_doctor_renders_in_the_worker_process_by_default() -> None:

@@ -89,6 +89,28 @@ def test_export_markdown_to_a_file(data_home: Path, default_db: Path, tmp_path: 
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".chats")] == []  # no temp file left
 
 
+def test_export_html_and_pdf_to_files(data_home: Path, default_db: Path, tmp_path: Path) -> None:
+    page = tmp_path / "chats.html"
+    proc = rill(data_home, "export", "--conversation", "c1c1", "-o", str(page))  # html from the extension
+    assert proc.returncode == 0, err(proc)
+    assert "Exported 1 conversation (4 messages on the current branches)" in err(proc)
+    html = page.read_text(encoding="utf-8")
+    assert html.startswith("<!DOCTYPE html>") and "<script" not in html and "界面 design 👋" in html
+    dark = rill(data_home, "export", "--format", "html", "--theme", "dark")
+    assert dark.returncode == 0 and "#0d1117" in out(dark) and "#0d1117" not in html
+    pdf = tmp_path / "chats.pdf"
+    proc = rill(data_home, "export", "--all", "-o", str(pdf), timeout=120)
+    assert proc.returncode == 0, err(proc)
+    assert "Exported 3 conversations" in err(proc)
+    assert pdf.read_bytes().startswith(b"%PDF") and pdf.stat().st_size > 1000
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".chats")] == []
+
+
+def test_export_pdf_needs_a_file(data_home: Path, default_db: Path) -> None:
+    proc = rill(data_home, "export", "--format", "pdf")
+    assert proc.returncode != 0 and "needs a file" in err(proc) and out(proc) == ""
+
+
 def test_export_one_conversation_by_id_prefix(data_home: Path, default_db: Path) -> None:
     proc = rill(data_home, "export", "--conversation", "c2c2", "--format", "json")
     assert proc.returncode == 0, err(proc)

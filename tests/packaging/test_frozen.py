@@ -192,7 +192,8 @@ def test_bundle_contents_are_lean(bundle: Path) -> None:
     forbidden = sorted(str(p.relative_to(bundle)) for p in files if FORBIDDEN.search("/" + str(p.relative_to(bundle))))
     assert not forbidden, f"unwanted files in the bundle: {forbidden[:20]}"
     qt_modules = sorted(p.name.split(".")[0] for p in (INTERNAL / "PyQt6").glob("Qt*.so"))
-    assert qt_modules == ["QtCore", "QtGui", "QtNetwork", "QtWidgets"]  # QtNetwork: one Rill per data dir (QLocalServer)
+    # QtNetwork: one Rill per data dir (QLocalServer); QtSvg: formula images (app/ui/misc/math_images.py)
+    assert qt_modules == ["QtCore", "QtGui", "QtNetwork", "QtSvg", "QtWidgets"]
     platforms = {p.name for p in (INTERNAL / "PyQt6" / "Qt6" / "plugins" / "platforms").iterdir()}
     assert {"libqoffscreen.so", "libqxcb.so", "libqwayland.so"} <= platforms
     assert (INTERNAL / "PyQt6" / "Qt6" / "plugins" / "iconengines" / "libqsvgicon.so").is_file()
@@ -239,9 +240,13 @@ def test_bundle_has_the_modules_loaded_by_name(bundle: Path) -> None:
         "markdown.extensions.tables", "markdown.extensions.sane_lists",
         "app.core.backends.llama.backend", "app.core.base.settings", "app.core.base.about", "llama_cpp.llama",
         "app.core.backends.remote.openai", "app.core.backends.remote.ollama", "httpx", "httpx_sse", "keyring", "ssl",
+        "ziamath.zmath", "ziafont", "latex2mathml.converter",
     ):
         assert name in modules, f"{name} is not in the bundle"
     assert sum(m.startswith("pygments.lexers.") for m in modules) > 200, "all lexers"
+    internal = Path(EXE).parent / "_internal"
+    for data in ("ziamath/fonts/STIXTwoMath-Regular.ttf", "latex2mathml/unimathsymbols.txt"):
+        assert (internal / data).is_file() or (Path(EXE).parent / data).is_file(), f"{data} is not in the bundle"
     unwanted = sorted(m for m in modules if m.split(".")[0] in {"tkinter", "unittest", "test", "pytest", "_pytest", "pytestqt"})
     assert not unwanted, unwanted
 

@@ -32,6 +32,9 @@ Who uses which:
   ``HUB_RETRIES`` times and wait at most ``HUB_MAX_RETRY_AFTER_S`` for a
   ``Retry-After``; a remote GGUF header is read in at most
   ``HUB_HEADER_MAX_REQUESTS`` range requests.
+* TeX math in a reply (``app.core.render.mathsvg``): ``MAX_FORMULA_CHARS`` per
+  formula, ``MAX_FORMULAS_PER_MESSAGE`` typeset per message, in at most
+  ``MAX_MATH_RENDER_S`` seconds per render.
 """
 
 from __future__ import annotations
@@ -118,3 +121,14 @@ def size_text(n_bytes: int) -> str:
 def count_text(n: int) -> str:
     """A count for a message, with thousands separators: "10,000"."""
     return f"{n:,}"
+
+#: A TeX formula longer than this (characters between its delimiters) is shown
+#: as its source, not typeset (``app.core.render.mathsvg``): typesetting is
+#: pure Python, ~1 ms per 10 characters.
+MAX_FORMULA_CHARS = 4000
+#: Formulas typeset per message; later ones are shown as their source.
+MAX_FORMULAS_PER_MESSAGE = 2000
+#: Seconds of typesetting per render of a message (formulas already typeset
+#: cost nothing): later formulas are shown as their source, so a render job
+#: stays well inside the render process's timeout (``RENDER_TIMEOUT_S``, 15 s).
+MAX_MATH_RENDER_S = 8.0

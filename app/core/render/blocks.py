@@ -62,9 +62,11 @@ from markdown.preprocessors import NormalizeWhitespace
 from app.core.render.markdown import (
     PRE_OPEN,
     block_cuts,
-    render_markdown,
+    render_markdown_math,
     render_user_text,
 )
+from app.core.render.mathmarkdown import IMAGE_SCHEME, keys_in
+from app.core.render.mathsvg import Formula
 from app.core.text.textbreak import display_pieces
 
 __all__ = [
@@ -96,6 +98,7 @@ class Unit:
     body: str  # html/code: an HTML fragment with one top-level element; plain: the text
     copy: str = ""  # code: the code exactly as written in the fence (no trailing newline)
     cont: bool = False  # code: a later piece of the code block before it (no Copy button, no gap)
+    math: tuple[Formula, ...] = ()  # html: the formulas its ``rill-math:`` images and codes name
 
 
 #: A code block longer than this many lines is shown as several pieces, each
@@ -195,6 +198,10 @@ class _TextOf(HTMLParser):
         if tag == "br":
             self.parts.append("\n")
             self.after_br = True
+        elif tag == "img":  # a formula: its source (the only images rendering writes)
+            found = dict(attrs)
+            if (found.get("src") or "").startswith(IMAGE_SCHEME):
+                self.parts.append(found.get("alt") or "")
 
     handle_startendtag = handle_starttag
 
@@ -255,7 +262,8 @@ def _is_fenced(fragment: str) -> bool:
 
 def _rendered_units(source: str, fence: str | None) -> list[Unit]:
     """Units of one run of renderable blocks, rendered one-shot."""
-    fragments = split_top_level(render_markdown(source))
+    rendered, formulas = render_markdown_math(source)
+    fragments = split_top_level(rendered)
     codes = _fenced_code(source if fence is None else f"{source}\n{fence}")
     if sum(map(_is_fenced, fragments)) != len(codes):
         codes = []  # render fell back to plain text (or a surprise): use <pre> text
@@ -266,7 +274,8 @@ def _rendered_units(source: str, fence: str | None) -> list[Unit]:
             copy = codes.pop() if codes and _is_fenced(fragment) else _text_of(fragment)
             units.append(Unit("code", fragment, copy))
         else:
-            units.append(Unit("html", fragment))
+            found = tuple(formulas[k] for k in dict.fromkeys(keys_in(fragment)) if k in formulas)
+            units.append(Unit("html", fragment, math=found))
     return units
 
 

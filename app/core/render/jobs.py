@@ -17,7 +17,7 @@ from app.core.text.textbreak import display_pieces
 
 log = logging.getLogger(__name__)
 
-__all__ = ["RenderJob", "plain_units", "render_job", "render_job_pickled"]
+__all__ = ["RenderJob", "plain_units", "render_job", "render_job_pickled", "warm_up_math"]
 
 
 @dataclass(frozen=True)
@@ -53,3 +53,11 @@ def render_job_pickled(job: RenderJob) -> list[bytes]:
     one cheap call, then the units one at a time, so no single unpickling of
     a long reply's units holds the GIL for tens of milliseconds."""
     return [pickle.dumps(unit, protocol=pickle.HIGHEST_PROTOCOL) for unit in render_job(job)]
+
+
+def warm_up_math() -> None:
+    """Import ziamath and load its font by typesetting one formula (the
+    render process does it at start, on a thread of its own)."""
+    from app.core.render.mathsvg import render_formula
+
+    render_formula("$x^2$", "x^2", False)

@@ -56,17 +56,26 @@ from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
-__all__ = ["BlockScanner", "block_cuts", "code_css", "find_cut", "render_markdown", "render_user_text", "warm_up"]
+from app.core.render.mathmarkdown import MathPostprocessor, MathPreprocessor
+from app.core.render.mathscan import FENCE_OPEN as _FENCE_OPEN
+from app.core.render.mathsvg import Formula
+
+__all__ = [
+    "BlockScanner",
+    "block_cuts",
+    "code_css",
+    "find_cut",
+    "render_markdown",
+    "render_markdown_math",
+    "render_user_text",
+    "warm_up",
+]
 
 PRE_CLASS = "code"
 PRE_STYLE = "white-space:pre-wrap"
 PRE_OPEN = f'<pre class="{PRE_CLASS}" style="{PRE_STYLE}">'
 _FORMATTER = HtmlFormatter(nowrap=True)
 _SAFE_HREF = re.compile(r"https?://[^\s\x00-\x1f\x7f]+", re.IGNORECASE)
-# The opening-fence line exactly as python-markdown's FENCED_BLOCK_RE accepts it.
-_FENCE_OPEN = re.compile(
-    r"""(~{3,}|`{3,})[ ]*(?:\{[^\n]*\}|(?:\.?[\w#.+-]*[ ]*)?(?:hl_lines=("|').*?\2[ ]*)?)\Z"""
-)
 _ATTR_LANG = re.compile(r"(?:^|\s)\.([\w#.+-]+)")
 
 _log = logging.getLogger(__name__)
@@ -182,6 +191,9 @@ class _RillExtension(Extension):  # type: ignore[misc]  # markdown ships no type
         md.preprocessors.deregister("html_block")
         md.inlinePatterns.deregister("html")
         md.preprocessors.register(_FencedCode(md, {}), "fenced_code_block", 25)
+        # After 'normalize_whitespace' (30), before fenced code: TeX never meets Markdown.
+        md.preprocessors.register(MathPreprocessor(md), "rill_math", 27)
+        md.postprocessors.register(MathPostprocessor(md), "rill_math", 5)
         # After 'inline' (20) and 'unescape' (0): sees final elements and hrefs.
         md.treeprocessors.register(_Sanitize(md), "rill_sanitize", -10)
 
@@ -304,20 +316,29 @@ def render_markdown(text: str) -> str:
     A fence still open at the end (a reply that was stopped or truncated) is closed,
     so its content renders as code rather than as Markdown. Input that breaks the
     parser (e.g. lists nested 1,000 deep exhaust the recursion limit) falls back to
-    escaped plain text instead of raising into a Qt slot.
+    escaped plain text instead of raising into a Qt slot. TeX math becomes
+    ``rill-math:`` images (``app.core.render.mathmarkdown``); the formulas
+    themselves come with :func:`render_markdown_math`.
     """
+    return render_markdown_math(text)[0]
+
+
+def render_markdown_math(text: str) -> tuple[str, dict[str, Formula]]:
+    """:func:`render_markdown`, and the formulas its images name, by key."""
     fence = _scan(text, 0)[1]
     source = text if fence is None else f"{text}\n{fence}"
     with _lock:
         md = _markdown()
         md.reset()
+        math: MathPreprocessor = md.preprocessors["rill_math"]
+        math.begin()
         try:
             converted: str = md.convert(source)
-            return converted
+            return converted, math.formulas
         except Exception:  # noqa: BLE001 - hostile input must never crash the UI
             _log.warning("Markdown rendering failed; showing plain text", exc_info=True)
             _drop_markdown()  # its parser state is left inconsistent: rebuild next time
-            return render_user_text(text)
+            return render_user_text(text), {}
 
 
 def render_user_text(text: str) -> str:

@@ -25,11 +25,12 @@ import multiprocessing
 import multiprocessing.pool
 import os
 import pickle
+import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from app.core.render import blocks
-from app.core.render.jobs import RenderJob, plain_units, render_job, render_job_pickled
+from app.core.render.jobs import RenderJob, plain_units, render_job, render_job_pickled, warm_up_math
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -58,7 +59,7 @@ class RenderPool:
         if self._pool is not None:
             return
         context = multiprocessing.get_context("spawn")
-        self._pool = context.Pool(processes=1, initializer=lower_priority)
+        self._pool = context.Pool(processes=1, initializer=start_worker)
         self._warm = self._pool.apply_async(render_job, (_WARM_UP,))
         self._ready = False
 
@@ -116,6 +117,16 @@ class RenderPool:
     def close(self) -> None:
         """End the process (a job still running in it is abandoned) and join the pool's threads."""
         self._terminate()
+
+
+def start_worker() -> None:
+    """The worker process's start: a lower priority, and ziamath's import and
+    font (~0.3–0.7 s) loaded on a thread of its own. Not as a job: the
+    process keeps taking jobs meanwhile (a job queued behind a busy worker
+    could fill the pipe, and a restart would then wait on it forever); a
+    formula rendered in the meantime waits for the import to finish."""
+    lower_priority()
+    threading.Thread(target=warm_up_math, name="rill-math-warm-up", daemon=True).start()
 
 
 def lower_priority() -> None:

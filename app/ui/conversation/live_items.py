@@ -153,6 +153,9 @@ class LiveItems:
             if span is not None and n not in span:
                 continue
             if u.doc is None:
+                yield from self._docs.prepare(u.unit)  # formula images, one per step
+                if self._list.get(item.id) is not item or not item.live:
+                    return
                 old = u.height
                 built = self._docs.build_unit(u.unit)
                 u.doc, u.height, u.measured_width = built.doc, built.height, width

@@ -16,8 +16,10 @@ from PyQt6.QtGui import QTextDocument
 from PyQt6.QtWidgets import QAbstractScrollArea
 
 from app.core.render import blocks
+from app.core.render.mathsvg import Formula
 from app.ui.conversation.hittest import Hit
 from app.ui.conversation.items import PAD_X, PAD_Y, Pos, doc_text, layout_of
+from app.ui.misc.math_images import text_with_formulas
 
 
 class ChatViewProbe:
@@ -31,22 +33,41 @@ class ChatViewProbe:
 
     def message_text(self, message_id: str) -> str:
         """The text shown for a message's answer (units and tail), as a
-        reader sees it; the thinking is apart (``thinking_header``,
+        reader sees it (a formula as its TeX); the thinking is apart (``thinking_header``,
         ``thoughts_text``)."""
         item = self._view._item(message_id)
         if item is None:
             return ""
-        parts = [doc_text(u.unit, u.doc) if u.doc is not None else self._unbuilt_text(u.unit) for u in item.units]
+        parts = [self._shown_text(u.unit, u.doc) if u.doc is not None else self._unbuilt_text(u.unit)
+                 for u in item.units]
         if item.tail is not None and not item.tail.isEmpty():
             parts.append(item.tail.toPlainText())
         return "\n".join(parts)
 
+    @staticmethod
+    def _shown_text(unit: blocks.Unit, doc: QTextDocument) -> str:
+        """A unit's document's text, its formulas as their TeX."""
+        if unit.math:
+            return text_with_formulas(doc, 0, doc.characterCount() - 1, unit.math)
+        return doc_text(unit, doc)
+
     def _unbuilt_text(self, unit: blocks.Unit) -> str:
         """What a unit without a document (far from the viewport) shows once built."""
         slot = self._view._docs.build_unit(unit)
-        text = doc_text(unit, slot.doc)
+        assert slot.doc is not None
+        text = self._shown_text(unit, slot.doc)
         sip.delete(slot.doc)  # at once: a long message makes many
         return text
+
+    def message_source(self, message_id: str) -> str:
+        """A message's content as stored (its Markdown source, thinking included)."""
+        item = self._view._item(message_id)
+        return "" if item is None or item.message is None else str(item.message.content)
+
+    def message_formulas(self, message_id: str) -> list[Formula]:
+        """The formulas of a message's rendered units, in order (typeset or not)."""
+        item = self._view._item(message_id)
+        return [] if item is None else [f for u in item.units for f in u.unit.math]
 
     def thinking_header(self, message_id: str) -> str:
         """A message's thinking header as shown ("▸ Thinking… · 3 words"),

@@ -87,6 +87,7 @@ class RenderResults:
         built: list[UnitSlot] = []
         try:
             for unit in units:
+                yield from self._docs.prepare(unit)  # formula images, one per step
                 if not item.streaming or self._list.get(item.id) is not item:
                     return
                 built.append(self._docs.build_unit(unit))
@@ -128,10 +129,11 @@ class RenderResults:
             for n in span:
                 slot = new[n]
                 if slot.doc is None:
+                    yield from self._docs.prepare(slot.unit)  # formula images, one per step
                     new[n] = self._docs.build_unit(slot.unit)
                     yield
                     if self._list.get(item.id) is not item:
-                        return
+                        break
         if self._list.get(item.id) is not item:
             held = {id(u.doc) for u in item.units if u.doc is not None}
             _delete_docs([u for u in new if id(u.doc) not in held])
@@ -155,9 +157,16 @@ class RenderResults:
         """Lay the item's documents out at the current text width, and set its height."""
         width = self._metrics.content_width()
         for u in item.units:
-            if u.doc is not None and u.measured_width != width:
-                u.doc.setTextWidth(width)
-                u.height = u.doc.size().height()
+            doc = u.doc
+            if doc is not None and u.measured_width != width:
+                if u.unit.math and self._docs.math.refit(u.unit.math, self._metrics.font, u.measured_width, width):
+                    # a formula wider than the column is drawn to fit it
+                    built = self._docs.build_unit(u.unit).doc
+                    assert built is not None
+                    doc.deleteLater()
+                    u.doc = doc = built
+                doc.setTextWidth(width)
+                u.height = doc.size().height()
                 u.measured_width = width
         if item.tail is not None and item.tail.textWidth() != width:
             item.tail.setTextWidth(width)

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from PyQt6.QtCore import QMimeData
 from PyQt6.QtGui import (
     QAbstractTextDocumentLayout,
+    QColor,
     QPalette,
     QTextCharFormat,
     QTextCursor,
@@ -21,6 +22,10 @@ from PyQt6.QtGui import (
 
 from app.core.render import blocks
 from app.ui.conversation.items import ItemList, Pos, copy_source
+from app.ui.misc.math_images import text_with_formulas
+
+#: ``(doc, unit, start, stop, colour) -> selections drawing its formulas in colour``
+SelectedFormulas = Callable[[QTextDocument, blocks.Unit, int, int, QColor], list[QAbstractTextDocumentLayout.Selection]]
 
 
 class LazyTextMime(QMimeData):
@@ -49,9 +54,11 @@ class LazyTextMime(QMimeData):
 class Selection:
     """From ``anchor`` (where the drag began) to ``cursor`` (where it is)."""
 
-    def __init__(self, items: ItemList, palette: Callable[[], QPalette]) -> None:
+    def __init__(self, items: ItemList, palette: Callable[[], QPalette],
+                 formulas: SelectedFormulas | None = None) -> None:
         self._list = items
         self._palette = palette
+        self._formulas = formulas
         self.anchor: Pos | None = None
         self.cursor: Pos | None = None
 
@@ -129,12 +136,16 @@ class Selection:
                     fmt.setForeground(self._palette().color(QPalette.ColorRole.HighlightedText))
                     s.format = fmt
                     out.append(s)
+                    units = self._list.items[index].units
+                    if self._formulas is not None and 0 <= n < len(units) and units[n].unit.math:
+                        out += self._formulas(doc, units[n].unit, start, stop, fmt.foreground().color())
         return out
 
     def selected_text(self) -> str:
         """The selected text. Whole messages come as their Markdown source
         (cheap, and what a user pasting a reply wants), the answer only,
-        without the thinking; partly selected ones as the text shown
+        without the thinking; partly selected ones as the text shown, a
+        formula as its TeX with its delimiters
         (unfolded thoughts included when the selection starts in them)."""
         sel = self.ordered()
         if sel is None:
@@ -168,9 +179,14 @@ class Selection:
                     continue
                 end = doc.characterCount() - 1
                 stop = b.char if (index, n) == (b.item, b.unit) else end
+                start, stop = max(0, min(start, end)), max(0, min(stop, end))
+                formulas = item.units[n].unit.math if 0 <= n < len(item.units) else ()
+                if formulas:  # formula images are copied as their TeX
+                    chunks.append(text_with_formulas(doc, start, stop, formulas))
+                    continue
                 cursor = QTextCursor(doc)
-                cursor.setPosition(max(0, min(start, end)))
-                cursor.setPosition(max(0, min(stop, end)), QTextCursor.MoveMode.KeepAnchor)
+                cursor.setPosition(start)
+                cursor.setPosition(stop, QTextCursor.MoveMode.KeepAnchor)
                 chunks.append(cursor.selection().toPlainText())
             parts.append("\n".join(chunks))
         return "\n\n".join(p for p in parts if p)

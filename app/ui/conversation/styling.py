@@ -16,7 +16,7 @@ from PyQt6.QtGui import QFont
 
 from app.ui.conversation.documents import DocumentFactory
 from app.ui.conversation.geometry import Metrics
-from app.ui.conversation.items import ITEM_GAP, Item, ItemList
+from app.ui.conversation.items import ITEM_GAP, Item, ItemList, UnitSlot
 from app.ui.conversation.render_results import Queue, RenderResults
 from app.ui.conversation.scrolling import ScrollKeeper
 from app.ui.conversation.virtualizer import LiveWindow
@@ -89,7 +89,10 @@ class ItemStyler:
         for u in item.units:
             if self._list.get(item.id) is not item:
                 return
-            if u.doc is not None and u.doc.defaultFont() != self._metrics.font:
+            if u.doc is not None and u.unit.math:  # formula images are drawn at the font's size
+                self._rebuild(u)
+                yield
+            elif u.doc is not None and u.doc.defaultFont() != self._metrics.font:
                 u.doc.setDefaultFont(self._metrics.font)
                 u.doc.setTextWidth(width)
                 u.height, u.measured_width = u.doc.size().height(), width
@@ -128,11 +131,16 @@ class ItemStyler:
             if self._list.get(item.id) is not item:
                 return
             if u.doc is not None and u.unit.kind != "plain":
-                built = self._docs.build_unit(u.unit)
-                old, u.doc, u.height, u.measured_width = u.doc, built.doc, built.height, built.measured_width
-                old.deleteLater()
+                self._rebuild(u)
                 self._repaint()
                 yield
+
+    def _rebuild(self, u: UnitSlot) -> None:
+        """A new document for ``u`` (new colours, or formula images at a new size)."""
+        built = self._docs.build_unit(u.unit)
+        old, u.doc, u.height, u.measured_width = u.doc, built.doc, built.height, built.measured_width
+        if old is not None:
+            old.deleteLater()
 
     # ------------------------------------------------------------------ width
 

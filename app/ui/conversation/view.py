@@ -81,9 +81,10 @@ from __future__ import annotations
 
 import logging
 
-from PyQt6.QtCore import QPointF, QSize, Qt, QTimer, QUrl, pyqtSignal
+from PyQt6.QtCore import QEvent, QPointF, QSize, Qt, QTimer, QUrl, pyqtSignal
 from PyQt6.QtGui import (
     QContextMenuEvent,
+    QHelpEvent,
     QKeyEvent,
     QKeySequence,
     QMouseEvent,
@@ -91,7 +92,7 @@ from PyQt6.QtGui import (
     QPaintEvent,
     QResizeEvent,
 )
-from PyQt6.QtWidgets import QAbstractScrollArea, QMenu, QScrollBar, QWidget
+from PyQt6.QtWidgets import QAbstractScrollArea, QMenu, QScrollBar, QToolTip, QWidget
 
 from app.core.conversation.model import Message
 from app.ui.conversation.damage import ViewportDamage
@@ -127,6 +128,7 @@ from app.ui.conversation.unit_window import UnitWindow
 from app.ui.conversation.view_actions import ViewActions
 from app.ui.conversation.virtualizer import LiveWindow
 from app.ui.misc import shortcuts
+from app.ui.misc.math_images import formula_at, formula_tip
 from app.ui.services.activity import traced
 from app.ui.services.render import RenderResult, RenderService
 from app.ui.services.slicer import TimeSlicer
@@ -181,7 +183,6 @@ class ChatView(QAbstractScrollArea):
         queue = self._slicer.queue
         self._visibility_timer = QTimer(self)
         self._visibility_timer.setSingleShot(True)
-        self._sel = Selection(self._list, self.palette)
         self._probe: ChatViewProbe | None = None
         self._damage = ViewportDamage(self._vp())
         self._scroll_value = 0   # the bar's value at the last scroll (how far the pixels move)
@@ -190,6 +191,7 @@ class ChatView(QAbstractScrollArea):
         self._thoughts = ThoughtsFold(self._find)
         self._metrics = Metrics(self.font(), lambda: self._vp().width())
         self._docs = DocumentFactory(self, self._metrics)
+        self._sel = Selection(self._list, self.palette, self._docs.selected_formulas)
         self._scroll = ScrollKeeper(self._list, self._bar(), lambda: self._vp().height())
         set_height = self._scroll.set_height
         self._stream = StreamingTail(self._docs, self._metrics, self._thoughts, self._find, self._render)
@@ -456,6 +458,25 @@ class ChatView(QAbstractScrollArea):
         painter.end()
 
     # ------------------------------------------------------------------ mouse and keys (``PointerGestures``)
+
+    def viewportEvent(self, event: QEvent | None) -> bool:
+        if isinstance(event, QHelpEvent) and event.type() == QEvent.Type.ToolTip:
+            tip = self.tooltip_at(QPointF(event.pos()))
+            if tip:
+                QToolTip.showText(event.globalPos(), tip, self._vp())
+            else:
+                QToolTip.hideText()
+            return True
+        return super().viewportEvent(event)
+
+    def tooltip_at(self, point: QPointF) -> str:
+        """The tooltip at viewport ``point``: over a formula shown as its
+        source, why it could not be typeset; over a formula, its TeX."""
+        hit = self._hits.at(point, self._bar().value(), self._vp().width(), details=False)
+        if hit is None or hit.doc is None or not 0 <= hit.unit < len(self._list.items[hit.index].units):
+            return ""
+        formula = formula_at(hit.doc, hit.at, self._list.items[hit.index].units[hit.unit].unit.math)
+        return "" if formula is None else formula_tip(formula)
 
     def mousePressEvent(self, event: QMouseEvent | None) -> None:
         if event is None or event.button() != Qt.MouseButton.LeftButton:

@@ -2,7 +2,9 @@
 
 The file is chosen on the GUI thread (a file dialog); reading, checking,
 writing and exporting run on the store thread (``StoreService``), so a large
-export or import never blocks the window. Results and errors come back as one
+export or import never blocks the window; a web page or a PDF is made by a
+child process (``export_process``): typesetting math and Qt's text work hold
+the GIL. Results and errors come back as one
 plain sentence.
 
 Threading rule: GUI thread only.
@@ -20,6 +22,9 @@ from PyQt6.QtCore import QCoreApplication
 from PyQt6.QtWidgets import QFileDialog, QWidget
 
 from app.core.store import exchange
+from app.core.store.exchange import export_html
+from app.ui.dialogs.export_process import ExportProcess
+from app.ui.misc import theme
 from app.ui.services.store import StoreService
 
 
@@ -36,12 +41,31 @@ def _write_atomically(path: Path, write: Callable[[Any], tuple[int, int]]) -> tu
         raise
 
 
+def _writer(suffix: str) -> Callable[[Any, list[str] | None, Any], tuple[int, int]]:
+    if suffix in (".md", ".markdown"):
+        return exchange.write_markdown
+    if suffix in (".html", ".htm"):
+        colours = export_html.DARK if theme.current().is_dark else export_html.LIGHT
+        return lambda s, ids, out: exchange.write_html(s, ids, out, colours)
+    return exchange.write_json
+
+
 def export_to(
-    store: StoreService, path: Path, conversation_ids: list[str] | None, done: Callable[[str], None]
+    store: StoreService,
+    path: Path,
+    conversation_ids: list[str] | None,
+    done: Callable[[str], None],
+    process: ExportProcess | None = None,
 ) -> None:
-    """Export to ``path`` (Markdown for .md, JSON otherwise); ``done(message)``."""
-    markdown = path.suffix.lower() in (".md", ".markdown")
-    writer = exchange.write_markdown if markdown else exchange.write_json
+    """Export to ``path`` (Markdown for .md, JSON otherwise) on the store
+    thread; a web page (.html, in the window's theme) or a PDF (.pdf)
+    through ``process`` (a child process; without one, a web page is
+    written on the store thread too); ``done(message)``."""
+    suffix = path.suffix.lower()
+    if suffix == ".pdf" or (suffix in (".html", ".htm") and process is not None):
+        _export_in_process(store, path, conversation_ids, done, process, "pdf" if suffix == ".pdf" else "html")
+        return
+    writer = _writer(suffix)
 
     def job(s: Any) -> str:
         try:
@@ -58,6 +82,21 @@ def export_to(
             message or QCoreApplication.translate("ExchangeActions", "Export failed: the history is not available")
         ),
     )
+
+
+def _export_in_process(
+    store: StoreService, path: Path, conversation_ids: list[str] | None, done: Callable[[str], None],
+    process: ExportProcess | None, fmt: str,
+) -> None:
+    colours = "dark" if fmt == "html" and theme.current().is_dark else "light"
+
+    def start(db: Path | None) -> None:
+        if process is None or db is None:
+            done(QCoreApplication.translate("ExchangeActions", "Export failed: the history is not available"))
+        elif not process.start(db, path, conversation_ids, done, fmt, colours):
+            done(QCoreApplication.translate("ExchangeActions", "An export is already running."))
+
+    store.read(lambda s: s.path, start)  # after every write queued before it
 
 
 def import_from(store: StoreService, path: Path, done: Callable[[str, bool], None]) -> None:
@@ -83,11 +122,16 @@ def import_from(store: StoreService, path: Path, done: Callable[[str, bool], Non
 
 
 def ask_export_path(parent: QWidget, suggested: str) -> Path | None:
+    filters = [
+        QCoreApplication.translate("ExchangeActions", "Markdown (*.md)"),
+        QCoreApplication.translate("ExchangeActions", "Rill JSON (*.json)"),
+        QCoreApplication.translate("ExchangeActions", "Web page (*.html)"),
+        QCoreApplication.translate("ExchangeActions", "PDF (*.pdf)"),
+    ]
+    suffix = Path(suggested).suffix.lower()
+    initial = next((f for f in filters if f"*{suffix})" in f), filters[0])
     path, _ = QFileDialog.getSaveFileName(
-        parent,
-        QCoreApplication.translate("ExchangeActions", "Export"),
-        suggested,
-        QCoreApplication.translate("ExchangeActions", "Markdown (*.md);;Rill JSON (*.json)"),
+        parent, QCoreApplication.translate("ExchangeActions", "Export"), suggested, ";;".join(filters), initial
     )
     return Path(path) if path else None
 

@@ -16,6 +16,7 @@ from app.core.conversation.deletion import MessageDeletion
 from app.core.conversation.model import Conversation
 from app.ui.conversation.controller import ChatController
 from app.ui.dialogs import exchange as exchange_actions
+from app.ui.dialogs.export_process import ExportProcess
 from app.ui.services.library import ConversationLibrary
 from app.ui.services.store import StoreService
 from app.ui.sidebar.sidebar import Sidebar
@@ -41,6 +42,8 @@ class LibraryWiring(QObject):
         super().__init__(parent)
         self._chat = chat
         self._store = store
+        #: Web page and PDF exports run here (a child process, one at a time).
+        self._exports = ExportProcess(self)
         self._library = library
         self._sidebar = sidebar
         self._undo_bar = undo_bar
@@ -62,6 +65,7 @@ class LibraryWiring(QObject):
         self._sidebar.pin_requested.connect(self._on_pin_requested)
         self._sidebar.export_requested.connect(self.export_conversation)
         self._chat.message_deleted.connect(self._on_message_deleted)
+        self._exports.progressed.connect(self._on_export_progressed)
 
     # -- what the window's menus ask for ---------------------------------------------
 
@@ -111,20 +115,24 @@ class LibraryWiring(QObject):
             else:
                 self._chat.new_chat()
 
-    def export_conversation(self, conversation_id: str) -> None:
-        """Ask where, then write the conversation as Markdown."""
+    def export_conversation(self, conversation_id: str, suffix: str = ".md") -> None:
+        """Ask where, then write the conversation (Markdown, JSON, HTML or PDF: the file's type)."""
         conv = self._library.open.get(conversation_id)
         title = (conv.title if conv is not None else "") or "conversation"
         safe = "".join(c if c.isalnum() or c in " -_" else "_" for c in title)[:60].strip() or "conversation"
-        path = exchange_actions.ask_export_path(self._window, f"{safe}.md")
+        path = exchange_actions.ask_export_path(self._window, f"{safe}{suffix}")
         if path is not None:
-            exchange_actions.export_to(self._store, path, [conversation_id], self._on_exchange_done)
+            exchange_actions.export_to(self._store, path, [conversation_id], self._on_exchange_done, self._exports)
+
+    def stop_exports(self) -> None:
+        """The window closes: an export still running ends with it."""
+        self._exports.stop()
 
     def export_all(self) -> None:
         """Ask where, then write every conversation (JSON)."""
         path = exchange_actions.ask_export_path(self._window, "rill-conversations.json")
         if path is not None:
-            exchange_actions.export_to(self._store, path, None, self._on_exchange_done)
+            exchange_actions.export_to(self._store, path, None, self._on_exchange_done, self._exports)
 
     def import_conversations(self) -> None:
         """Ask for a file, then import its conversations (as copies)."""
@@ -191,6 +199,11 @@ class LibraryWiring(QObject):
 
     def _on_message_deleted(self, what: str, deletion: MessageDeletion) -> None:
         self._undo_bar.offer(what, lambda: self._chat.undo_delete(deletion))
+
+    def _on_export_progressed(self, percent: int) -> None:
+        self._status_bar.showMessage(
+            QCoreApplication.translate("MainWindow", "Exporting… {percent}%").format(percent=percent), 10000
+        )
 
     def _on_exchange_done(self, message: str) -> None:
         self._status_bar.showMessage(message, 10000)

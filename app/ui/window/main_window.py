@@ -212,6 +212,12 @@ class MainWindow(QMainWindow):
         self.menus.export_action.triggered.connect(
             lambda: self.library_wiring.export_conversation(self.chat.conversation.id)
         )
+        self.menus.export_html_action.triggered.connect(
+            lambda: self.library_wiring.export_conversation(self.chat.conversation.id, ".html")
+        )
+        self.menus.export_pdf_action.triggered.connect(
+            lambda: self.library_wiring.export_conversation(self.chat.conversation.id, ".pdf")
+        )
         self.menus.export_all_action.triggered.connect(self.library_wiring.export_all)
         self.menus.import_action.triggered.connect(self.library_wiring.import_conversations)
         self.menus.regenerate_action.triggered.connect(self._on_regenerate_triggered)
@@ -354,6 +360,7 @@ class MainWindow(QMainWindow):
             return
         services = self.services
         self.undo_bar.commit()
+        self.library_wiring.stop_exports()
         self.chat.stop()
         services.request_shutdown()
         if not services.wait(CLOSE_WAIT_MS):

@@ -71,3 +71,55 @@ def test_a_new_theme_rebuilds_the_code_documents_near_the_viewport(qapp) -> None
     p.styler.restyle()
     p.run()
     assert item.units[0].doc is not None and item.units[0].doc is not old
+
+
+def _math_item(p: Parts):  # type: ignore[no-untyped-def]
+    from app.core.render.blocks import render_units
+
+    msg = Message("assistant", "A formula $x^2 + y^2$ here.")
+    p.rows.add_messages([msg])
+    p.live.update()
+    (job, _prio), = p.render.jobs
+    p.results.on_rendered(RenderResult(job, render_units(msg.content)))
+    p.live.update()
+    p.run()
+    return p.item(msg)
+
+
+def _image_size(doc) -> tuple[int, int]:  # type: ignore[no-untyped-def]
+    from PyQt6.QtCore import QUrl
+    from PyQt6.QtGui import QTextDocument
+
+    cursor_fmt = None
+    block = doc.begin()
+    it = block.begin()
+    while not it.atEnd():
+        fmt = it.fragment().charFormat()
+        if fmt.isImageFormat():
+            cursor_fmt = fmt.toImageFormat()
+        it += 1
+    assert cursor_fmt is not None
+    image = doc.resource(QTextDocument.ResourceType.ImageResource.value, QUrl(cursor_fmt.name()))
+    return image.width(), image.pixelColor(*_first_ink(image)).name()
+
+
+def _first_ink(image) -> tuple[int, int]:  # type: ignore[no-untyped-def]
+    return next((x, y) for y in range(image.height()) for x in range(image.width()) if image.pixelColor(x, y).alpha() == 255)
+
+
+def test_zoom_and_theme_redraw_the_formula_images(qapp, monkeypatch) -> None:
+    from app.ui.misc import theme
+
+    monkeypatch.setattr(theme, "_current", theme.LIGHT)
+    p = Parts()
+    item = _math_item(p)
+    width, colour = _image_size(item.units[0].doc)
+    p.styler.set_zoom(2.0)
+    p.run()
+    bigger, _ = _image_size(item.units[0].doc)
+    assert bigger > 1.8 * width
+    assert colour == theme.LIGHT.colors["text"]
+    monkeypatch.setattr(theme, "_current", theme.DARK)
+    p.styler.restyle()
+    p.run()
+    assert _image_size(item.units[0].doc)[1] == theme.DARK.colors["text"]

@@ -340,6 +340,40 @@ def test_only_one_local_generation_at_a_time_is_said_clearly(qtbot, make_window)
     chat.stop()
 
 
+def test_export_html_and_pdf_from_the_window(qtbot, make_window, tmp_path: Path) -> None:
+    from app.ui.dialogs import exchange as exchange_actions
+    from app.ui.dialogs.export_process import ExportProcess
+
+    window = make_window(scripted(rate=3000, n_tokens=20))
+    wait_store_open(qtbot, window)
+    finished_reply(qtbot, window, "export me $x^2$ 界面")
+    conv_id = window.chat.conversation.id
+    messages: list[str] = []
+    page, pdf = tmp_path / "one.html", tmp_path / "one.pdf"
+    exchange_actions.export_to(window.store, page, [conv_id], messages.append)
+    qtbot.waitUntil(lambda: len(messages) == 1, timeout=10000)
+    assert messages[0].startswith("Exported 1 conversation"), messages
+    html = page.read_text(encoding="utf-8")
+    assert "export me $x^2$ 界面" in html and "<script" not in html  # a prompt is shown as typed
+    process = ExportProcess(window)
+    percents: list[int] = []
+    process.progressed.connect(percents.append)
+    with qtbot.waitSignal(process.finished, timeout=60000) as blocker:
+        exchange_actions.export_to(window.store, pdf, [conv_id], messages.append, process)
+        qtbot.waitUntil(lambda: process.running, timeout=10000)
+        assert not process.start(Path("x.db"), pdf, None)  # one at a time
+    assert blocker.args == [f"Exported to {pdf}"]
+    assert pdf.read_bytes().startswith(b"%PDF")
+    assert messages[-1] == f"Exported to {pdf}"
+    assert percents and percents[-1] == 100 and percents == sorted(percents)
+    # With the process, a web page is made there too (typesetting never loads the window's process).
+    other = tmp_path / "two.html"
+    with qtbot.waitSignal(process.finished, timeout=60000) as blocker:
+        exchange_actions.export_to(window.store, other, [conv_id], messages.append, process)
+    assert blocker.args == [f"Exported to {other}"]
+    assert "export me $x^2$ 界面" in other.read_text(encoding="utf-8")
+
+
 def test_export_and_import_from_the_window(qtbot, make_window, tmp_path: Path) -> None:
     from app.ui.dialogs import exchange as exchange_actions
 

@@ -22,13 +22,15 @@ store is imported as a copy with new ids: nothing is ever overwritten.
 
 The package: ``errors``, ``export_json`` (what to export, the JSON format),
 ``export_markdown`` (the one Markdown exporter: File › Export and Edit ›
-Copy), ``validate`` (reading and checking a document), ``locate`` (a JSON
+Copy), ``export_html`` (one self-contained page, math as inline SVG; the
+PDF export prints it), ``validate`` (reading and checking a document), ``locate`` (a JSON
 path's line and column), ``importer`` (writing it). They are typed against
 the small ``StoreReader`` / ``StoreWriter`` protocols, which ``Store`` meets.
 """
 
 from app.core.conversation.model import current_path
 from app.core.store.exchange.errors import ExchangeError, ImportFormatError, UnknownConversationError
+from app.core.store.exchange.export_html import html_page, write_html
 from app.core.store.exchange.export_json import (
     FORMAT_NAME,
     FORMAT_VERSION,
@@ -67,6 +69,7 @@ __all__ = [
     "export_json",
     "export_markdown",
     "format_path",
+    "html_page",
     "import_json",
     "import_parsed",
     "line_column",
@@ -74,6 +77,7 @@ __all__ = [
     "message_to_dict",
     "parse_export",
     "resolve_conversations",
+    "write_html",
     "write_json",
     "write_markdown",
 ]
