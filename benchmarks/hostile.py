@@ -149,7 +149,7 @@ def _router(models: Callable[[Exchange], None], chat: Callable[[Exchange], None]
     return handler
 
 
-def run_one(name: str, timeout_s: float = 90.0) -> dict[str, Any]:
+def run_one(name: str, timeout_s: float = 90.0, tree: str = "") -> dict[str, Any]:
     _what, models, chat = SCENARIOS[name]
     with HostileServer(_router(models, chat)) as server, tempfile.TemporaryDirectory() as home:
         env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=f"{home}/config",
@@ -158,7 +158,7 @@ def run_one(name: str, timeout_s: float = 90.0) -> dict[str, Any]:
                "--api-model", "m", "--stall-timeout", str(STALL_S), "--prompt", "hello",
                "--timeout-s", str(timeout_s)]
         t0 = time.monotonic()
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=tree or None)
         out, err = proc.communicate(timeout=timeout_s + 60)
         wall = time.monotonic() - t0
     try:
@@ -183,12 +183,12 @@ def run_one(name: str, timeout_s: float = 90.0) -> dict[str, Any]:
     }
 
 
-def peak_rss_mb(name: str, timeout_s: float = 90.0) -> tuple[dict[str, Any], float]:
+def peak_rss_mb(name: str, timeout_s: float = 90.0, tree: str = "") -> tuple[dict[str, Any], float]:
     """``run_one`` in a child of a fresh process, so that ``RUSAGE_CHILDREN``'s
     peak is this doctor's own."""
     code = (
         "import json, resource, sys; from benchmarks.hostile import run_one; "
-        f"r = run_one({name!r}, {timeout_s}); "
+        f"r = run_one({name!r}, {timeout_s}, {tree!r}); "
         "r['peak_rss_mb'] = round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1); "
         "print(json.dumps(r))"
     )
@@ -223,11 +223,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("docs/perf"))
     parser.add_argument("--only", default="", help="comma-separated scenario names")
+    parser.add_argument("--tree", default="", help="the checkout whose app the doctor runs (default: this one)")
     args = parser.parse_args(argv)
     names = [n for n in SCENARIOS if not args.only or n in args.only.split(",")]
     results = []
     for name in names:
-        result, _peak = peak_rss_mb(name)
+        result, _peak = peak_rss_mb(name, tree=args.tree)
         results.append(result)
         print(f"{name}: peak {result['peak_rss_mb']} MB, max lag {result['lag_max_ms']} ms, "
               f"{result['wall_s']} s, {result['error'][:100] or result['finish_reason']}", flush=True)
