@@ -135,7 +135,7 @@ def create_window(
     if backend is not None:
         window.expect_load(description, backend, remember=False)
     window.chat.load_model(factory, description)
-    window.chat.model_ready.connect(lambda _info: collector.freeze_long_lived())  # the model's objects too
+    collector.freeze_after_first(window.chat.model_ready)  # the first model's modules too
     QTimer.singleShot(0, lambda: warm_up(window))
     return window
 

@@ -25,3 +25,18 @@ def test_objects_alive_now_are_frozen_and_later_ones_are_not(monkeypatch) -> Non
         assert later
     finally:
         gc.unfreeze()  # a test process must not keep them
+
+
+def test_freeze_after_first_freezes_once(qtbot, monkeypatch) -> None:
+    from PyQt6.QtCore import QObject, pyqtSignal
+
+    class Source(QObject):
+        ready = pyqtSignal(object)
+
+    calls: list[int] = []
+    monkeypatch.setattr(collector, "freeze_long_lived", lambda: calls.append(1) or 0)
+    source = Source()
+    collector.freeze_after_first(source.ready)
+    source.ready.emit(None)
+    source.ready.emit(None)
+    assert calls == [1], "a model loaded later leaves its conversation collectable"
