@@ -134,9 +134,14 @@ class StreamingTail:
         scan.feed(content)
         scan.forget_before(item.committed)
         cuts = scan.cuts_after(content, item.committed)
-        if cuts and item.plain_block:  # the long block ended: the rest of it, plain
-            item.plain_block = False
-            self._commit(item, "stream_plain", cuts[0])
+        if cuts and item.plain_block:  # the long block ended: the rest of it, plain, in bounded commits
+            end = cuts[0]
+            if end - item.committed > COMMIT_MAX_CHARS:
+                end = blocks.settled_plain_end(content[: cuts[0]], item.committed, COMMIT_MAX_CHARS)
+            if end <= item.committed or end >= cuts[0]:
+                end = cuts[0]
+                item.plain_block = False
+            self._commit(item, "stream_plain", end)
             return
         if cuts:  # whole blocks; a burst of them in bounded commits (the tail's front is cut at once)
             within = bisect.bisect_right(cuts, item.committed + COMMIT_MAX_CHARS)

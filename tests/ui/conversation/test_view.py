@@ -301,3 +301,35 @@ def test_a_finished_long_reply_leaves_no_document_behind(qtbot, view) -> None:
     qtbot.waitUntil(lambda: len(view.findChildren(QTextDocument)) <= view.probe.live_document_count() + 1)
     assert view.probe.live_document_count() < 60, "only the units near the viewport hold documents"
     assert view._item(msg.id).tail is None
+
+
+def test_a_burst_of_text_is_committed_in_bounded_pieces(qtbot, view, monkeypatch) -> None:
+    """A long block and the blocks after it arriving at once (a fast server,
+    a backlog) are committed at most about COMMIT_MAX_CHARS at a time: each
+    commit's text is cut off the tail's front in one Qt call."""
+    from app.core.render.blocks import PLAIN_PIECE
+    from app.ui.conversation.streaming import COMMIT_MAX_CHARS
+
+    sizes: list[int] = []
+    request = view._render.request
+
+    def recorded(job, priority=0):
+        sizes.append(len(job.text))
+        request(job, priority)
+
+    monkeypatch.setattr(view._render, "request", recorded)
+    block = "".join(f"line {k:05d} of a long block\n" for k in range(3000))  # ~84 KB, one block
+    rest = "\n\n".join(f"Paragraph {k}." for k in range(2000))  # ~30 KB of short blocks
+    msg = Message("assistant", status=MessageStatus.STREAMING)
+    view.add_message(msg)
+    for piece in (block[:20_000], block[20_000:] + "\n" + rest):
+        msg.append(piece)
+        view.append_stream(msg.id, piece)
+    item = view._item(msg.id)
+    qtbot.waitUntil(lambda: item.committed >= len(block) + 20_000, timeout=20000)
+    stream_sizes = sizes[:]
+    assert stream_sizes and max(stream_sizes) <= COMMIT_MAX_CHARS + PLAIN_PIECE, stream_sizes
+    msg.status = MessageStatus.COMPLETE
+    with qtbot.waitSignal(view.message_settled, timeout=20000, check_params_cb=lambda mid: mid == msg.id):
+        view.finish_stream(msg.id)
+    assert view.probe.message_text(msg.id).startswith("line 00000 of a long block\nline 00001")
