@@ -10,6 +10,8 @@ Threading rule: GUI thread only.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 from collections.abc import Callable, Iterator
 
 from PyQt6.QtCore import QRectF
@@ -136,6 +138,9 @@ class Metrics:
         return PAD_Y + self.header_height(item) + body + self.footer_height(item) + PAD_Y
 
 
+#: Messages with more units than this skip the rows above a painted band (``ItemLayout.rows``).
+SKIP_ROWS_MIN = 64
+
 #: A row of an item's body: (unit index, document, height, unit or None for the
 #: tail and the thoughts, top y). Unit index -1 is the unfolded thoughts,
 #: len(units) the streaming tail.
@@ -159,10 +164,14 @@ class ItemLayout:
         self._think_label = think_label
         self._actions = actions
 
-    def rows(self, item: Item, y: float, units: list[UnitSlot] | None = None) -> Iterator[Row]:
+    def rows(self, item: Item, y: float, units: list[UnitSlot] | None = None,
+             skip_to: float | None = None) -> Iterator[Row]:
         """Each part of ``item``'s body, the first at ``y``: the unfolded
         thoughts (no document while being built), the units (``units``
-        instead of the item's own: where they would be), the tail."""
+        instead of the item's own: where they would be), the tail.
+        ``skip_to``: leave out the units that end above that y (a long
+        message painted near its end: their heights are summed at C speed,
+        with no row made for each)."""
         think = item.think
         if think is not None and think.expanded:
             height = self._metrics.thoughts_height(think, self._metrics.content_width())
@@ -170,7 +179,14 @@ class ItemLayout:
             y += height + UNIT_GAP
         if units is None:
             units = item.units
-        for n, u in enumerate(units):
+        start = 0
+        if skip_to is not None and len(units) > SKIP_ROWS_MIN and skip_to > y:
+            steps = [u.height + (0.0 if nxt.unit.cont else UNIT_GAP) for u, nxt in itertools.pairwise(units)]
+            tops = list(itertools.accumulate(steps, initial=y))
+            start = max(0, bisect.bisect_right(tops, skip_to) - 1)
+            y = tops[start]
+        for n in range(start, len(units)):
+            u = units[n]
             yield n, u.doc, u.height, u, y
             y += u.height + gap_after(units, n)
         if item.tail is not None and not item.tail.isEmpty():

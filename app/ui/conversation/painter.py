@@ -108,7 +108,7 @@ class ItemPainter:
             painter.setPen(self.muted_text())
             painter.drawText(QPointF(PAD_X, y + QFontMetricsF(m.small).ascent()), self._think_label(item))
             y += m.think_header_height(item)
-        for n, doc, height, unit, uy in self._layout.rows(item, y):
+        for n, doc, height, unit, uy in self._layout.rows(item, y, skip_to=c0):
             if uy > c1:
                 break
             if uy + height >= c0 and doc is not None:

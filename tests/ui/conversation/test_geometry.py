@@ -36,3 +36,19 @@ def test_rows_follow_each_other_and_the_footer_lists_the_actions(qapp) -> None:
     kinds = [k for k, _t, _r in layout.footer_layout(item, 0.0)]
     assert kinds == ["action:copy", "action:edit"]
     assert layout.think_header_rect(0) is None
+
+
+def test_rows_can_skip_the_units_above_a_band_and_give_the_same_rows_from_there(qapp) -> None:
+    from app.ui.conversation.geometry import SKIP_ROWS_MIN
+
+    units = [UnitSlot(Unit("code", "<pre>x</pre>", cont=n % 3 == 2), None, 10.0 + n % 7, 500.0)
+             for n in range(SKIP_ROWS_MIN * 3)]
+    item = Item("m", "assistant", None, units=units)
+    layout = ItemLayout(ItemList(), Metrics(QFont(), lambda: 500), lambda _i: "", lambda _i: [])
+    every = list(layout.rows(item, 5.0))
+    for band_top in (0.0, 5.0, 300.0, 1234.5, every[-1][4] + 1.0, 1e9):
+        skipped = list(layout.rows(item, 5.0, skip_to=band_top))
+        first = skipped[0][0]
+        assert skipped == every[first:], "the same rows, at the same places, from the first one shown"
+        assert all(y + h < band_top for _n, _d, h, _u, y in every[:first]), "only rows wholly above are left out"
+        assert first == 0 or every[first][4] <= band_top
