@@ -183,9 +183,9 @@ def run_one(name: str, timeout_s: float = 90.0, tree: str = "") -> dict[str, Any
     }
 
 
-def peak_rss_mb(name: str, timeout_s: float = 90.0, tree: str = "") -> tuple[dict[str, Any], float]:
+def with_peak_rss(name: str, timeout_s: float = 90.0, tree: str = "") -> dict[str, Any]:
     """``run_one`` in a child of a fresh process, so that ``RUSAGE_CHILDREN``'s
-    peak is this doctor's own."""
+    peak (``peak_rss_mb``) is this doctor's own."""
     code = (
         "import json, resource, sys; from benchmarks.hostile import run_one; "
         f"r = run_one({name!r}, {timeout_s}, {tree!r}); "
@@ -194,8 +194,8 @@ def peak_rss_mb(name: str, timeout_s: float = 90.0, tree: str = "") -> tuple[dic
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout_s + 120,
                           cwd=Path(__file__).resolve().parents[1])
-    result = json.loads(done.stdout.strip().splitlines()[-1])
-    return result, result["peak_rss_mb"]
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
 
 
 def report(results: list[dict[str, Any]]) -> str:
@@ -228,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
     names = [n for n in SCENARIOS if not args.only or n in args.only.split(",")]
     results = []
     for name in names:
-        result, _peak = peak_rss_mb(name, tree=args.tree)
+        result = with_peak_rss(name, tree=args.tree)
         results.append(result)
         print(f"{name}: peak {result['peak_rss_mb']} MB, max lag {result['lag_max_ms']} ms, "
               f"{result['wall_s']} s, {result['error'][:100] or result['finish_reason']}", flush=True)

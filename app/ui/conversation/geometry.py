@@ -138,6 +138,13 @@ class Metrics:
         return PAD_Y + self.header_height(item) + body + self.footer_height(item) + PAD_Y
 
 
+def unit_tops(units: list[UnitSlot], y: float) -> list[float]:
+    """The y of each of ``units``, the first at ``y``, as ``ItemLayout.rows``
+    places them: a running sum at C speed, no Python call per unit."""
+    steps = [u.height + (0.0 if nxt.unit.cont else UNIT_GAP) for u, nxt in itertools.pairwise(units)]
+    return list(itertools.accumulate(steps, initial=y))
+
+
 #: Messages with more units than this skip the rows above a painted band (``ItemLayout.rows``).
 SKIP_ROWS_MIN = 64
 
@@ -181,8 +188,7 @@ class ItemLayout:
             units = item.units
         start = 0
         if skip_to is not None and len(units) > SKIP_ROWS_MIN and skip_to > y:
-            steps = [u.height + (0.0 if nxt.unit.cont else UNIT_GAP) for u, nxt in itertools.pairwise(units)]
-            tops = list(itertools.accumulate(steps, initial=y))
+            tops = unit_tops(units, y)
             start = max(0, bisect.bisect_right(tops, skip_to) - 1)
             y = tops[start]
         for n in range(start, len(units)):

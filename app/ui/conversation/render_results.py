@@ -84,19 +84,22 @@ class RenderResults:
     def _apply_stream(self, item: Item, job: RenderJob, units: tuple[Unit, ...]) -> Iterator[None]:
         """Build the new units' documents (a slice each), then swap them in for
         the same text at the start of the tail in one step."""
+        def superseded() -> bool:
+            return not item.streaming or self._list.get(item.id) is not item or job.token != item.committed
+
         built: list[UnitSlot] = []
         try:
             for unit in units:
                 yield from self._docs.prepare(unit)  # formula images, one per step
-                if not item.streaming or self._list.get(item.id) is not item:
+                if superseded():
                     return
                 built.append(self._docs.build_unit(unit))
                 yield
-            if not item.streaming or self._list.get(item.id) is not item or job.token != item.committed:
+            if superseded():
                 return
         finally:
-            if not item.streaming or self._list.get(item.id) is not item or job.token != item.committed:
-                _delete_docs(built)  # superseded: nobody will hold them
+            if superseded():
+                _delete_docs(built)  # nobody will hold them
         assert item.message is not None
         item.units.extend(built)
         item.committed += len(job.text)

@@ -15,10 +15,9 @@ Plain Python over the item's rows; GUI thread only.
 from __future__ import annotations
 
 import bisect
-import itertools
 from collections.abc import Callable
 
-from app.ui.conversation.geometry import ItemLayout, Metrics
+from app.ui.conversation.geometry import ItemLayout, Metrics, unit_tops
 from app.ui.conversation.items import KEEP_MARGIN, LIVE_ABOVE, LIVE_BELOW, UNIT_GAP, Item, ItemList, UnitSlot
 
 #: Messages with at most this many units keep a document for each (the
@@ -73,13 +72,12 @@ class UnitWindow:
         return k
 
     def _tops(self, item: Item, slots: list[UnitSlot], index: int) -> list[float]:
-        """The content y of each unit (a C-speed running sum: no Python call per unit)."""
+        """The content y of each unit (below the unfolded thoughts)."""
         y = self._layout.body_top(index)
         think = item.think
         if think is not None and think.expanded:
             y += self._metrics.thoughts_height(think, self._metrics.content_width()) + UNIT_GAP
-        steps = [u.height + (0.0 if nxt.unit.cont else UNIT_GAP) for u, nxt in itertools.pairwise(slots)]
-        return list(itertools.accumulate(steps, initial=y))
+        return unit_tops(slots, y)
 
     def _spans(self, item: Item, units: list[UnitSlot] | None = None) -> tuple[range, range]:
         slots = item.units if units is None else units

@@ -9,7 +9,6 @@ import pytest
 from app.core.base import settings
 from app.core.hub.recommended import Recommended
 from app.ui.hub.offer import DISMISSED_KEY, DemoModelOffer
-from app.ui.services.background import join_background_threads
 
 
 @pytest.fixture
@@ -34,8 +33,7 @@ def test_offered_for_the_demo_model_and_dismissed_for_good(qtbot, demo: Path) ->
     assert offer.isHidden() and settings.load_settings()[DISMISSED_KEY] is True
     offer.offered = None
     offer.model_loaded(str(demo))
-    assert join_background_threads(5.0)
-    qtbot.wait(50)  # the (empty) answer's delivery
+    qtbot.waitUntil(lambda: not offer._calls.busy, timeout=5000)  # the (empty) answer was delivered
     assert offer.isHidden() and offer.offered is None
 
 
@@ -44,8 +42,7 @@ def test_not_offered_for_another_model(qtbot, demo: Path, tmp_path: Path) -> Non
     qtbot.addWidget(offer)
     offer.model_loaded(str(tmp_path / "Qwen3-8B-Q4_K_M.gguf"))
     offer.model_loaded("")
-    assert join_background_threads(5.0)
-    qtbot.wait(50)
+    qtbot.waitUntil(lambda: not offer._calls.busy, timeout=5000)  # the last answer was delivered
     assert offer.isHidden() and offer.offered is None
 
 
