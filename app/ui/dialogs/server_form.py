@@ -109,7 +109,6 @@ class ServerForm(QWidget):
         self.key_problem.setTextFormat(Qt.TextFormat.PlainText)
         self.key_problem.setAccessibleName(QCoreApplication.translate("ServersDialog", "Problem with the API key"))
         set_tone(self.key_problem, STATUS_STYLES["error"])
-        self.key_problem.hide()
         self.login_note = QLabel()
         self.login_note.setWordWrap(True)
         self.login_note.setAccessibleName(QCoreApplication.translate("ServersDialog", "About the login in the URL"))
@@ -124,7 +123,6 @@ class ServerForm(QWidget):
         login_row.addWidget(self.forget_login_button)
         self.login_row = QWidget()
         self.login_row.setLayout(login_row)
-        self.login_row.hide()
         self.model_combo = QComboBox()
         self.model_combo.setEditable(True)
         self.model_combo.setAccessibleName(QCoreApplication.translate("ServersDialog", "Default model"))
@@ -167,7 +165,7 @@ class ServerForm(QWidget):
         set_tone(self.error_label, STATUS_STYLES["error"])
         self.error_label.hide()
 
-        form = QFormLayout()
+        form = self._form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         form.addRow(QCoreApplication.translate("ServersDialog", "&Name:"), self.name_edit)
         form.addRow(QCoreApplication.translate("ServersDialog", "&Kind:"), self.kind_combo)
@@ -179,6 +177,8 @@ class ServerForm(QWidget):
         form.addRow(key_label, key_row)
         form.addRow("", self.key_note)
         form.addRow("", self.key_problem)
+        form.setRowVisible(self.login_row, False)  # rows, not only their fields: no empty gap
+        form.setRowVisible(self.key_problem, False)
         model_label = QLabel(QCoreApplication.translate("ServersDialog", "Default &model:"))
         model_label.setBuddy(self.model_combo)
         form.addRow(model_label, model_row)
@@ -231,7 +231,7 @@ class ServerForm(QWidget):
 
     def show_login(self, draft: ServerDraft) -> None:
         """Whether the keyring keeps a login for ``draft``'s address, and Forget."""
-        self.login_row.setVisible(draft.url_login)
+        self._form.setRowVisible(self.login_row, draft.url_login)
         self.forget_login_button.setEnabled(not draft.forget_login)
         self.login_note.setText(
             QCoreApplication.translate("ServersDialog", "The login will be forgotten when you save.")
@@ -248,9 +248,9 @@ class ServerForm(QWidget):
             validate_api_key(text)
         except ServerConfigError as exc:
             self.key_problem.setText(str(exc))
-            self.key_problem.show()
+            self._form.setRowVisible(self.key_problem, True)
         else:
-            self.key_problem.hide()
+            self._form.setRowVisible(self.key_problem, False)
 
     def fill_models(self, draft: ServerDraft) -> None:
         """The default model's choices (the server's models) and its text."""
