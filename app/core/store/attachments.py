@@ -18,6 +18,7 @@ from typing import Any
 
 from app.core.attachments.chunking import Chunk
 from app.core.attachments.context import Source
+from app.core.attachments.plan import Budget, PromptPlan, plan_prompt
 from app.core.attachments.record import Attachment, AttachmentKind, AttachmentMode, Extracted
 from app.core.store import chunks as _chunks
 from app.core.store.writes import WritingStore, _Op
@@ -138,6 +139,29 @@ class AttachmentRecords(WritingStore):
         rows = self.conn.execute("SELECT message_id, sources FROM reply_sources WHERE conversation_id = ?",
                                  (conversation_id,)).fetchall()
         return {mid: _chunks.sources_from_json(text) for mid, text in rows}
+
+    def plan_question(
+        self, conversation_id: str, path: Sequence[tuple[str, str]], question_id: str, question: str, budget: Budget,
+    ) -> PromptPlan:
+        """The prompt plan for ``question`` (``app.core.attachments.plan``): the
+        path's whole attachments with their texts, and the retrieval chunks
+        that best match it."""
+        on_path = {mid for mid, _ in path}
+        attached: dict[str, list[Attachment]] = {}
+        any_retrieved = False
+        for mid, att in self.load_attachments(conversation_id):
+            any_retrieved = any_retrieved or att.mode is AttachmentMode.RETRIEVED
+            if mid in on_path:
+                attached.setdefault(mid, []).append(att)
+        texts: dict[str, Extracted] = {}
+        for atts in attached.values():
+            for a in atts:
+                if a.mode is AttachmentMode.WHOLE and a.sha256 and a.sha256 not in texts:
+                    text = self.load_text(a.sha256)
+                    if text is not None:
+                        texts[a.sha256] = text
+        retrieved = self.retrieve(conversation_id, question) if any_retrieved else []
+        return plan_prompt(path, attached, texts, question_id, retrieved, budget)
 
     def blob_count(self) -> int:
         return int(self.conn.execute("SELECT count(*) FROM blobs").fetchone()[0])

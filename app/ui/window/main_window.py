@@ -35,6 +35,7 @@ from app.ui.misc.theme import mark_window, theme_manager
 from app.ui.services.lifecycle import AppServices
 from app.ui.sidebar.sidebar import Sidebar
 from app.ui.window.appearance_menu import AppearanceControls
+from app.ui.window.attachments import AttachmentWiring
 from app.ui.window.chat_area import ChatArea
 from app.ui.window.context_meter import ContextMeter, ContextTracker
 from app.ui.window.library_wiring import LibraryWiring
@@ -143,6 +144,7 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self._stop_shortcut = bind_shortcut(QShortcut(self), "stop")
         self.send_controller = SendController(self.chat, self.prompt_area, self._status_bar, self)
+        self.attachments = AttachmentWiring(self.chat, self.store, self)
         self._connect_signals()
         self.install_search()
         self.install_model_files()
