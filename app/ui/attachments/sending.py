@@ -12,7 +12,7 @@ meanwhile ``preparing`` is True (the controller is not idle: no second send).
 
 Signals:
 
-* ``sources_attached(str, object)``: a reply was given chunks; args: its id, the tuple of Sources.
+* ``sources_attached(str, object)``: a reply started; args: its id, the tuple of Sources it was given (may be empty).
 
 Threading rule: GUI thread. ``adapt`` runs on the inference thread (pure).
 """
@@ -105,7 +105,8 @@ class AttachmentSending(QObject):
 
     def _started(self, conv: Conversation, reply: Any, plan: PromptPlan) -> None:
         message = getattr(reply, "message", None)
-        if message is None or not plan.sources:
+        if message is None:
             return
-        self.service.keep_sources(conv.id, message.id, plan.sources)
+        if plan.sources:
+            self.service.keep_sources(conv.id, message.id, plan.sources)
         self.sources_attached.emit(message.id, plan.sources)

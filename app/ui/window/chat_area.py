@@ -45,7 +45,11 @@ class ChatArea(QWidget):
         buttons.addWidget(self.send_button)
         buttons.addWidget(self.stop_button)
         buttons.addStretch(1)
+        #: Slots for the attachments' widgets (app.ui.window.attachments fills them).
+        self.above_prompt = QVBoxLayout()
+        self.beside_prompt = QVBoxLayout()
         row = QHBoxLayout()
+        row.addLayout(self.beside_prompt)
         row.addWidget(self.prompt_area, 1)
         row.addLayout(buttons)
         layout = QVBoxLayout()
@@ -53,5 +57,6 @@ class ChatArea(QWidget):
         layout.addWidget(self.first_run)
         layout.addWidget(self.view, 1)
         layout.addWidget(self.find_bar)
+        layout.addLayout(self.above_prompt)
         layout.addLayout(row)
         self.setLayout(layout)

@@ -144,7 +144,7 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self._stop_shortcut = bind_shortcut(QShortcut(self), "stop")
         self.send_controller = SendController(self.chat, self.prompt_area, self._status_bar, self)
-        self.attachments = AttachmentWiring(self.chat, self.store, self)
+        self.attachments = AttachmentWiring(self.chat, self.store, self.chat_area, self)
         self._connect_signals()
         self.install_search()
         self.install_model_files()
@@ -388,7 +388,7 @@ class MainWindow(QMainWindow):
         self.load_progress = LoadProgress(self.chat)
         self._status_bar.addPermanentWidget(self.load_progress)
         self.setAcceptDrops(True)
-        self._drops = GgufDrops(self._status_bar, self.model_open_requested.emit, self)
+        self._drops = GgufDrops(self._status_bar, self.model_open_requested.emit, self, attach=self.attachments.attach)
         # The message box takes drops as text: a .gguf dropped there opens instead.
         self._gguf_drop_filter = GgufDropFilter(self.open_dropped, self)
         viewport = self.prompt.viewport()

@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from PyQt6.QtCore import Qt
+
 from app.core.attachments.record import AttachmentMode
 from app.core.backends.scripted import ScriptedBackend
 from app.ui.attachments.sending import AttachmentSending
@@ -101,3 +103,112 @@ def test_removing_cancels_and_errors_stay_on_their_chip(qtbot: Any, make_window:
     with qtbot.waitSignal(window.chat.reply_settled, timeout=20000):
         window.enter_prompt("hello")
     assert user_text(window) == "hello"  # a failed file adds nothing
+
+
+# -- the widgets: button, chips, drops and pastes, sources ------------------------------------------
+
+
+def test_chips_show_what_each_file_is_and_how_it_goes(qtbot: Any, make_window: Any, tmp_path: Path) -> None:
+    from app.ui.attachments.button import AttachButton
+    from app.ui.attachments.chips import FileChip
+    from app.ui.attachments.tray import ChipTray
+
+    window = make_window(lambda: ScriptedBackend(rate=5000, n_tokens=3))
+    wiring = window.attachments
+    assert isinstance(wiring.button, AttachButton) and "cannot see images" in wiring.button.toolTip()
+    tray = wiring.tray
+    assert isinstance(tray, ChipTray) and not tray.isVisible()
+    notes = tmp_path / "notes.md"
+    notes.write_text("The meeting is on Tuesday.", encoding="utf-8")
+    pdf = tmp_path / "report.pdf"
+    pdf.write_bytes(make_pdf([filler_page(i) for i in range(1, 301)]))
+    binary = tmp_path / "photo.txt"
+    binary.write_bytes(bytes(range(256)) * 50)
+    attach_and_wait(qtbot, window, [notes, pdf, binary])
+    assert tray.isVisible()
+    chips = list(tray.chips.values())
+    assert all(isinstance(c, FileChip) for c in chips)
+    texts = [c.summary() for c in chips]
+    # together they do not fit the context: both go as their best passages (LM Studio's rule)
+    assert texts[0].startswith("notes.md · 26 B · ≈") and texts[0].endswith("best passages (keyword search)")
+    assert "report.pdf" in texts[1] and "300 page(s)" in texts[1] and texts[1].endswith("best passages (keyword search)")
+    assert "not text" in texts[2] and chips[2].property("failed") is True
+    # the preview shows the text read
+    qtbot.mouseClick(chips[0], Qt.MouseButton.LeftButton)
+    from app.ui.attachments.preview import PREVIEW_CHARS, PreviewDialog
+
+    assert isinstance(tray.preview, PreviewDialog) and "Tuesday" in tray.preview.text_view.toPlainText()
+    assert PREVIEW_CHARS >= 10_000
+    tray.preview.close()
+    # × removes the chip and the file
+    with qtbot.waitSignal(window.attachments.service.attachment_removed):
+        qtbot.mouseClick(chips[2].remove_button, Qt.MouseButton.LeftButton)
+    assert len(tray.chips) == 2 and len(window.attachments.service.pending) == 2
+
+
+def test_pasting_and_dropping_files_on_the_message_box_attaches_them(qtbot: Any, make_window: Any, tmp_path: Path) -> None:
+    from PyQt6.QtCore import QMimeData, QUrl
+    from PyQt6.QtGui import QColor, QImage
+
+    window = make_window(lambda: ScriptedBackend(rate=5000, n_tokens=3))
+    service = window.attachments.service
+    notes = tmp_path / "a.csv"
+    notes.write_text("x,y\n1,2\n", encoding="utf-8")
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(notes))])
+    window.prompt.setPlainText("draft")
+    with qtbot.waitSignal(service.attachment_read, timeout=10000):
+        window.prompt.insertFromMimeData(mime)
+    assert window.prompt.toPlainText() == "draft" and [a.name for a in service.pending] == ["a.csv"]
+    image = QImage(50, 40, QImage.Format.Format_RGB32)
+    image.fill(QColor("green"))
+    shot = QMimeData()
+    shot.setImageData(image)
+    with qtbot.waitSignal(service.attachment_read, timeout=10000):
+        assert window.prompt.canInsertFromMimeData(shot)
+        window.prompt.insertFromMimeData(shot)
+    pasted = service.pending[-1]
+    assert pasted.kind.value == "image" and pasted.ok and pasted.name.startswith("pasted-")
+    chip = window.attachments.tray.chips[pasted.id]
+    assert "this model cannot see images" in chip.summary()
+    # plain text still pastes as text
+    text = QMimeData()
+    text.setText(" more")
+    window.prompt.moveCursor(window.prompt.textCursor().MoveOperation.End)
+    window.prompt.insertFromMimeData(text)
+    assert window.prompt.toPlainText() == "draft more"
+
+
+def test_sources_are_shown_opened_and_shown_again_after_reopening(qtbot: Any, make_window: Any, tmp_path: Path) -> None:
+    from app.ui.attachments.sources import SourcesStrip
+
+    window = make_window(lambda: ScriptedBackend(rate=5000, n_tokens=3))
+    pages = [filler_page(i) for i in range(1, 301)]
+    pages[216] = pages[216] + [LATIN]
+    pdf = tmp_path / "report.pdf"
+    pdf.write_bytes(make_pdf(pages))
+    attach_and_wait(qtbot, window, [pdf])
+    with qtbot.waitSignal(window.chat.reply_settled, timeout=20000):
+        window.enter_prompt("What is the vault code?")
+    strip = window.attachments.sources
+    assert isinstance(strip, SourcesStrip) and strip.isVisible()
+    assert strip.text().startswith("Sources: report.pdf <a href=") and "p. 217" in strip.text()
+    first = next(i for i, s in enumerate(strip.sources) if s.page == 217)
+    with qtbot.waitSignal(strip.source_opened):
+        strip.linkActivated.emit(f"source:{first}")
+    assert "heliotrope-7731" in strip.preview.text_view.toPlainText()
+    strip.preview.close()
+    conv_id = window.chat.conversation.id
+    window.chat.new_chat()
+    assert not strip.isVisible()
+    # a new window on the same history: the sources come back from the store
+    window.close()
+    qtbot.waitUntil(lambda: window.services.shutting_down, timeout=20000)
+    second = make_window(lambda: ScriptedBackend(rate=5000, n_tokens=3))
+    got: list[Any] = []
+    second.library.load(conv_id, got.append)
+    qtbot.waitUntil(lambda: bool(got), timeout=10000)
+    second.chat.show_conversation(got[0])
+    strip = second.attachments.sources
+    qtbot.waitUntil(lambda: strip.isVisible() and "p. 217" in strip.text(), timeout=10000)
+    assert second.attachments.service.has_attachments(conv_id)
