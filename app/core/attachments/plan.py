@@ -5,7 +5,8 @@ attachments of its messages (with the modes decided when they were sent),
 the whole texts of the WHOLE ones and the chunks retrieved for the question,
 and returns ``PromptPlan``: the text each message is sent with instead of its
 own (a message with whole attachments carries them before its words; the
-question carries the retrieved excerpts), and the sources used.
+question carries the retrieved excerpts), the images of each message, and
+the sources used.
 
 ``decide_new_modes`` decides the mode of the attachments sent with the
 question: whole when they fit what the context has left after the
@@ -29,7 +30,7 @@ from app.core.attachments.context import (
     with_attachments,
     within_budget,
 )
-from app.core.attachments.record import Attachment, AttachmentMode, Extracted
+from app.core.attachments.record import Attachment, AttachmentKind, AttachmentMode, Extracted
 from app.core.text.tokens_estimate import estimate
 
 #: The context assumed when the backend does not say (a remote server).
@@ -69,6 +70,8 @@ class PromptPlan:
     sources: tuple[Source, ...] = ()
     #: Every attachment of the path, as used (mode set).
     attachments: tuple[Attachment, ...] = ()
+    #: message id -> its images, each (MIME type, base64), for a model that can see.
+    images: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
 
     def apply(self, message_id: str, content: str) -> str:
         return self.contents.get(message_id, content)
@@ -81,8 +84,12 @@ def plan_prompt(
     question_id: str,
     retrieved: Sequence[Source],
     budget: Budget,
+    image_data: Mapping[str, tuple[str, str]] | None = None,
 ) -> PromptPlan:
-    """The plan for the question ``question_id`` (the last user message of ``path``)."""
+    """The plan for the question ``question_id`` (the last user message of ``path``).
+    ``image_data``: sha256 -> (MIME type, base64) of the path's images."""
+    image_data = image_data or {}
+    images: dict[str, tuple[tuple[str, str], ...]] = {}
     contents: dict[str, str] = {}
     used: list[Attachment] = []
     sources: tuple[Source, ...] = ()
@@ -93,6 +100,8 @@ def plan_prompt(
             extracted = texts.get(a.sha256)
             if a.mode is AttachmentMode.WHOLE and extracted is not None:
                 blocks.append(whole_block(a, extracted.text, extracted.page_starts))
+            elif a.kind is AttachmentKind.IMAGE and a.ok and a.sha256 in image_data:
+                images[message_id] = (*images.get(message_id, ()), image_data[a.sha256])
         if message_id == question_id:
             chosen = within_budget(retrieved, budget.retrieval)
             if chosen:
@@ -100,4 +109,4 @@ def plan_prompt(
             sources = tuple(chosen)
         if blocks:
             contents[message_id] = with_attachments(text, blocks)
-    return PromptPlan(contents, sources, tuple(used))
+    return PromptPlan(contents, sources, tuple(used), images)

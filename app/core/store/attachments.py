@@ -10,6 +10,7 @@ Threading rule: the store's thread, as every ``Store`` method.
 
 from __future__ import annotations
 
+import base64
 import json
 import time
 from collections.abc import Sequence
@@ -160,8 +161,15 @@ class AttachmentRecords(WritingStore):
                     text = self.load_text(a.sha256)
                     if text is not None:
                         texts[a.sha256] = text
+        images: dict[str, tuple[str, str]] = {}
+        for atts in attached.values():
+            for a in atts:
+                if a.kind is AttachmentKind.IMAGE and a.ok and a.sha256 and a.sha256 not in images:
+                    stored = self.load_image(a.sha256)
+                    if stored is not None:
+                        images[a.sha256] = (stored[1] or "image/png", base64.b64encode(stored[0]).decode("ascii"))
         retrieved = self.retrieve(conversation_id, question) if any_retrieved else []
-        return plan_prompt(path, attached, texts, question_id, retrieved, budget)
+        return plan_prompt(path, attached, texts, question_id, retrieved, budget, images)
 
     def blob_count(self) -> int:
         return int(self.conn.execute("SELECT count(*) FROM blobs").fetchone()[0])

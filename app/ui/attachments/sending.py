@@ -58,6 +58,8 @@ class AttachmentSending(QObject):
         self._notify = notify
         self._ready = ready
         self.preparing = False
+        #: Whether the current model is sent images (the window sets it).
+        self.can_see_images: Callable[[], bool] = lambda: False
         #: The messages the backend was given last (after the attachments joined
         #: them; set on the inference thread). ``rill doctor --print-prompt`` prints them.
         self.last_prompt: tuple[ChatMessage, ...] = ()
@@ -94,10 +96,14 @@ class AttachmentSending(QObject):
         self.service.prepare(conv.id, question.id, path, items, self._context(), self._reply_tokens(conv), planned)
 
     def _recording(self, plan: PromptPlan | None) -> Adapt:
+        images = plan.images if plan is not None and self.can_see_images() else {}
+
         def adapt(messages: tuple[ChatMessage, ...]) -> tuple[ChatMessage, ...]:
-            if plan is not None and plan.contents:
-                messages = tuple(ChatMessage(m.role, plan.contents[m.id], m.id) if m.id in plan.contents else m
-                                 for m in messages)
+            if plan is not None and (plan.contents or images):
+                messages = tuple(
+                    ChatMessage(m.role, plan.contents.get(m.id, m.content), m.id, images.get(m.id, ()))
+                    if m.id in plan.contents or m.id in images else m
+                    for m in messages)
             self.last_prompt = messages
             return messages
 

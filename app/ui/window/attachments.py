@@ -62,6 +62,7 @@ class AttachmentWiring(QObject):
         self._context = context
         self.sending = AttachmentSending(
             self.service, context, lambda conv: convs.reply_settings(conv).params.max_tokens, convs.notify, ready, self)
+        self.sending.can_see_images = self.can_see_images
         convs.attachments = self.sending
         self._convs = convs
         self.button = AttachButton()
@@ -83,8 +84,11 @@ class AttachmentWiring(QObject):
         self.chat.model_ready.connect(self._on_model_ready)
 
     def can_see_images(self) -> bool:
-        """Whether the current model is sent images (not yet: every backend gets text only)."""
-        return False
+        """Whether the current model is sent images: a model on a server
+        (OpenAI-compatible or Ollama: the server decides whether it can look);
+        a local GGUF model is sent text only."""
+        info = self.chat.model_info
+        return info is not None and info.path.startswith(("http://", "https://"))
 
     def planned(self) -> list[Attachment]:
         """The pending attachments with the mode they would get now."""
