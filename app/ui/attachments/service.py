@@ -25,6 +25,7 @@ Signals:
 * ``progress_changed(str, float)``: how far the reading of one is; args: id, 0..1.
 * ``pending_changed()``: the set of pending attachments changed (added, read, removed, sent).
 * ``sources_loaded(str)``: the sources of a conversation's replies were read from the store; arg: its id.
+* ``files_loaded(str)``: a conversation's attachments are known (read from the store, or sent); arg: its id.
 
 Threading rule: GUI thread; the work runs on background calls and the store thread.
 """
@@ -82,6 +83,7 @@ class AttachmentService(QObject):
     progress_changed = pyqtSignal(str, float)
     pending_changed = pyqtSignal()
     sources_loaded = pyqtSignal(str)
+    files_loaded = pyqtSignal(str)
 
     def __init__(self, store: StoreService | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -96,6 +98,8 @@ class AttachmentService(QObject):
         self.last_plan: PromptPlan | None = None
         #: reply id -> the chunks it was given (shown under it).
         self.sources: dict[str, tuple[Source, ...]] = {}
+        #: conversation id -> its attachments (as stored: shown above the box).
+        self.files: dict[str, tuple[Attachment, ...]] = {}
         self._with_attachments: set[str] = set()
         self._looked_up: set[str] = set()
         self.destroyed.connect(self._close_local)
@@ -202,17 +206,19 @@ class AttachmentService(QObject):
             return
         self._looked_up.add(conversation_id)
 
-        def fetch(store: Store | None) -> tuple[bool, dict[str, list[Source]]]:
+        def fetch(store: Store | None) -> tuple[list[Attachment], dict[str, list[Source]]]:
             if store is None:
-                return False, {}
-            return bool(store.load_attachments(conversation_id)), store.load_sources(conversation_id)
+                return [], {}
+            return [a for _, a in store.load_attachments(conversation_id)], store.load_sources(conversation_id)
 
         def done(result: Any) -> None:
             if not isinstance(result, tuple):
                 return
-            has, sources = result
-            if has:
+            attachments, sources = result
+            if attachments:
                 self._with_attachments.add(conversation_id)
+                self.files[conversation_id] = tuple(attachments)
+                self.files_loaded.emit(conversation_id)
             for reply_id, items in sources.items():
                 self.sources[reply_id] = tuple(items)
             if sources:
@@ -257,6 +263,11 @@ class AttachmentService(QObject):
         def delivered(result: Any) -> None:
             plan = result if isinstance(result, PromptPlan) else PromptPlan()
             self.last_plan = plan
+            if plan.attachments:
+                known = {a.id: a for a in self.files.get(conversation_id, ())}
+                known.update((a.id, a) for a in plan.attachments)
+                self.files[conversation_id] = tuple(known.values())
+                self.files_loaded.emit(conversation_id)
             callback(plan)
 
         if self._store is not None:

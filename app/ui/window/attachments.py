@@ -28,6 +28,7 @@ from app.core.attachments.record import Attachment
 from app.core.base.settings import data_dir
 from app.core.conversation.model import Conversation, Role
 from app.ui.attachments.button import AttachButton
+from app.ui.attachments.files import ConversationFiles
 from app.ui.attachments.sending import AttachmentSending
 from app.ui.attachments.service import AttachmentService
 from app.ui.attachments.sources import SourcesStrip
@@ -68,8 +69,10 @@ class AttachmentWiring(QObject):
         self.button = AttachButton()
         self.tray = ChipTray(self.service, self.planned, self.can_see_images)
         self.sources = SourcesStrip()
+        self.files = ConversationFiles()
         area.beside_prompt.addWidget(self.button)
         area.beside_prompt.addStretch(1)
+        area.above_prompt.addWidget(self.files)
         area.above_prompt.addWidget(self.sources)
         area.above_prompt.addWidget(self.tray)
         area.prompt_area.editor.file_paste = self.take_paste
@@ -81,6 +84,7 @@ class AttachmentWiring(QObject):
         self.button.files_chosen.connect(self.attach)
         self.sending.sources_attached.connect(self.sources.show_sources)
         self.service.sources_loaded.connect(self._on_sources_loaded)
+        self.service.files_loaded.connect(self._on_files_loaded)
         self.chat.model_ready.connect(self._on_model_ready)
 
     def can_see_images(self) -> bool:
@@ -139,6 +143,11 @@ class AttachmentWiring(QObject):
     def _on_conversation_shown(self, conv: Conversation) -> None:
         self.service.look_up(conv.id)
         self._show_last_sources(conv)
+        self.files.show_files(self.service.files.get(conv.id, ()))
+
+    def _on_files_loaded(self, conversation_id: str) -> None:
+        if self._convs.conversation.id == conversation_id:
+            self.files.show_files(self.service.files.get(conversation_id, ()))
 
     def _on_sources_loaded(self, conversation_id: str) -> None:
         conv = self._convs.conversation

@@ -198,9 +198,10 @@ def test_sources_are_shown_opened_and_shown_again_after_reopening(qtbot: Any, ma
         strip.linkActivated.emit(f"source:{first}")
     assert "heliotrope-7731" in strip.preview.text_view.toPlainText()
     strip.preview.close()
+    assert window.attachments.files.text() == "Files in this conversation: report.pdf (best passages)"
     conv_id = window.chat.conversation.id
     window.chat.new_chat()
-    assert not strip.isVisible()
+    assert not strip.isVisible() and not window.attachments.files.isVisible()
     # a new window on the same history: the sources come back from the store
     window.close()
     qtbot.waitUntil(lambda: window.services.shutting_down, timeout=20000)
@@ -212,3 +213,8 @@ def test_sources_are_shown_opened_and_shown_again_after_reopening(qtbot: Any, ma
     strip = second.attachments.sources
     qtbot.waitUntil(lambda: strip.isVisible() and "p. 217" in strip.text(), timeout=10000)
     assert second.attachments.service.has_attachments(conv_id)
+    from app.ui.attachments.files import ConversationFiles
+
+    files = second.attachments.files
+    assert isinstance(files, ConversationFiles) and files.isVisible()
+    assert files.text() == "Files in this conversation: report.pdf (best passages)"
