@@ -218,3 +218,41 @@ def test_sources_are_shown_opened_and_shown_again_after_reopening(qtbot: Any, ma
     files = second.attachments.files
     assert isinstance(files, ConversationFiles) and files.isVisible()
     assert files.text() == "Files in this conversation: report.pdf (best passages)"
+
+
+def test_removing_a_file_being_read_cancels_its_read(qtbot: Any, make_window: Any, tmp_path: Path) -> None:
+    from app.ui.services.background import join_background_threads
+
+    window = make_window(lambda: ScriptedBackend(rate=5000, n_tokens=3))
+    service = window.attachments.service
+    big = tmp_path / "big.txt"
+    big.write_text("word " * 2_000_000, encoding="utf-8")
+    progress: list[float] = []
+    service.progress_changed.connect(lambda _id, f: progress.append(f))
+    with qtbot.assertNotEmitted(service.attachment_read):
+        [att] = window.attachments.service.add_files([str(big)])
+        assert service.reading
+        service.remove(att.id)
+        assert join_background_threads(10.0)
+        qtbot.wait(50)  # a late result would arrive within this
+    assert service.pending == [] and window.attachments.tray.chips == {} and not window.attachments.tray.isVisible()
+    assert all(0.0 <= f <= 1.0 for f in progress)
+
+
+def test_gif_and_webp_give_their_first_frame(qtbot: Any, tmp_path: Path) -> None:
+    from PyQt6.QtGui import QColor, QImage
+
+    from app.ui.attachments.images import read_image
+
+    image = QImage(300, 200, QImage.Format.Format_RGB32)
+    image.fill(QColor("purple"))
+    webp = tmp_path / "picture.webp"
+    assert image.save(str(webp), "WEBP")
+    scaled = read_image(str(webp))
+    assert (scaled.width, scaled.height) == (300, 200)
+    # a GIF of two 1 x 1 frames, written byte by byte (Qt writes no GIF)
+    frame = b"\x21\xf9\x04\x00\x0a\x00\x00\x00\x2c\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02\x44\x01\x00"
+    gif = tmp_path / "anim.gif"
+    gif.write_bytes(b"GIF89a\x01\x00\x01\x00\x80\x00\x00\xff\x00\x00\x00\x00\xff" + frame + frame + b"\x3b")
+    first = read_image(str(gif))
+    assert (first.width, first.height) == (1, 1) and first.original == (1, 1)
