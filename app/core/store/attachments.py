@@ -21,6 +21,7 @@ from app.core.attachments.chunking import Chunk
 from app.core.attachments.context import Source
 from app.core.attachments.plan import Budget, PromptPlan, plan_prompt
 from app.core.attachments.record import Attachment, AttachmentKind, AttachmentMode, Extracted
+from app.core.attachments.vectors import pack
 from app.core.store import chunks as _chunks
 from app.core.store.writes import WritingStore, _Op
 
@@ -124,9 +125,19 @@ class AttachmentRecords(WritingStore):
             return None
         return bytes(row[0]), row[1] or ""
 
-    def retrieve(self, conversation_id: str, question: str, limit: int = 20) -> list[Source]:
-        """The retrieval chunks of ``conversation_id`` that best match ``question``."""
-        return _chunks.retrieve(self.conn, conversation_id, question, limit)
+    def retrieve(self, conversation_id: str, question: str, limit: int = 20,
+                 query_vector: Sequence[float] | None = None, model: str = "") -> list[Source]:
+        """The retrieval chunks of ``conversation_id`` that best match
+        ``question`` (and ``query_vector``, the question embedded by ``model``)."""
+        return _chunks.retrieve(self.conn, conversation_id, question, limit, query_vector, model)
+
+    def save_vectors(self, sha256: str, model: str, vectors: Sequence[Sequence[float]]) -> None:
+        """Keep an embedding model's vectors of a blob's chunks (in chunk order)."""
+        self._write(_Op("save_vectors", sha256, (sha256, model, [pack(v) for v in vectors])))
+
+    def _do_save_vectors(self, payload: tuple[str, str, list[bytes]]) -> None:
+        with self._tx() as conn:
+            _chunks.save_vectors(conn, *payload)
 
     def save_sources(self, conversation_id: str, message_id: str, sources: Sequence[Source]) -> None:
         """Keep the chunks reply ``message_id`` was given."""

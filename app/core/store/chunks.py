@@ -24,6 +24,10 @@ are ORed in the trigram index and its CJK bigrams ORed in the short one; each
 index ranks by bm25 over the conversation's retrieval chunks only, and the two
 rankings are fused by reciprocal rank (``app.core.attachments.context.fuse``).
 
+With an embedding model, ``chunk_vectors`` holds each chunk's vector
+(float32, normalised; ``save_vectors``) and ``retrieve`` given the
+question's vector adds a cosine ranking (numpy) to the fusion.
+
 Threading rule: the store's thread (these take its connection).
 """
 
@@ -34,6 +38,7 @@ import re
 import sqlite3
 from collections.abc import Sequence
 
+from app.core.attachments import vectors as _vectors
 from app.core.attachments.context import Source, fuse
 from app.core.store import search as _search
 
@@ -91,7 +96,14 @@ CREATE TRIGGER chunks_index_insert AFTER INSERT ON chunks BEGIN
     INSERT INTO {CHUNK_TRIGRAM}(rowid, text) VALUES (new.rowid, new.text);
     INSERT INTO {CHUNK_SHORT}(rowid, terms) VALUES (new.rowid, {_F}(new.text));
 END;
+CREATE TABLE chunk_vectors (
+    chunk_rowid INTEGER NOT NULL,
+    model TEXT NOT NULL,
+    vector BLOB NOT NULL,
+    PRIMARY KEY (chunk_rowid, model)
+);
 CREATE TRIGGER chunks_index_delete AFTER DELETE ON chunks BEGIN
+    DELETE FROM chunk_vectors WHERE chunk_rowid = old.rowid;
     INSERT INTO {CHUNK_TRIGRAM}({CHUNK_TRIGRAM}, rowid, text) VALUES ('delete', old.rowid, old.text);
     INSERT INTO {CHUNK_SHORT}({CHUNK_SHORT}, rowid, terms) VALUES ('delete', old.rowid, {_F}(old.text));
 END;
@@ -144,11 +156,35 @@ def _ranked(conn: sqlite3.Connection, table: str, expression: str, conversation_
     return [row[0] for row in conn.execute(sql, (expression, conversation_id))]
 
 
-def retrieve(conn: sqlite3.Connection, conversation_id: str, question: str, limit: int = 20) -> list[Source]:
+def _vector_ranked(conn: sqlite3.Connection, conversation_id: str, model: str, query: Sequence[float]) -> list[int]:
+    rows = conn.execute(
+        "SELECT v.chunk_rowid, v.vector FROM chunk_vectors AS v WHERE v.model = ? AND v.chunk_rowid IN ("
+        "SELECT c.rowid FROM chunks AS c JOIN attachments AS a ON a.sha256 = c.sha256 "
+        "WHERE a.conversation_id = ? AND a.mode = 'retrieved')", (model, conversation_id)).fetchall()
+    return _vectors.rank(query, [(int(r), bytes(v)) for r, v in rows])
+
+
+def save_vectors(conn: sqlite3.Connection, sha256: str, model: str, packed: Sequence[bytes]) -> int:
+    """Keep ``model``'s vectors of a blob's chunks (``packed[i]``: chunk ``i``'s,
+    ``vectors.pack``ed); returns how many."""
+    rows = conn.execute("SELECT rowid, ord FROM chunks WHERE sha256 = ? ORDER BY ord", (sha256,)).fetchall()
+    data = [(rowid, model, packed[ord_]) for rowid, ord_ in rows if ord_ < len(packed)]
+    conn.executemany("INSERT OR REPLACE INTO chunk_vectors VALUES (?, ?, ?)", data)
+    return len(data)
+
+
+def retrieve(
+    conn: sqlite3.Connection, conversation_id: str, question: str, limit: int = 20,
+    query_vector: Sequence[float] | None = None, model: str = "",
+) -> list[Source]:
     """The chunks of ``conversation_id``'s retrieval attachments that best
-    match ``question``, best first (see the module docstring)."""
+    match ``question``, best first (see the module docstring). With
+    ``query_vector`` (the question embedded by ``model``), the chunks'
+    vectors of that model are ranked by cosine too, and fused."""
     words, short = query_terms(question)
     rankings: list[list[int]] = []
+    if query_vector is not None and model:
+        rankings.append(_vector_ranked(conn, conversation_id, model, query_vector))
     if words:
         rankings.append(_ranked(conn, CHUNK_TRIGRAM, " OR ".join('"' + w.replace('"', '""') + '"' for w in words),
                                 conversation_id))
