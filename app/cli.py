@@ -61,6 +61,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="open the find bar with TEXT before sending (find stays active while the reply streams)")
     doctor.add_argument("--attach", action="append", default=[], metavar="FILE",
                         help="attach FILE to the prompt (repeatable): reports each attachment and the chunks chosen")
+    doctor.add_argument("--embedding-model", metavar="GGUF", default=None,
+                        help="retrieve attachment passages by meaning too, with this GGUF model (embedding=True)")
     doctor.add_argument("--print-prompt", action="store_true",
                         help="write the prompt the backend is given (attachments joined) to standard error")
     doctor.add_argument("--timeout-s", type=float, default=600.0)

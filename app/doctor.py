@@ -348,6 +348,7 @@ class DoctorRun(QObject):
             "math": self._math(s.message_id),
             "prompt_tokens": s.prompt_tokens,
             "attachments": self._attachments(),
+            "retrieval": "keyword+vector" if self.window.attachments.service.embedder is not None else "keyword",
         }
         if self.args.print_prompt:
             self._print_prompt()
@@ -418,6 +419,10 @@ def run_doctor(args: argparse.Namespace) -> int:
     language = install_translations(app, load_appearance().language)
     fonts = install_bundled_fonts(app)
     window = create_window(*backend_from_args(args), persist=False)  # a check leaves no trace in the history
+    if getattr(args, "embedding_model", None):
+        from app.core.backends.llama.embedder import LlamaEmbedder
+
+        window.attachments.service.embedder = LlamaEmbedder(args.embedding_model)
     run = DoctorRun(window, args)
     window.show()
     app.exec()

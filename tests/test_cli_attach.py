@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.helpers.pdfs import filler_page, make_pdf
 from tests.test_cli import run_rill
 
@@ -64,5 +66,27 @@ def test_doctor_attach_a_short_file_whole(tmp_path: Path) -> None:
     assert '<attachment name="notes.txt">\nThe meeting is on Tuesday.' in proc.stderr
     # without --attach the key is there, empty
     plain = json.loads(run_rill("doctor", "--backend", "scripted", "--rate", "5000").stdout)
-    assert plain["attachments"] == [] and "<|user|>" not in run_rill(
+    assert plain["attachments"] == [] and plain["retrieval"] == "keyword" and "<|user|>" not in run_rill(
         "doctor", "--backend", "scripted", "--rate", "5000").stderr
+
+
+@pytest.mark.model
+def test_doctor_with_an_embedding_model_fuses_vectors(tmp_path: Path) -> None:
+    from app.core.models.paths import package_model_path
+
+    model = package_model_path()
+    if model is None:
+        pytest.skip("the default model is not installed")
+    pages = [filler_page(i, lines=8) for i in range(1, 21)]
+    pages[12] = pages[12] + ["The vault code is heliotrope-7731."]
+    path = tmp_path / "short-report.pdf"
+    path.write_bytes(make_pdf(pages))
+    big = tmp_path / "filler.txt"
+    big.write_text("\n\n".join(" ".join(filler_page(i)) for i in range(8)), encoding="utf-8")
+    proc = run_rill("doctor", "--backend", "scripted", "--rate", "5000", "--attach", str(path), "--attach", str(big),
+                    "--embedding-model", str(model), "--prompt", "What is the vault code?", timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["retrieval"] == "keyword+vector"
+    report = out["attachments"][0]
+    assert report["mode"] == "retrieved" and report["chunks"][0]["page"] == 13

@@ -36,6 +36,9 @@ class AttachmentContent:
     chunks: tuple[Chunk, ...] = ()
     image: bytes = b""
     mime: str = ""
+    #: The chunks' embedding vectors (in chunk order) and the model that made them ("" : none).
+    vectors: tuple[tuple[float, ...], ...] = ()
+    vector_model: str = ""
 
 
 def _kind(value: str | None) -> AttachmentKind:
@@ -69,7 +72,9 @@ class AttachmentRecords(WritingStore):
                 text = item.extracted.text if item.extracted is not None else None
                 starts = json.dumps(list(item.extracted.page_starts)) if item.extracted is not None else None
                 chunk_rows = [(sha, c.index, c.page, c.start, c.tokens, c.text) for c in item.chunks]
-                blob = ((sha, a.kind.value, a.size, text, starts, item.image or None, item.mime or None), chunk_rows)
+                packed = [pack(v) for v in item.vectors] if item.vector_model else []
+                blob = ((sha, a.kind.value, a.size, text, starts, item.image or None, item.mime or None), chunk_rows,
+                        item.vector_model, packed)
             rows.append(((a.id, conversation_id, message_id, position, a.name, a.kind.value, a.size, a.pages, a.chars,
                           a.tokens, a.error, a.notice, a.mode.value, sha, now), blob))
         self._write(_Op("save_attachments", message_id, (conversation_id, rows), conversation_id))
@@ -81,12 +86,14 @@ class AttachmentRecords(WritingStore):
                          (conversation_id, time.time(), time.time()))
             for row, blob in rows:
                 if blob is not None:
-                    blob_row, chunk_rows = blob
+                    blob_row, chunk_rows, vector_model, packed = blob
                     cur = conn.execute("INSERT OR IGNORE INTO blobs VALUES (?, ?, ?, ?, ?, ?, ?)", blob_row)
                     if cur.rowcount:  # a new blob: index its chunks (a known one has them)
                         conn.executemany(
                             "INSERT INTO chunks(sha256, ord, page, start, tokens, text) VALUES (?, ?, ?, ?, ?, ?)",
                             chunk_rows)
+                    if vector_model and packed:
+                        _chunks.save_vectors(conn, blob_row[0], vector_model, packed)
                 conn.execute("INSERT OR REPLACE INTO attachments VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
 
     def set_attachment_modes(self, conversation_id: str, modes: dict[str, AttachmentMode]) -> None:
@@ -154,6 +161,7 @@ class AttachmentRecords(WritingStore):
 
     def plan_question(
         self, conversation_id: str, path: Sequence[tuple[str, str]], question_id: str, question: str, budget: Budget,
+        query_vector: Sequence[float] | None = None, vector_model: str = "",
     ) -> PromptPlan:
         """The prompt plan for ``question`` (``app.core.attachments.plan``): the
         path's whole attachments with their texts, and the retrieval chunks
@@ -179,7 +187,8 @@ class AttachmentRecords(WritingStore):
                     stored = self.load_image(a.sha256)
                     if stored is not None:
                         images[a.sha256] = (stored[1] or "image/png", base64.b64encode(stored[0]).decode("ascii"))
-        retrieved = self.retrieve(conversation_id, question) if any_retrieved else []
+        retrieved = self.retrieve(conversation_id, question, query_vector=query_vector, model=vector_model) \
+            if any_retrieved else []
         return plan_prompt(path, attached, texts, question_id, retrieved, budget, images)
 
     def blob_count(self) -> int:

@@ -46,6 +46,8 @@ from app.core.attachments.context import Source
 from app.core.attachments.extract import extract
 from app.core.attachments.plan import Budget, PromptPlan, conversation_tokens, decide_new_modes
 from app.core.attachments.record import Attachment, AttachmentError, AttachmentKind
+from app.core.backends.base import BackendError
+from app.core.backends.llama.embedder import LlamaEmbedder
 from app.core.base import limits
 from app.core.store import Store, StoreError
 from app.core.store.attachments import AttachmentContent
@@ -59,8 +61,12 @@ log = logging.getLogger(__name__)
 PlanCallback = Callable[[PromptPlan], None]
 
 
-def read_attachment(path: str, cancel: threading.Event, progress: Callable[[float], None] | None = None) -> AttachmentContent:
-    """Read one file completely (a worker thread): text and chunks, or a scaled image."""
+def read_attachment(
+    path: str, cancel: threading.Event, progress: Callable[[float], None] | None = None,
+    embedder: LlamaEmbedder | None = None,
+) -> AttachmentContent:
+    """Read one file completely (a worker thread): text and chunks (with their
+    vectors when an embedding model is set), or a scaled image."""
     att, extracted = extract(path, pdf_opener=open_pdf, cancel=cancel, progress=progress)
     if not att.ok:
         return AttachmentContent(att)
@@ -71,7 +77,16 @@ def read_attachment(path: str, cancel: threading.Event, progress: Callable[[floa
             return AttachmentContent(att.failed(str(e)))
         return AttachmentContent(replace(att, tokens=IMAGE_TOKENS, pages=1), image=image.data, mime=image.mime)
     assert extracted is not None
-    return AttachmentContent(att, extracted, tuple(chunk(extracted)))
+    chunks = tuple(chunk(extracted))
+    if embedder is None or not chunks:
+        return AttachmentContent(att, extracted, chunks)
+    try:
+        vectors = embedder.embed([c.text for c in chunks], cancel)
+    except BackendError as e:
+        log.warning("embedding %s failed: %s", att.name, e)
+        return AttachmentContent(replace(att, notice=str(e)), extracted, chunks)
+    return AttachmentContent(att, extracted, chunks, vectors=tuple(tuple(v) for v in vectors),
+                             vector_model=embedder.model)
 
 
 class AttachmentService(QObject):
@@ -94,6 +109,9 @@ class AttachmentService(QObject):
         self._cancels: dict[str, threading.Event] = {}
         self._local: Store | None = None
         self._local_lock = threading.Lock()
+        #: An embedding model (None: keyword retrieval only): chunks get vectors
+        #: when read, each question when planned, and the rankings are fused.
+        self.embedder: LlamaEmbedder | None = None
         #: The plan of the last question (the doctor reports it).
         self.last_plan: PromptPlan | None = None
         #: reply id -> the chunks it was given (shown under it).
@@ -130,8 +148,10 @@ class AttachmentService(QObject):
         aid = att.id
         relay = _Progress(self, aid)
 
+        embedder = self.embedder
+
         def work(cancel: threading.Event) -> AttachmentContent:
-            content = read_attachment(att.path, cancel, relay.report)
+            content = read_attachment(att.path, cancel, relay.report, embedder)
             return replace(content, attachment=replace(content.attachment, id=aid))
 
         def done(content: Any, error: BaseException | None) -> None:
@@ -243,6 +263,7 @@ class AttachmentService(QObject):
         path = list(path)
         items = list(items)
         question = path[-1][1] if path else ""
+        embedder = self.embedder
         if items:
             self._with_attachments.add(conversation_id)
 
@@ -258,7 +279,14 @@ class AttachmentService(QObject):
                     if store is not self._local:
                         return self._run_local(run)
                     raise
-            return store.plan_question(conversation_id, path, question_id, question, budget)
+            vector: list[float] | None = None
+            if embedder is not None and question.strip():
+                try:
+                    vector = embedder.embed([question])[0]
+                except BackendError as e:
+                    log.warning("embedding the question failed: %s", e)
+            return store.plan_question(conversation_id, path, question_id, question, budget, vector,
+                                       embedder.model if embedder is not None else "")
 
         def delivered(result: Any) -> None:
             plan = result if isinstance(result, PromptPlan) else PromptPlan()
@@ -303,6 +331,8 @@ class AttachmentService(QObject):
             return run(self._local)
 
     def _close_local(self) -> None:
+        if self.embedder is not None:
+            self.embedder.close()
         with self._local_lock:
             if self._local is not None:
                 self._local.close()
