@@ -52,14 +52,13 @@ class LlamaEmbedder:
         """One vector per text, in order (empty for an empty text)."""
         out: list[list[float]] = []
         with self._lock:
-            llama = self._load()
             for text in texts:
                 if cancel is not None and cancel.is_set():
                     break
                 if not text.strip():
                     out.append([])
                     continue
-                out.append(_pooled(llama.embed(text, normalize=True, truncate=True)))
+                out.append(_pooled(self._load().embed(text, normalize=True, truncate=True)))
         return out
 
     def close(self) -> None:
