@@ -241,6 +241,7 @@ def test_bundle_has_the_modules_loaded_by_name(bundle: Path) -> None:
         "app.core.backends.llama.backend", "app.core.base.settings", "app.core.base.about", "llama_cpp.llama",
         "app.core.backends.remote.openai", "app.core.backends.remote.ollama", "httpx", "httpx_sse", "keyring", "ssl",
         "ziamath.zmath", "ziafont", "latex2mathml.converter",
+        "fontTools.ttLib.tables._c_m_a_p", "fontTools.ttLib.tables.C_F_F_", "fontTools.pens.basePen",
     ):
         assert name in modules, f"{name} is not in the bundle"
     assert sum(m.startswith("pygments.lexers.") for m in modules) > 200, "all lexers"

@@ -16,8 +16,8 @@ translate where it is shown, with ``detail``): the view then shows the
 source in code style with the reason as a tooltip. What counts as broken:
 ziamath or latex2mathml raising, braces that do not balance, an unknown
 command (latex2mathml keeps ``\\foo`` as an identifier), a character the math
-font has no glyph for (CJK inside ``\\text{}``: STIX has none, and no CJK
-font can be relied on everywhere), or a formula longer than
+font has no glyph for and no fallback font has either (CJK inside
+``\\text{}`` comes from the system's CJK font: mathfallback.py), or a formula longer than
 ``MAX_FORMULA_CHARS``.
 
 Geometry: the SVG is drawn for a font of ``BASE_PX`` pixels; ``width``,
@@ -40,6 +40,7 @@ from typing import Any
 
 from app.core.base.i18n import QT_TRANSLATE_NOOP, translate
 from app.core.base.limits import MAX_FORMULA_CHARS
+from app.core.render.mathfallback import math_font_with_fallback
 
 __all__ = ["BASE_PX", "CACHE_SIZE", "Formula", "cached_formula", "formula_key", "render_formula"]
 
@@ -134,8 +135,9 @@ def _typeset(tex: str, display: bool, color: str) -> tuple[str, str, str]:
         return "", E_BRACES, ""
     try:
         with _lock:
+            font_name = _math_font()
             math: Any = ziamath.Latex(  # type: ignore[attr-defined]
-                tex, size=BASE_PX, color=color, inline=not display)
+                tex, size=BASE_PX, color=color, inline=not display, font=font_name)
             svg: str = math.svg()
             mathml: str = math.mathmlstr()
             font: Any = math.font
@@ -146,9 +148,23 @@ def _typeset(tex: str, display: bool, color: str) -> tuple[str, str, str]:
     if unknown:
         return "", E_UNKNOWN, unknown.group(1)
     for ch in dict.fromkeys(tex):
-        if ord(ch) > 0x7F and not ch.isspace() and font.glyphindex(ch) == 0:
+        if ord(ch) > 0x7F and not ch.isspace() and font.lacks(ch):
             return "", E_GLYPH, ch
     return svg, "", ""
+
+
+_FONT_NAME = "rill-math"
+
+
+def _math_font() -> str:
+    """The name under which ziamath finds its math font with the fallback
+    glyphs (CJK in ``\\text{}``, see mathfallback.py); registered once."""
+    from ziamath import zmath
+
+    if _FONT_NAME not in zmath.loadedfonts:
+        default: Any = zmath.loadedfonts["default"]
+        zmath.loadedfonts[_FONT_NAME] = math_font_with_fallback(default.fname, default.basesize)
+    return _FONT_NAME
 
 
 def cached_formula(source: str, tex: str, display: bool, color: str = "#000000") -> Formula | None:
