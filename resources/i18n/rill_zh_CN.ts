@@ -847,69 +847,80 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
 </context><context>
     <name>ExchangeActions</name>
     <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="74" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="76" />
         <source>Export failed: {error}</source>
         <translation>导出失败：{error}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="75" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="77" />
         <source>Exported {conversations} conversation(s), {messages} message(s) to {path}</source>
         <translation>已将 {conversations} 个对话、{messages} 条消息导出到 {path}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="95" />
-        <location filename="../../app/ui/dialogs/exchange.py" line="82" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="97" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="84" />
         <source>Export failed: the history is not available</source>
         <translation>导出失败：历史记录不可用</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="97" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="129" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="99" />
         <source>An export is already running.</source>
         <translation>已有一个导出正在进行。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="110" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="121" />
+        <source>Printing failed: no printer is set up on this computer (choose Print to File).</source>
+        <translation>打印失败：这台电脑上没有设置打印机（请选择“打印到文件”）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/exchange.py" line="127" />
+        <source>Printing failed: the history is not available</source>
+        <translation>打印失败：历史记录不可用</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/exchange.py" line="142" />
         <source>Nothing was imported: {error}</source>
         <translation>未导入任何内容：{error}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="111" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="143" />
         <source>Imported {conversations} conversation(s), {messages} message(s)</source>
         <translation>已导入 {conversations} 个对话、{messages} 条消息</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="118" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="150" />
         <source>Nothing was imported: the history is not available</source>
         <translation>未导入任何内容：历史记录不可用</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="126" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="158" />
         <source>Markdown (*.md)</source>
         <translation>Markdown (*.md)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="144" />
-        <location filename="../../app/ui/dialogs/exchange.py" line="127" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="176" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="159" />
         <source>Rill JSON (*.json)</source>
         <translation>Rill JSON 文件 (*.json)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="128" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="160" />
         <source>Web page (*.html)</source>
         <translation>网页 (*.html)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="129" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="161" />
         <source>PDF (*.pdf)</source>
         <translation>PDF (*.pdf)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="134" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="166" />
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="142" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="174" />
         <source>Import Conversations</source>
         <translation>导入对话</translation>
     </message>
@@ -963,23 +974,33 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
 </context><context>
     <name>ExportProcess</name>
     <message>
-        <location filename="../../app/ui/dialogs/export_process.py" line="107" />
+        <location filename="../../app/ui/dialogs/export_process.py" line="124" />
+        <source>Sent to the printer {printer}</source>
+        <translation>已发送到打印机 {printer}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/export_process.py" line="127" />
         <source>Exported to {path}</source>
         <translation>已导出到 {path}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/export_process.py" line="109" />
+        <location filename="../../app/ui/dialogs/export_process.py" line="129" />
         <source>the exporter stopped</source>
         <translation>导出程序已停止</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/export_process.py" line="122" />
-        <location filename="../../app/ui/dialogs/export_process.py" line="110" />
+        <location filename="../../app/ui/dialogs/export_process.py" line="130" />
+        <source>Printing failed: {error}</source>
+        <translation>打印失败：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/export_process.py" line="144" />
+        <location filename="../../app/ui/dialogs/export_process.py" line="131" />
         <source>Export failed: {error}</source>
         <translation>导出失败：{error}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/export_process.py" line="123" />
+        <location filename="../../app/ui/dialogs/export_process.py" line="145" />
         <source>the exporter could not be started</source>
         <translation>无法启动导出程序</translation>
     </message>
@@ -2067,9 +2088,9 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>停止回复（Esc）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/library_wiring.py" line="191" />
-        <location filename="../../app/ui/window/library_wiring.py" line="107" />
-        <location filename="../../app/ui/window/main_window.py" line="229" />
+        <location filename="../../app/ui/window/library_wiring.py" line="209" />
+        <location filename="../../app/ui/window/library_wiring.py" line="109" />
+        <location filename="../../app/ui/window/main_window.py" line="232" />
         <location filename="../../app/ui/window/quit_guard.py" line="156" />
         <source>New chat</source>
         <translation>新对话</translation>
@@ -2080,52 +2101,52 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>撤销</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="230" />
+        <location filename="../../app/ui/window/main_window.py" line="233" />
         <source>{title} — Rill</source>
         <translation>{title} — Rill</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="253" />
+        <location filename="../../app/ui/window/main_window.py" line="256" />
         <source>Conversation copied as Markdown</source>
         <translation>已将对话复制为 Markdown</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="256" />
+        <location filename="../../app/ui/window/main_window.py" line="259" />
         <source>Code copied</source>
         <translation>已复制代码</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="256" />
+        <location filename="../../app/ui/window/main_window.py" line="259" />
         <source>Message copied</source>
         <translation>已复制消息</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="256" />
+        <location filename="../../app/ui/window/main_window.py" line="259" />
         <source>Copied</source>
         <translation>已复制</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="278" />
+        <location filename="../../app/ui/window/main_window.py" line="281" />
         <source>Open Model</source>
         <translation>打开模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="278" />
+        <location filename="../../app/ui/window/main_window.py" line="281" />
         <source>GGUF models (*.gguf);;All files (*)</source>
         <translation>GGUF 模型 (*.gguf);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="301" />
+        <location filename="../../app/ui/window/main_window.py" line="304" />
         <source>Models</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="302" />
+        <location filename="../../app/ui/window/main_window.py" line="305" />
         <source>Choose the model: local files, servers' models, Get More Models…</source>
         <translation>选择模型：本地文件、服务器的模型、获取更多模型…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="303" />
+        <location filename="../../app/ui/window/main_window.py" line="306" />
         <source>Choose the model</source>
         <translation>选择模型</translation>
     </message>
@@ -2196,101 +2217,106 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
     </message>
     <message>
         <location filename="../../app/ui/window/menus.py" line="75" />
+        <source>P&amp;rint…</source>
+        <translation>打印(&amp;R)…</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/menus.py" line="76" />
         <source>Export &amp;All Conversations…</source>
         <translation>导出全部对话(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="76" />
+        <location filename="../../app/ui/window/menus.py" line="77" />
         <source>&amp;Import Conversations…</source>
         <translation>导入对话(&amp;I)…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="87" />
+        <location filename="../../app/ui/window/menus.py" line="88" />
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="88" />
+        <location filename="../../app/ui/window/menus.py" line="89" />
         <source>&amp;Copy</source>
         <translation>复制(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="89" />
+        <location filename="../../app/ui/window/menus.py" line="90" />
         <source>Select &amp;All</source>
         <translation>全选(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="94" />
+        <location filename="../../app/ui/window/menus.py" line="95" />
         <source>Copy Conversation as &amp;Markdown</source>
         <translation>将对话复制为 Markdown(&amp;M)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="96" />
+        <location filename="../../app/ui/window/menus.py" line="97" />
         <source>&amp;Find in Conversation…</source>
         <translation>在对话中查找(&amp;F)…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="97" />
+        <location filename="../../app/ui/window/menus.py" line="98" />
         <source>Find &amp;Next</source>
         <translation>查找下一个(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="99" />
+        <location filename="../../app/ui/window/menus.py" line="100" />
         <source>Find Pre&amp;vious</source>
         <translation>查找上一个(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="102" />
+        <location filename="../../app/ui/window/menus.py" line="103" />
         <source>&amp;Search All Conversations…</source>
         <translation>搜索全部对话(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="104" />
+        <location filename="../../app/ui/window/menus.py" line="105" />
         <source>Search all conversations (Ctrl+K)</source>
         <translation>搜索全部对话（Ctrl+K）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="106" />
+        <location filename="../../app/ui/window/menus.py" line="107" />
         <source>Conversation Se&amp;ttings…</source>
         <translation>对话设置(&amp;T)…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="109" />
+        <location filename="../../app/ui/window/menus.py" line="110" />
         <source>This conversation's own system prompt and sampling</source>
         <translation>此对话专属的系统提示词和采样参数</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="112" />
+        <location filename="../../app/ui/window/menus.py" line="113" />
         <source>S&amp;ettings…</source>
         <translation>设置(&amp;E)…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="128" />
+        <location filename="../../app/ui/window/menus.py" line="129" />
         <source>&amp;Servers…</source>
         <translation>服务器(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="130" />
+        <location filename="../../app/ui/window/menus.py" line="131" />
         <source>Add, test and edit the servers Rill can chat through</source>
         <translation>添加、测试和编辑 Rill 可用于对话的服务器</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="138" />
+        <location filename="../../app/ui/window/menus.py" line="139" />
         <source>&amp;Get More Models…</source>
         <translation>获取更多模型(&amp;G)…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="139" />
+        <location filename="../../app/ui/window/menus.py" line="140" />
         <source>Find, download and load models from the Hugging Face Hub</source>
         <translation>从 Hugging Face Hub 查找、下载并加载模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="147" />
+        <location filename="../../app/ui/window/menus.py" line="148" />
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="151" />
+        <location filename="../../app/ui/window/menus.py" line="152" />
         <source>Stream &amp;Health</source>
         <translation>流式输出健康状态(&amp;H)</translation>
     </message>
@@ -2311,27 +2337,27 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>对话设置已保存：将从下一条回复开始生效。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/library_wiring.py" line="109" />
+        <location filename="../../app/ui/window/library_wiring.py" line="111" />
         <source>Deleted “{title}”</source>
         <translation>已删除“{title}”</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/library_wiring.py" line="157" />
+        <location filename="../../app/ui/window/library_wiring.py" line="175" />
         <source>Conversations are kept for this session only: the history could not be opened.</source>
         <translation>无法打开历史记录：对话仅在本次运行期间保留。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/library_wiring.py" line="173" />
+        <location filename="../../app/ui/window/library_wiring.py" line="191" />
         <source>⚠ Not saved: {reason}. Your conversation is kept in memory and Rill keeps trying to save it.</source>
         <translation>⚠ 未保存：{reason}。对话暂存在内存中，Rill 会继续尝试保存。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/library_wiring.py" line="185" />
+        <location filename="../../app/ui/window/library_wiring.py" line="203" />
         <source>Saved again: everything is in the history now.</source>
         <translation>已恢复保存：所有内容都已存入历史记录。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/library_wiring.py" line="205" />
+        <location filename="../../app/ui/window/library_wiring.py" line="223" />
         <source>Exporting… {percent}%</source>
         <translation>正在导出… {percent}%</translation>
     </message>
@@ -2437,42 +2463,42 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>排版此消息的公式用时超过 {detail} 秒：此公式按原文显示。</translation>
     </message>
     <message>
-        <location filename="../../app/core/render/mathsvg.py" line="58" />
+        <location filename="../../app/core/render/mathsvg.py" line="59" />
         <source>This formula could not be typeset ({detail}).</source>
         <translation>无法排版此公式（{detail}）。</translation>
     </message>
     <message>
-        <location filename="../../app/core/render/mathsvg.py" line="59" />
+        <location filename="../../app/core/render/mathsvg.py" line="60" />
         <source>A command is missing its argument or a brace is not closed.</source>
         <translation>某个命令缺少参数，或有花括号未闭合。</translation>
     </message>
     <message>
-        <location filename="../../app/core/render/mathsvg.py" line="60" />
+        <location filename="../../app/core/render/mathsvg.py" line="61" />
         <source>The braces {{ }} do not balance.</source>
         <translation>花括号 {{ }} 不配对。</translation>
     </message>
     <message>
-        <location filename="../../app/core/render/mathsvg.py" line="61" />
+        <location filename="../../app/core/render/mathsvg.py" line="62" />
         <source>An environment is opened with \begin but not closed with \end.</source>
         <translation>有环境用 \begin 打开，却没有用 \end 关闭。</translation>
     </message>
     <message>
-        <location filename="../../app/core/render/mathsvg.py" line="62" />
+        <location filename="../../app/core/render/mathsvg.py" line="63" />
         <source>A \left has no matching \right.</source>
         <translation>有 \left 没有对应的 \right。</translation>
     </message>
     <message>
-        <location filename="../../app/core/render/mathsvg.py" line="63" />
+        <location filename="../../app/core/render/mathsvg.py" line="64" />
         <source>Unknown command {detail}.</source>
         <translation>未知命令 {detail}。</translation>
     </message>
     <message>
-        <location filename="../../app/core/render/mathsvg.py" line="64" />
+        <location filename="../../app/core/render/mathsvg.py" line="65" />
         <source>The math font has no glyph for “{detail}”.</source>
         <translation>数学字体中没有“{detail}”的字形。</translation>
     </message>
     <message>
-        <location filename="../../app/core/render/mathsvg.py" line="65" />
+        <location filename="../../app/core/render/mathsvg.py" line="66" />
         <source>The formula is longer than {detail} characters.</source>
         <translation>公式长度超过 {detail} 个字符。</translation>
     </message>
@@ -3774,92 +3800,92 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>API 密钥存在问题</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="115" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="114" />
         <source>About the login in the URL</source>
         <translation>关于 URL 中的登录信息</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="117" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="116" />
         <source>&amp;Forget Login</source>
         <translation>忘记登录信息(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="119" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="118" />
         <source>Forget the login kept for this address</source>
         <translation>忘记为此地址保存的登录信息</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="130" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="128" />
         <source>Default model</source>
         <translation>默认模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="136" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="134" />
         <source>The first model the server lists</source>
         <translation>服务器列出的第一个模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="137" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="135" />
         <source>Re&amp;fresh</source>
         <translation>刷新(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="138" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="136" />
         <source>Fetch the server's models</source>
         <translation>获取服务器的模型列表</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="144" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="142" />
         <source>Stall timeout in seconds</source>
         <translation>无响应超时（秒）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="146" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="144" />
         <source> s</source>
         <translation> 秒</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="149" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="147" />
         <source>A reply is given up when the server sends nothing for this long</source>
         <translation>服务器在这段时间内没有发送任何内容时，放弃本次回复</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="151" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="149" />
         <source>&amp;Test</source>
         <translation>测试(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="152" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="150" />
         <source>Test the connection</source>
         <translation>测试连接</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="155" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="153" />
         <source>Connection status</source>
         <translation>连接状态</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="166" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="164" />
         <source>Problem with these settings</source>
         <translation>这些设置存在问题</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="172" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="170" />
         <source>&amp;Name:</source>
         <translation>名称(&amp;N)：</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="173" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="171" />
         <source>&amp;Kind:</source>
         <translation>类型(&amp;K)：</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="174" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="172" />
         <source>Base &amp;URL:</source>
         <translation>接口地址(&amp;U)：</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="177" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="175" />
         <source>API &amp;key:</source>
         <translation>API 密钥(&amp;K)：</translation>
     </message>
@@ -4184,138 +4210,143 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
     </message>
     <message>
         <location filename="../../app/ui/misc/shortcuts.py" line="66" />
+        <source>Print the conversation</source>
+        <translation>打印对话</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/misc/shortcuts.py" line="67" />
         <source>Quit Rill</source>
         <translation>退出 Rill</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="67" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="68" />
         <source>Send the message</source>
         <translation>发送消息</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="68" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="69" />
         <source>New line in the message</source>
         <translation>在消息中换行</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="69" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="70" />
         <source>Stop the reply</source>
         <translation>停止回复</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="70" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="71" />
         <source>Go to the message box</source>
         <translation>转到输入框</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="71" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="72" />
         <source>Regenerate the last reply</source>
         <translation>重新生成最后一条回复</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="72" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="73" />
         <source>Copy the selection</source>
         <translation>复制所选内容</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="73" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="74" />
         <source>Select the whole conversation</source>
         <translation>全选整个对话</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="75" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="76" />
         <source>Copy the conversation as Markdown</source>
         <translation>将对话复制为 Markdown</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="77" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="78" />
         <source>Find in the conversation</source>
         <translation>在对话中查找</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="78" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="79" />
         <source>Next match</source>
         <translation>下一个匹配项</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="79" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="80" />
         <source>Previous match</source>
         <translation>上一个匹配项</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="80" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="81" />
         <source>Start of the conversation</source>
         <translation>跳到对话开头</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="81" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="82" />
         <source>End of the conversation</source>
         <translation>跳到对话末尾</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="82" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="83" />
         <source>Larger text</source>
         <translation>放大文字</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="83" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="84" />
         <source>Smaller text</source>
         <translation>缩小文字</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="84" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="85" />
         <source>Normal text size</source>
         <translation>默认文字大小</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="85" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="86" />
         <source>Show the stream health panel</source>
         <translation>显示流式输出状态面板</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="86" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="87" />
         <source>Open a model file</source>
         <translation>打开模型文件</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="87" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="88" />
         <source>Manage models</source>
         <translation>管理模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="88" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="89" />
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="89" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="90" />
         <source>Keyboard shortcuts</source>
         <translation>键盘快捷键</translation>
     </message>
 </context><context>
     <name>ShortcutsDialog</name>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="143" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="144" />
         <source>Keyboard Shortcuts</source>
         <translation>键盘快捷键</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="147" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="148" />
         <source>Action</source>
         <translation>操作</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="147" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="148" />
         <source>Keys</source>
         <translation>按键</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="148" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="149" />
         <source>Keyboard shortcuts</source>
         <translation>键盘快捷键</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="160" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="161" />
         <source>Every menu item also has an underlined letter: press Alt and that letter.</source>
         <translation>每个菜单项都有一个带下划线的字母：按住 Alt 再按该字母即可。</translation>
     </message>

@@ -218,6 +218,9 @@ class MainWindow(QMainWindow):
         self.menus.export_pdf_action.triggered.connect(
             lambda: self.library_wiring.export_conversation(self.chat.conversation.id, ".pdf")
         )
+        self.menus.print_action.triggered.connect(
+            lambda: self.library_wiring.print_conversation(self.chat.conversation.id)
+        )
         self.menus.export_all_action.triggered.connect(self.library_wiring.export_all)
         self.menus.import_action.triggered.connect(self.library_wiring.import_conversations)
         self.menus.regenerate_action.triggered.connect(self._on_regenerate_triggered)
