@@ -320,16 +320,21 @@ class DoctorRun(QObject):
 
     def _math(self, message_id: str) -> dict[str, Any]:
         """The reply's formulas: found in its source, typeset, shown as source
-        (broken TeX), and the p95 of the time typesetting took (render process)."""
+        (broken TeX), the p95 of the time typesetting took (render process), and
+        how long formulas waited from their closing delimiter to their image."""
         probe = self.window.view.probe
         formulas = probe.message_formulas(message_id)
         source = probe.message_source(message_id)
         rendered = sum(f.ok for f in formulas)
+        delays = probe.formula_delays_ms(message_id)
         return {
             "spans": len(find_math(strip_thinking(source))),
             "rendered": rendered,
             "fallback": len(formulas) - rendered,
             "render_ms_p95": round(percentile([f.ms for f in formulas], 95), 2) if formulas else 0.0,
+            # from a formula's closing delimiter reaching the window to its image on screen
+            "shown_ms_p95": round(percentile(delays, 95), 1) if delays else 0.0,
+            "shown_ms_max": round(max(delays), 1) if delays else 0.0,
         }
 
     def _render_process(self) -> dict[str, int] | None:

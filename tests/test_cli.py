@@ -53,6 +53,7 @@ def test_doctor_counts_the_formulas_of_the_reply(tmp_path: Path) -> None:
     math = out["math"]
     assert (math["spans"], math["rendered"], math["fallback"]) == (3, 2, 1), math
     assert math["render_ms_p95"] > 0
+    assert 0 < math["shown_ms_p95"] <= math["shown_ms_max"]  # each image came after its delimiter
     assert "$x = \\frac{-b \\pm \\sqrt{b^2-4ac}}{2a}$" in out["reply_text"]  # every character kept
 
 

@@ -18,6 +18,8 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import threading
+import time
 from collections.abc import Iterable, Sequence
 from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor
 
@@ -37,6 +39,8 @@ MIN_FORMULAS = 48
 _BATCH = 16
 #: How much lower than the caller the processes run (the window stays first).
 _NICENESS = 5
+#: How often a typesetting process looks whether its parent is still there.
+_PARENT_CHECK_S = 0.5
 
 Wanted = tuple[str, str, bool]  # (source, tex, display)
 
@@ -46,11 +50,25 @@ def formulas_in(text: str) -> list[Wanted]:
     return [(span.source, span.tex, span.display) for span in find_math(text)]
 
 
-def _lower_priority() -> None:
+def _start_process(parent: int) -> None:
+    """A typesetting process's start: a lower priority, and an end of its own
+    when its parent is gone (a render process that was killed cannot shut
+    its pool down)."""
     try:
         os.nice(_NICENESS)
     except OSError:  # not allowed here: same priority, still correct
         pass
+    threading.Thread(target=_end_with, args=(parent,), name="rill-math-parent", daemon=True).start()
+
+
+def _end_with(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(_PARENT_CHECK_S)
+    os._exit(0)
+
+
+def _warm_up() -> None:
+    mathsvg.render_formula("$x$", "x", False)  # ziamath's import and font
 
 
 def _typeset(batch: Sequence[Wanted]) -> list[tuple[Wanted, Formula]]:
@@ -61,14 +79,20 @@ class AheadTypesetter:
     """Typesets formulas ahead of their render (see the module docstring).
     Use as a context manager: the processes end with it."""
 
-    def __init__(self, workers: int | None = None) -> None:
+    def __init__(self, workers: int | None = None, min_formulas: int = 0, idle_close_s: float = 0.0,
+                 start_at: int = 0) -> None:
         if workers is None:
             try:  # the environment's choice (1: one after another, as before; the benchmark)
                 workers = int(os.environ.get("RILL_MATH_WORKERS", "") or (os.cpu_count() or 1))
             except ValueError:
                 workers = os.cpu_count() or 1
         self._workers = max(1, min(MAX_WORKERS, workers))
+        self._min = min_formulas or MIN_FORMULAS
+        self._start_at = start_at or self._min  # formulas that start the processes (which then warm up)
         self._pool: Executor | None = None
+        self._lock = threading.Lock()  # ahead() and close() from different threads (the idle closer)
+        self._idle_s = idle_close_s  # > 0: the processes end after this long unused
+        self._idle: threading.Timer | None = None
         self.typeset = 0  # formulas typeset by the processes (for tests and the benchmark)
 
     def __enter__(self) -> AheadTypesetter:
@@ -78,21 +102,62 @@ class AheadTypesetter:
         self.close()
 
     def close(self) -> None:
-        pool, self._pool = self._pool, None
+        with self._lock:
+            pool, self._pool = self._pool, None
+            idle, self._idle = self._idle, None
+        if idle is not None:
+            idle.cancel()
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
 
+    @property
+    def running(self) -> bool:
+        """Its processes are up."""
+        return self._pool is not None
+
     def ahead(self, wanted: Iterable[Wanted]) -> int:
         """Typeset what of ``wanted`` is not cached yet (all of it, or none when
-        there are fewer than ``MIN_FORMULAS`` or one core); how many were."""
+        there are fewer than ``min_formulas`` (default ``MIN_FORMULAS``) or one
+        core); how many were."""
+        with self._lock:
+            done = self._ahead(wanted)
+            if self._pool is not None and self._idle_s > 0:
+                if self._idle is not None:
+                    self._idle.cancel()
+                self._idle = threading.Timer(self._idle_s, self.close)
+                self._idle.daemon = True
+                self._idle.start()
+            return done
+
+    def _drop_pool(self) -> None:
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
+        self._workers = 1
+
+    def _ahead(self, wanted: Iterable[Wanted]) -> int:
         todo = [w for w in dict.fromkeys(wanted) if mathsvg.cached_formula(*w) is None]
         todo = todo[: mathsvg.CACHE_SIZE // 2]  # never more than the cache keeps
-        if len(todo) < MIN_FORMULAS or self._workers < 2:
+        if not todo or self._workers < 2:
             return 0
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(
-                self._workers, mp_context=multiprocessing.get_context("spawn"), initializer=_lower_priority)
-        batches = [todo[i : i + _BATCH] for i in range(0, len(todo), _BATCH)]
+            if len(todo) < self._start_at:
+                return 0
+            try:
+                self._pool = ProcessPoolExecutor(
+                    self._workers, mp_context=multiprocessing.get_context("spawn"), initializer=_start_process,
+                    initargs=(os.getpid(),))
+                for _ in range(self._workers):  # started now (import, font), ready for the next formulas
+                    self._pool.submit(_warm_up)
+            except Exception as exc:  # noqa: BLE001 - no processes here: typeset in place, as before
+                log.warning("math: no typesetting processes (%s); typesetting in place", exc)
+                self._drop_pool()
+                return 0
+        if len(todo) < self._min:
+            return 0
+        # as many batches as processes at least, so that every one of them works
+        size = max(1, min(_BATCH, -(-len(todo) // self._workers)))
+        batches = [todo[i : i + size] for i in range(0, len(todo), size)]
         done = 0
         try:
             for typeset in self._pool.map(_typeset, batches):
@@ -101,7 +166,6 @@ class AheadTypesetter:
                 done += len(typeset)
         except (BrokenExecutor, OSError) as exc:  # a process died: the rest is typeset in place
             log.warning("math: typesetting processes failed (%s); typesetting in place", exc)
-            self.close()
-            self._workers = 1
+            self._drop_pool()
         self.typeset += done
         return done

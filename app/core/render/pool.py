@@ -30,7 +30,14 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from app.core.render import blocks
-from app.core.render.jobs import RenderJob, plain_units, render_job, render_job_pickled, warm_up_math
+from app.core.render.jobs import (
+    RenderJob,
+    plain_units,
+    render_job,
+    render_job_pickled,
+    use_math_processes,
+    warm_up_math,
+)
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -126,6 +133,7 @@ def start_worker() -> None:
     could fill the pipe, and a restart would then wait on it forever); a
     formula rendered in the meantime waits for the import to finish."""
     lower_priority()
+    use_math_processes(min(2, os.cpu_count() or 1))
     threading.Thread(target=warm_up_math, name="rill-math-warm-up", daemon=True).start()
 
 

@@ -16,7 +16,9 @@ from PyQt6.QtGui import QTextDocument
 from PyQt6.QtWidgets import QAbstractScrollArea
 
 from app.core.render import blocks
+from app.core.render.mathscan import find_math
 from app.core.render.mathsvg import Formula
+from app.core.text.thinking import strip_thinking
 from app.ui.conversation.hittest import Hit
 from app.ui.conversation.items import PAD_X, PAD_Y, Pos, doc_text, layout_of
 from app.ui.misc.math_images import text_with_formulas
@@ -68,6 +70,13 @@ class ChatViewProbe:
         """The formulas of a message's rendered units, in order (typeset or not)."""
         item = self._view._item(message_id)
         return [] if item is None else [f for u in item.units for f in u.unit.math]
+
+    def formula_delays_ms(self, message_id: str) -> list[float]:
+        """For each formula of a streamed reply's answer, the time from its
+        closing delimiter's arrival to its being shown rendered (the doctor)."""
+        answer = strip_thinking(self.message_source(message_id))
+        delays: list[float] = self._view._results.commits.delays_ms(message_id, [s.end for s in find_math(answer)])
+        return delays
 
     def thinking_header(self, message_id: str) -> str:
         """A message's thinking header as shown ("▸ Thinking… · 3 words"),
