@@ -28,10 +28,11 @@ from PyQt6.QtGui import (
 
 from app.ui.conversation.find import FindHighlighter
 from app.ui.conversation.geometry import ItemLayout, Metrics
-from app.ui.conversation.items import PAD_X, PAD_Y, Item, ItemList, layout_of
+from app.ui.conversation.items import PAD_Y, Item, ItemList, layout_of
 from app.ui.misc import theme
 
 _NOTE_KINDS = ("error", "warning", "info")
+BUBBLE_RADIUS = 12.0  # a user message's bubble's corners
 
 #: ``selections(index, row, doc) -> the text selection's part in that row``
 Selections = Callable[[int, int, QTextDocument], list[QAbstractTextDocumentLayout.Selection]]
@@ -95,25 +96,30 @@ class ItemPainter:
                     band: tuple[float, float]) -> None:
         c0, c1 = band
         m = self._metrics
+        x = m.text_x()
         if item.kind == "user":
-            painter.fillRect(QRectF(4, top, width - 8, item.height), theme.color("user_bg"))
+            painter.save()
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(theme.color("user_bg"))
+            painter.drawRoundedRect(m.bubble_rect(top, item.height), BUBBLE_RADIUS, BUBBLE_RADIUS)
+            painter.restore()
         y = top + PAD_Y
         if item.kind != "notice":
             painter.setFont(m.bold)
             painter.setPen(theme.color("user" if item.kind == "user" else "assistant"))
-            painter.drawText(QPointF(PAD_X, y + QFontMetricsF(m.bold).ascent()), item.label)
+            painter.drawText(QPointF(x, y + QFontMetricsF(m.bold).ascent()), item.label)
             y += m.header_height(item)
         if item.think is not None:
             painter.setFont(m.small)
             painter.setPen(self.muted_text())
-            painter.drawText(QPointF(PAD_X, y + QFontMetricsF(m.small).ascent()), self._think_label(item))
+            painter.drawText(QPointF(x, y + QFontMetricsF(m.small).ascent()), self._think_label(item))
             y += m.think_header_height(item)
         for n, doc, height, unit, uy in self._layout.rows(item, y, skip_to=c0):
             if uy > c1:
                 break
             if uy + height >= c0 and doc is not None:
                 painter.save()
-                painter.translate(PAD_X, uy)
+                painter.translate(x, uy)
                 ctx = self._paint_ctx()
                 if item.kind == "notice":
                     ctx.palette.setColor(QPalette.ColorRole.Text, note_color(item.note_kind))
@@ -136,7 +142,7 @@ class ItemPainter:
                 layout_of(doc).draw(painter, ctx)
                 painter.restore()
                 if unit is not None and unit.unit.kind == "code" and unit.unit.copy:
-                    self._paint_copy_button(painter, self._layout.copy_button_rect(uy, width))
+                    self._paint_copy_button(painter, self._layout.copy_button_rect(uy))
         if item.kind != "notice":
             self._paint_footer(painter, item, top + item.height - PAD_Y - m.line_height(m.small))
 

@@ -18,7 +18,7 @@ from PyQt6.QtWidgets import QAbstractScrollArea
 from app.core.render import blocks
 from app.core.render.mathsvg import Formula
 from app.ui.conversation.hittest import Hit
-from app.ui.conversation.items import PAD_X, PAD_Y, Pos, doc_text, layout_of
+from app.ui.conversation.items import PAD_Y, Pos, doc_text, layout_of
 from app.ui.misc.math_images import text_with_formulas
 
 
@@ -121,7 +121,8 @@ class ChatViewProbe:
                     assert text_layout is not None
                     line = text_layout.lineForTextPosition(position - block.position())
                     rect = layout_of(doc).blockBoundingRect(block)
-                    x = line.cursorToX(position - block.position())[0] + rect.x() + PAD_X + (-1 if end else 1)
+                    left = self._view._metrics.text_x()
+                    x = line.cursorToX(position - block.position())[0] + rect.x() + left + (-1 if end else 1)
                     return QPointF(x, uy - offset + rect.y() + line.y() + line.height() / 2)
         return None
 
@@ -186,7 +187,7 @@ class ChatViewProbe:
         for _n, _doc, _height, unit, uy in self._view._layout.rows(item, self._view._layout.body_top(index)):
             if unit is not None and unit.unit.kind == "code" and unit.unit.copy:
                 if k == nth:
-                    center: QPointF = self._view._layout.copy_button_rect(uy - offset, self._view._vp().width()).center()
+                    center: QPointF = self._view._layout.copy_button_rect(uy - offset).center()
                     return center
                 k += 1
         return None

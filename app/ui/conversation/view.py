@@ -437,6 +437,17 @@ class ChatView(QAbstractScrollArea):
         others when they are next built."""
         self._styler.restyle()
 
+    @property
+    def column_chars(self) -> int:
+        """The reading column's width in average characters (0: the whole viewport)."""
+        return self._metrics.column_chars
+
+    def set_column_chars(self, chars: int) -> None:
+        """Keep the text within a centred column about ``chars`` characters
+        wide at the current zoom (0: use the whole viewport). Re-laid out
+        like a resize: O(n) arithmetic, Qt work only near the viewport."""
+        self._styler.set_column(chars)
+
     @traced("resize")
     def resizeEvent(self, event: QResizeEvent | None) -> None:
         super().resizeEvent(event)
