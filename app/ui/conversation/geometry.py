@@ -240,24 +240,36 @@ class ItemLayout:
         m = self._metrics
         return QRectF(m.text_x() + m.content_width() - 58, unit_top + 4, 52, 20)
 
+    def action_box(self) -> float:
+        """The side of a footer action's square (its icon and a margin)."""
+        return float(round(self._metrics.line_height(self._metrics.small) + 8))
+
     def footer_layout(self, item: Item, y: float) -> list[tuple[str, str, QRectF]]:
-        """(kind, text, rect) of each footer piece: the note, the facts, the actions."""
+        """(kind, text, rect) of each footer piece: the note, the actions
+        (icon squares, their text the tooltip and accessible name; the
+        branch switcher's "2/3" as text), then the facts, at the column's
+        right end when they fit there."""
         fm = QFontMetricsF(self._metrics.small)
         h = fm.height()
         x = self._metrics.text_x()
+        box = self.action_box()
         out: list[tuple[str, str, QRectF]] = []
         if item.note:
             w = fm.horizontalAdvance(item.note)
             out.append(("note", item.note, QRectF(x, y, w, h)))
             x += w + 12
+        for action, label in self._actions(item):
+            if action == "branch":
+                w = fm.horizontalAdvance(label)
+                out.append((f"action:{action}", label, QRectF(x, y, w, h)))
+                x += w + 2
+            else:
+                out.append((f"action:{action}", label, QRectF(x, y + (h - box) / 2, box, box)))
+                x += box + 2
         if item.facts:
             w = fm.horizontalAdvance(item.facts)
-            out.append(("facts", item.facts, QRectF(x, y, w, h)))
-            x += w + 12
-        for action, label in self._actions(item):
-            w = fm.horizontalAdvance(label)
-            out.append((f"action:{action}", label, QRectF(x, y, w, h)))
-            x += w + 12
+            right = self._metrics.text_x() + self._metrics.content_width() - w
+            out.append(("facts", item.facts, QRectF(max(x + 10, right), y, w, h)))
         return out
 
     def think_header_rect(self, index: int) -> QRectF | None:

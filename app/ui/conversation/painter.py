@@ -27,9 +27,10 @@ from PyQt6.QtGui import (
 )
 
 from app.ui.conversation.find import FindHighlighter
+from app.ui.conversation.footer import ActionsShown
 from app.ui.conversation.geometry import ItemLayout, Metrics
 from app.ui.conversation.items import PAD_Y, Item, ItemList, layout_of
-from app.ui.misc import theme
+from app.ui.misc import icons, theme
 
 _NOTE_KINDS = ("error", "warning", "info")
 BUBBLE_RADIUS = 12.0  # a user message's bubble's corners
@@ -56,6 +57,7 @@ class ItemPainter:
         hidden_thought_matches: Callable[[Item], int],
         selections: Selections,
         palette: Callable[[], QPalette],
+        shown: ActionsShown | None = None,
     ) -> None:
         self._list = items
         self._layout = layout
@@ -65,6 +67,7 @@ class ItemPainter:
         self._hidden = hidden_thought_matches
         self._selections = selections
         self._palette = palette
+        self._shown = shown if shown is not None else ActionsShown()
 
     def paint(self, painter: QPainter, rows: range, offset: float, width: float, vh: float,
               band: tuple[float, float] | None = None) -> None:
@@ -159,15 +162,33 @@ class ItemPainter:
     def _paint_footer(self, painter: QPainter, item: Item, y: float) -> None:
         painter.setFont(self._metrics.small)
         fm = QFontMetricsF(self._metrics.small)
+        shown = self._shown.shows(item)
+        device = painter.device()
+        ratio = device.devicePixelRatioF() if device is not None else 1.0
         for kind, text, rect in self._layout.footer_layout(item, y):
             if kind == "note":
-                color = note_color(item.note_kind)
+                painter.setPen(note_color(item.note_kind))
             elif kind in ("facts", "action:branch"):
-                color = theme.color("muted")
+                painter.setPen(theme.color("muted"))
             else:
-                color = theme.color("action")
-            painter.setPen(color)
+                if shown:
+                    self._paint_action(painter, item, kind.removeprefix("action:"), rect, ratio)
+                continue
             painter.drawText(QPointF(rect.x(), rect.y() + fm.ascent()), text)
+
+    def _paint_action(self, painter: QPainter, item: Item, action: str, rect: QRectF, ratio: float) -> None:
+        """An action's icon button: muted, on a tinted square with the
+        text's colour under the pointer."""
+        hovered = self._shown.hover_id == item.id and self._shown.hover_action == action
+        if hovered:
+            painter.save()
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(theme.color("midlight"))
+            painter.drawRoundedRect(rect, 5, 5)
+            painter.restore()
+        side = round(rect.height() - 6)
+        image = icons.pixmap(action, theme.color("text" if hovered else "muted"), side, ratio)
+        painter.drawPixmap(QPointF(rect.x() + (rect.width() - side) / 2, rect.y() + (rect.height() - side) / 2), image)
 
     # ------------------------------------------------------------------ find matches
 

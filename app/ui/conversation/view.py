@@ -84,6 +84,7 @@ import logging
 from PyQt6.QtCore import QEvent, QPointF, QSize, Qt, QTimer, QUrl, pyqtSignal
 from PyQt6.QtGui import (
     QContextMenuEvent,
+    QFocusEvent,
     QHelpEvent,
     QKeyEvent,
     QKeySequence,
@@ -99,7 +100,7 @@ from app.ui.conversation.damage import ViewportDamage
 from app.ui.conversation.documents import DocumentFactory
 from app.ui.conversation.find import FindHighlighter
 from app.ui.conversation.find_reveal import FindReveal
-from app.ui.conversation.footer import Decorator, footer_actions
+from app.ui.conversation.footer import ActionsShown, Decorator, footer_actions
 from app.ui.conversation.geometry import ItemLayout, Metrics
 from app.ui.conversation.gestures import PointerGestures
 from app.ui.conversation.history import HistoryLoader
@@ -234,13 +235,14 @@ class ChatView(QAbstractScrollArea):
             self._list, self._sel, self.copied.emit, self.link_opened.emit, self.link_blocked.emit,
             self.message_action_requested.emit,
         )
+        self._shown = ActionsShown()
         self._pointer = PointerGestures(
             self._list, self._hits, self._scroll, lambda: self._vp().width(), self._sel, self._out, self._actions,
-            self.toggle_thoughts, self._vp().setCursor, self.setToolTip, repaint,
+            self.toggle_thoughts, self._vp().setCursor, self.setToolTip, repaint, self._on_hovered,
         )
         self._painter = ItemPainter(
             self._list, self._layout, self._metrics, self._find, self._thoughts.label,
-            self._reveal.hidden_thought_matches, self._sel.selections_for, self.palette,
+            self._reveal.hidden_thought_matches, self._sel.selections_for, self.palette, self._shown,
         )
         self._connect_signals()
 
@@ -329,6 +331,27 @@ class ChatView(QAbstractScrollArea):
 
     def _actions(self, item: Item) -> list[tuple[str, str]]:
         return footer_actions(item, self._decorator)
+
+    def _on_hovered(self, item_id: str, action: str) -> None:
+        if self._shown.hover(item_id, action):
+            self._damage.all()
+
+    def _last_reply_id(self) -> str:
+        """The last assistant message's id (its actions always show): a few
+        steps back from the end at most (notices only come after it)."""
+        items = self._list.items
+        for n in range(len(items) - 1, max(-1, len(items) - 8), -1):
+            if items[n].kind == "assistant":
+                return items[n].id
+            if items[n].kind == "user":
+                break
+        return ""
+
+    def actions_shown(self, message_id: str) -> bool:
+        """A message's action buttons are shown (pointer, keyboard focus or the last reply)."""
+        item = self._list.get(message_id)
+        self._shown.last_reply_id = self._last_reply_id()
+        return item is not None and self._shown.shows(item)
 
     def set_decorator(self, decorator: Decorator | None) -> None:
         """``decorator(message_id) -> ((k, n) or None, actions)``: asked only
@@ -456,6 +479,7 @@ class ChatView(QAbstractScrollArea):
     @traced("paint")
     def paintEvent(self, event: QPaintEvent | None) -> None:
         self._damage.painted()
+        self._shown.last_reply_id = self._last_reply_id()
         painter = QPainter(self._vp())
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         viewport = self._vp()
@@ -481,19 +505,47 @@ class ChatView(QAbstractScrollArea):
         return super().viewportEvent(event)
 
     def tooltip_at(self, point: QPointF) -> str:
-        """The tooltip at viewport ``point``: over a formula shown as its
-        source, why it could not be typeset; over a formula, its TeX."""
-        hit = self._hits.at(point, self._bar().value(), self._vp().width(), details=False)
+        """The tooltip at viewport ``point``: over a footer action, its name;
+        over a formula shown as its source, why it could not be typeset;
+        over a formula, its TeX."""
+        hit = self._hits.at(point, self._bar().value(), self._vp().width(), details=True)
+        if hit is not None and hit.action:
+            labels = dict(self._actions(self._list.items[hit.index]))
+            return labels.get(hit.action, "")
         if hit is None or hit.doc is None or not 0 <= hit.unit < len(self._list.items[hit.index].units):
             return ""
         formula = formula_at(hit.doc, hit.at, self._list.items[hit.index].units[hit.unit].unit.math)
         return "" if formula is None else formula_tip(formula)
+
+    def leaveEvent(self, event: QEvent | None) -> None:
+        super().leaveEvent(event)
+        self._on_hovered("", "")
+
+    def focusInEvent(self, event: QFocusEvent | None) -> None:
+        """The keyboard came to the view: the actions of the message last
+        clicked (else of the last message) show, as on hover."""
+        super().focusInEvent(event)
+        cursor = self._sel.cursor
+        items = self._list.items
+        if cursor is not None and 0 <= cursor.item < len(items):
+            self._shown.focus_id = items[cursor.item].id
+        else:
+            self._shown.focus_id = next((i.id for i in reversed(items[-8:]) if i.kind != "notice"), "")
+        self._damage.all()
+
+    def focusOutEvent(self, event: QFocusEvent | None) -> None:
+        super().focusOutEvent(event)
+        self._shown.focus_id = ""
+        self._damage.all()
 
     def mousePressEvent(self, event: QMouseEvent | None) -> None:
         if event is None or event.button() != Qt.MouseButton.LeftButton:
             return
         self.setFocus()
         self._pointer.press(event.position(), bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier))
+        cursor = self._sel.cursor
+        if cursor is not None and 0 <= cursor.item < len(self._list.items):
+            self._shown.focus_id = self._list.items[cursor.item].id  # the keyboard is on the message clicked
 
     def mouseMoveEvent(self, event: QMouseEvent | None) -> None:
         if event is not None:
