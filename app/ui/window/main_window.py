@@ -268,9 +268,11 @@ class MainWindow(QMainWindow):
     def _on_state_changed(self, state: ChatState) -> None:
         self.send_button.setEnabled(state == ChatState.IDLE)
         self.stop_button.setEnabled(state == ChatState.GENERATING)
+        self.chat_area.composer.set_running(state == ChatState.GENERATING)
 
     def _on_model_ready(self, info: ModelInfo) -> None:
         self.prompt_area.set_context_limit(info.n_ctx or None)
+        self.chat_area.composer.set_model_name(info.name)
         self.hub_offer.model_loaded(info.path or "")
 
     def _on_open_model_triggered(self) -> None:
@@ -304,6 +306,7 @@ class MainWindow(QMainWindow):
         self.model_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.model_button.setMenu(self.model_menu)
         self._status_bar.insertWidget(0, self.model_button)
+        self.chat_area.composer.set_model_menu(self.model_menu)  # the picker in the composer opens it too
         self.hub_offer = DemoModelOffer(self.chat_area)
         chat_layout = self.chat_area.layout()
         assert isinstance(chat_layout, QVBoxLayout)
