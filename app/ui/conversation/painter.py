@@ -30,6 +30,7 @@ from app.ui.conversation.find import FindHighlighter
 from app.ui.conversation.footer import ActionsShown
 from app.ui.conversation.geometry import ItemLayout, Metrics
 from app.ui.conversation.items import PAD_Y, Item, ItemList, layout_of
+from app.ui.conversation.waiting import WaitingRows
 from app.ui.misc import icons, theme
 
 _NOTE_KINDS = ("error", "warning", "info")
@@ -58,6 +59,7 @@ class ItemPainter:
         selections: Selections,
         palette: Callable[[], QPalette],
         shown: ActionsShown | None = None,
+        waiting: WaitingRows | None = None,
     ) -> None:
         self._list = items
         self._layout = layout
@@ -68,6 +70,7 @@ class ItemPainter:
         self._selections = selections
         self._palette = palette
         self._shown = shown if shown is not None else ActionsShown()
+        self._waiting = waiting
 
     def paint(self, painter: QPainter, rows: range, offset: float, width: float, vh: float,
               band: tuple[float, float] | None = None) -> None:
@@ -117,6 +120,8 @@ class ItemPainter:
             painter.setPen(self.muted_text())
             painter.drawText(QPointF(x, y + QFontMetricsF(m.small).ascent()), self._think_label(item))
             y += m.think_header_height(item)
+        if self._waiting is not None and self._waiting.waiting(item):
+            self._waiting.paint(painter, item, x, y, m.content_width())
         for n, doc, height, unit, uy in self._layout.rows(item, y, skip_to=c0):
             if uy > c1:
                 break

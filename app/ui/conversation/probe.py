@@ -165,6 +165,18 @@ class ChatViewProbe:
                 return QPointF(rect.center().x(), rect.center().y() - offset)
         return None
 
+    def waiting_row(self, message_id: str) -> tuple[bool, str, float | None]:
+        """(the reply shows its waiting row, the row's words — "" for the
+        typing dots —, the fraction of the prompt read or None)."""
+        view = self._view
+        item = view._item(message_id)
+        waiting = item is not None and view._waiting.waiting(item)
+        return waiting, view._waiting.text(message_id), view._waiting.fraction(message_id)
+
+    @property
+    def typing_dots_moving(self) -> bool:
+        return bool(self._view._waiting.animating)
+
     def thinking_header_point(self, message_id: str) -> QPointF | None:
         """The centre of a message's thinking header in the viewport (None:
         no thinking)."""

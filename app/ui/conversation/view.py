@@ -81,7 +81,7 @@ from __future__ import annotations
 
 import logging
 
-from PyQt6.QtCore import QEvent, QPointF, QSize, Qt, QTimer, QUrl, pyqtSignal
+from PyQt6.QtCore import QEvent, QPointF, QRect, QSize, Qt, QTimer, QUrl, pyqtSignal
 from PyQt6.QtGui import (
     QContextMenuEvent,
     QFocusEvent,
@@ -92,6 +92,7 @@ from PyQt6.QtGui import (
     QPainter,
     QPaintEvent,
     QResizeEvent,
+    QShowEvent,
 )
 from PyQt6.QtWidgets import QAbstractScrollArea, QMenu, QScrollBar, QToolTip, QWidget
 
@@ -128,6 +129,7 @@ from app.ui.conversation.unfolding import ThoughtsUnfolder
 from app.ui.conversation.unit_window import UnitWindow
 from app.ui.conversation.view_actions import ViewActions
 from app.ui.conversation.virtualizer import LiveWindow
+from app.ui.conversation.waiting import WaitingRows
 from app.ui.misc import shortcuts
 from app.ui.misc.math_images import formula_at, formula_tip
 from app.ui.services.activity import traced
@@ -236,6 +238,7 @@ class ChatView(QAbstractScrollArea):
             self.message_action_requested.emit,
         )
         self._shown = ActionsShown()
+        self._waiting = WaitingRows(self._list, self._metrics, self._repaint_item, self.isVisible, self)
         self._pointer = PointerGestures(
             self._list, self._hits, self._scroll, lambda: self._vp().width(), self._sel, self._out, self._actions,
             self.toggle_thoughts, self._vp().setCursor, self.setToolTip, repaint, self._on_hovered,
@@ -243,6 +246,7 @@ class ChatView(QAbstractScrollArea):
         self._painter = ItemPainter(
             self._list, self._layout, self._metrics, self._find, self._thoughts.label,
             self._reveal.hidden_thought_matches, self._sel.selections_for, self.palette, self._shown,
+            self._waiting,
         )
         self._connect_signals()
 
@@ -284,8 +288,25 @@ class ChatView(QAbstractScrollArea):
     # ------------------------------------------------------------------ items (``ItemRows``)
 
     def add_message(self, message: Message, label: str = "") -> None:
-        """Show a message (finished, or streaming: then use append_stream)."""
+        """Show a message (finished, or streaming: then use append_stream;
+        until its first text it shows typing dots, or the prompt's progress:
+        ``set_prompt_progress``)."""
         self._rows.add_message(message, label)
+        item = self._list.get(message.id)
+        if item is not None and WaitingRows.waiting(item):
+            self._waiting.start()
+
+    def set_prompt_progress(self, message_id: str, done: int, total: int) -> None:
+        """``done`` of the prompt's ``total`` tokens were read for the reply
+        ``message_id``: shown on it (with a bar and the time left) until its
+        first text. O(1): one item repainted."""
+        self._waiting.set_progress(message_id, done, total)
+        self._waiting.start()
+
+    def _repaint_item(self, index: int) -> None:
+        item = self._list.items[index]
+        top = int(self._list.top(index) - self._bar().value())
+        self._vp().update(QRect(0, top, self._vp().width(), int(item.height) + 2))
 
     def add_messages(self, messages: list[Message]) -> None:
         """Show many finished messages at once (history), below any already
@@ -370,6 +391,7 @@ class ChatView(QAbstractScrollArea):
         """The message's text is complete: render it whole (off the GUI
         thread), then swap the result in; ``message_settled`` follows."""
         self._flow.finish(message_id)
+        self._waiting.forget(message_id)
 
     @traced("render result")
     def _on_rendered(self, result: RenderResult) -> None:
@@ -516,6 +538,10 @@ class ChatView(QAbstractScrollArea):
             return ""
         formula = formula_at(hit.doc, hit.at, self._list.items[hit.index].units[hit.unit].unit.math)
         return "" if formula is None else formula_tip(formula)
+
+    def showEvent(self, event: QShowEvent | None) -> None:
+        super().showEvent(event)
+        self._waiting.start()  # (stops at its next step when no reply waits)
 
     def leaveEvent(self, event: QEvent | None) -> None:
         super().leaveEvent(event)
