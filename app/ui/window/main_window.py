@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PyQt6.QtCore import QMimeData, Qt, pyqtSignal
-from PyQt6.QtGui import QCloseEvent, QDragEnterEvent, QDragMoveEvent, QDropEvent, QIcon, QShortcut
+from PyQt6.QtGui import QCloseEvent, QDragEnterEvent, QDragMoveEvent, QDropEvent, QIcon, QShortcut, QTextCursor
 from PyQt6.QtWidgets import QApplication, QFileDialog, QMainWindow, QSplitter, QToolButton, QVBoxLayout, QWidget
 
 from app.core.backends.base import ModelInfo
@@ -42,6 +42,7 @@ from app.ui.window.menus import MenuBar
 from app.ui.window.model_choice import ModelChoice
 from app.ui.window.model_dialogs import ModelDialogs
 from app.ui.window.navigation import KeyboardNavigation
+from app.ui.window.queued import QueuedMessages
 from app.ui.window.send import SendController
 from app.ui.window.settings_wiring import SettingsWiring
 from app.ui.window.status import StatusLabels
@@ -142,7 +143,9 @@ class MainWindow(QMainWindow):
         self.announcer = StreamAnnouncer(self.chat, self.state_label, self.prompt, self.stop_button, self)
         self._build_menus()
         self._stop_shortcut = bind_shortcut(QShortcut(self), "stop")
-        self.send_controller = SendController(self.chat, self.prompt_area, self._status_bar, self)
+        self.queued = QueuedMessages(self.chat, self)
+        self.chat_area.composer.add_tray_widget(self.queued.tray)
+        self.send_controller = SendController(self.chat, self.prompt_area, self._status_bar, self, self.queued)
         self._connect_signals()
         self.install_search()
         self.install_model_files()
@@ -164,6 +167,7 @@ class MainWindow(QMainWindow):
         self.send_button.clicked.connect(self.send_controller.send)
         self.stop_button.clicked.connect(self.chat.stop)
         self._stop_shortcut.activated.connect(self.send_controller.escape)
+        self.queued.text_returned.connect(self._on_queued_text_returned)
         self.menus.open_model_action.triggered.connect(self._on_open_model_triggered)
         self.menus.new_chat_action.triggered.connect(self._on_new_chat_triggered)
         self.menus.copy_action.triggered.connect(self.view.copy_selection)
@@ -264,6 +268,14 @@ class MainWindow(QMainWindow):
 
     def _on_find_match_selected(self, message_id: str, nth: int) -> None:
         self.view.set_find(self.find_bar.edit.text(), (message_id, nth))
+
+    def _on_queued_text_returned(self, text: str) -> None:
+        """A queued message's Edit: its text back in the box (sending queues it again)."""
+        if self.prompt.toPlainText().strip():
+            text = self.prompt.toPlainText() + "\n" + text
+        self.prompt.setPlainText(text)
+        self.prompt.moveCursor(QTextCursor.MoveOperation.End)
+        self.prompt.setFocus()
 
     def _on_state_changed(self, state: ChatState) -> None:
         self.send_button.setEnabled(state == ChatState.IDLE)
