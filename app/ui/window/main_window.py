@@ -37,6 +37,7 @@ from app.ui.sidebar.sidebar import Sidebar
 from app.ui.window.appearance_menu import AppearanceControls
 from app.ui.window.chat_area import ChatArea
 from app.ui.window.context_meter import ContextMeter, ContextTracker
+from app.ui.window.empty_state import EmptyState
 from app.ui.window.library_wiring import LibraryWiring
 from app.ui.window.menus import MenuBar
 from app.ui.window.model_choice import ModelChoice
@@ -143,6 +144,7 @@ class MainWindow(QMainWindow):
         self.announcer = StreamAnnouncer(self.chat, self.state_label, self.prompt, self.stop_button, self)
         self._build_menus()
         self._stop_shortcut = bind_shortcut(QShortcut(self), "stop")
+        self.empty_state = EmptyState(self.view, self.chat)
         self.queued = QueuedMessages(self.chat, self)
         self.chat_area.composer.add_tray_widget(self.queued.tray)
         self.send_controller = SendController(self.chat, self.prompt_area, self._status_bar, self, self.queued)
@@ -168,6 +170,7 @@ class MainWindow(QMainWindow):
         self.stop_button.clicked.connect(self.chat.stop)
         self._stop_shortcut.activated.connect(self.send_controller.escape)
         self.queued.text_returned.connect(self._on_queued_text_returned)
+        self.empty_state.example_chosen.connect(self._on_queued_text_returned)  # (the same: into the box)
         self.menus.open_model_action.triggered.connect(self._on_open_model_triggered)
         self.menus.new_chat_action.triggered.connect(self._on_new_chat_triggered)
         self.menus.copy_action.triggered.connect(self.view.copy_selection)
@@ -270,7 +273,8 @@ class MainWindow(QMainWindow):
         self.view.set_find(self.find_bar.edit.text(), (message_id, nth))
 
     def _on_queued_text_returned(self, text: str) -> None:
-        """A queued message's Edit: its text back in the box (sending queues it again)."""
+        """A queued message's Edit, or an example prompt of the empty
+        conversation: the text in the box, after what is there."""
         if self.prompt.toPlainText().strip():
             text = self.prompt.toPlainText() + "\n" + text
         self.prompt.setPlainText(text)
