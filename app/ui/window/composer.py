@@ -59,7 +59,7 @@ class ComposerCard(QFrame):
         self.model_button.setToolTip(_tr("The model answering: click to choose another"))
         self.model_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.model_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        self.model_button.setText(_tr("No model"))
+        self.model_button.setText(_tr("No model") + "  ▾")
         self._tray = QVBoxLayout()
         self._tray.setContentsMargins(0, 0, 0, 0)
         self._tray.setSpacing(4)
@@ -126,7 +126,7 @@ class ComposerCard(QFrame):
     def set_model_name(self, name: str) -> None:
         """Show ``name`` as the model answering ("" : none loaded)."""
         shown = self.model_button.fontMetrics().elidedText(name, Qt.TextElideMode.ElideMiddle, MODEL_NAME_PX)
-        self.model_button.setText(shown or _tr("No model"))
+        self.model_button.setText((shown or _tr("No model")) + "  ▾")
         self.model_button.setAccessibleName(_tr("Model: {name}").format(name=name) if name else _tr("Model"))
 
     def restyle(self) -> None:

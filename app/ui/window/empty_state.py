@@ -75,7 +75,7 @@ class EmptyState(QWidget):
             button.setAccessibleName(_tr("Example: {text}").format(text=text))
             button.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
             button.setProperty("example", text)
-            grid.addWidget(button, n // 2, n % 2)
+            grid.addWidget(button, n, 0)
             self.example_buttons.append(button)
         layout = QVBoxLayout(self)
         layout.addStretch(1)

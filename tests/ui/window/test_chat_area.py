@@ -31,7 +31,7 @@ def test_the_column_is_laid_out_top_to_bottom(qtbot: Any) -> None:
         assert area.send_button.accessibleName() == "Send" and area.stop_button.accessibleName() == "Stop"
         assert not area.send_button.icon().isNull()
         model = area.composer.model_button.geometry()
-        assert model.right() < send.left() and area.composer.model_button.text() == "No model"
+        assert model.right() < send.left() and area.composer.model_button.text().startswith("No model")
         assert area.prompt_area.editor.placeholderText().startswith("Message Rill…")
         area.first_run.show()
         qtbot.waitUntil(lambda: area.first_run.geometry().bottom() < view.geometry().top(), timeout=1000)
@@ -50,5 +50,5 @@ def test_the_window_uses_its_widgets(qtbot: Any, make_window: Any) -> None:
     )
     assert area.view is window.view and area.find_bar is window.find_bar
     info = window.chat.model_info
-    assert info is not None and area.composer.model_button.text() == info.name, "the model answering, named"
+    assert info is not None and area.composer.model_button.text().startswith(info.name), "the model answering, named"
     assert area.composer.model_button.menu() is window.model_menu
