@@ -106,6 +106,25 @@ class ActionsShown:
     focus_id: str = ""
     last_reply_id: str = ""
 
+    def find_last_reply(self, items: list[Item]) -> None:
+        """Set ``last_reply_id``: the last assistant message, a few steps
+        back from the end at most (only notices come after it)."""
+        self.last_reply_id = ""
+        for n in range(len(items) - 1, max(-1, len(items) - 8), -1):
+            if items[n].kind == "assistant":
+                self.last_reply_id = items[n].id
+                return
+            if items[n].kind == "user":
+                return
+
+    def focus(self, items: list[Item], index: int | None) -> None:
+        """The keyboard is on item ``index`` (the message last clicked), or
+        with None on the last message."""
+        if index is not None and 0 <= index < len(items):
+            self.focus_id = items[index].id
+        else:
+            self.focus_id = next((i.id for i in reversed(items[-8:]) if i.kind != "notice"), "")
+
     def shows(self, item: Item) -> bool:
         return item.id in (self.hover_id, self.focus_id, self.last_reply_id)
 

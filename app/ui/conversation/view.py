@@ -167,8 +167,9 @@ class ChatView(QAbstractScrollArea):
         self.setObjectName("chatView")
         self.setAccessibleName(self.tr("Conversation"))
         self.setAccessibleDescription(
-            self.tr("The messages of this conversation. The menu key (Shift+F10) opens the actions of the message "
-                    "last clicked, or of the last message.")
+            self.tr("The messages of this conversation. Each message's actions (Copy, Edit, Regenerate, Delete…) "
+                    "show as buttons under it; the menu key (Shift+F10) lists them by name for the message last "
+                    "clicked, or for the last message.")
         )
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setMouseTracking(True)
@@ -357,21 +358,10 @@ class ChatView(QAbstractScrollArea):
         if self._shown.hover(item_id, action):
             self._damage.all()
 
-    def _last_reply_id(self) -> str:
-        """The last assistant message's id (its actions always show): a few
-        steps back from the end at most (notices only come after it)."""
-        items = self._list.items
-        for n in range(len(items) - 1, max(-1, len(items) - 8), -1):
-            if items[n].kind == "assistant":
-                return items[n].id
-            if items[n].kind == "user":
-                break
-        return ""
-
     def actions_shown(self, message_id: str) -> bool:
         """A message's action buttons are shown (pointer, keyboard focus or the last reply)."""
         item = self._list.get(message_id)
-        self._shown.last_reply_id = self._last_reply_id()
+        self._shown.find_last_reply(self._list.items)
         return item is not None and self._shown.shows(item)
 
     def set_decorator(self, decorator: Decorator | None) -> None:
@@ -501,7 +491,7 @@ class ChatView(QAbstractScrollArea):
     @traced("paint")
     def paintEvent(self, event: QPaintEvent | None) -> None:
         self._damage.painted()
-        self._shown.last_reply_id = self._last_reply_id()
+        self._shown.find_last_reply(self._list.items)
         painter = QPainter(self._vp())
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         viewport = self._vp()
@@ -552,11 +542,7 @@ class ChatView(QAbstractScrollArea):
         clicked (else of the last message) show, as on hover."""
         super().focusInEvent(event)
         cursor = self._sel.cursor
-        items = self._list.items
-        if cursor is not None and 0 <= cursor.item < len(items):
-            self._shown.focus_id = items[cursor.item].id
-        else:
-            self._shown.focus_id = next((i.id for i in reversed(items[-8:]) if i.kind != "notice"), "")
+        self._shown.focus(self._list.items, None if cursor is None else cursor.item)
         self._damage.all()
 
     def focusOutEvent(self, event: QFocusEvent | None) -> None:
@@ -570,8 +556,8 @@ class ChatView(QAbstractScrollArea):
         self.setFocus()
         self._pointer.press(event.position(), bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier))
         cursor = self._sel.cursor
-        if cursor is not None and 0 <= cursor.item < len(self._list.items):
-            self._shown.focus_id = self._list.items[cursor.item].id  # the keyboard is on the message clicked
+        if cursor is not None:
+            self._shown.focus(self._list.items, cursor.item)  # the keyboard is on the message clicked
 
     def mouseMoveEvent(self, event: QMouseEvent | None) -> None:
         if event is not None:

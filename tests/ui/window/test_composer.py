@@ -76,3 +76,26 @@ def test_the_card_lights_its_border_with_the_text_box_focus(qtbot) -> None:
     qtbot.waitUntil(lambda: card.property("focused") is True, timeout=2000)
     area.editor.clearFocus()
     qtbot.waitUntil(lambda: card.property("focused") is False, timeout=2000)
+
+
+def test_the_icons_follow_the_theme(qtbot) -> None:
+    from app.ui.misc import theme
+
+    manager = theme.theme_manager()
+    area = PromptArea()
+    card = ComposerCard(area)
+    qtbot.addWidget(card)
+
+    def inked() -> str:
+        """The icon's ink: the colour of its most opaque pixel."""
+        image = card.model_button.icon().pixmap(28, 28).toImage()
+        pixels = [image.pixelColor(x, y) for x in range(image.width()) for y in range(image.height())]
+        return max(pixels, key=lambda c: c.alpha()).name()
+
+    try:
+        with qtbot.waitSignal(manager.style_sheet_applied, timeout=2000):
+            manager.set_preference("dark" if theme.current().name == "light" else "light")
+        qtbot.waitUntil(lambda: inked() == theme.current().colors["muted"], timeout=2000)
+    finally:
+        manager.set_preference("light")
+    qtbot.waitUntil(lambda: inked() == theme.LIGHT.colors["muted"], timeout=2000)
