@@ -135,10 +135,12 @@ class DoctorRun(QObject):
         chat.model_ready.connect(self._on_model_ready)
         chat.model_failed.connect(self._on_model_failed)
         chat.reply_settled.connect(self._on_reply_settled)
+        chat.prompt_progressed.connect(self._on_prompt_progressed)
         chat.reply_finished.connect(self._on_reply_finished)
         self._turns_sent = 0
         self._turn_stats: list[ReplyStats] = []
         self._send_ms: list[float] = []
+        self._prompt_reports = 0  # prompt-reading progress reports that reached the window
         self._history_count = 0
         self._find_matches = 0
         self._history_open_ms: float | None = None
@@ -214,6 +216,9 @@ class DoctorRun(QObject):
             return
         if self.args.stop_after_ms is not None:
             QTimer.singleShot(int(self.args.stop_after_ms), self.window.stop_button.click)
+
+    def _on_prompt_progressed(self, _rid: int, _done: int, _total: int) -> None:
+        self._prompt_reports += 1
 
     def _on_reply_finished(self, stats: ReplyStats) -> None:
         if self._turns_sent < self.args.turns:
@@ -293,6 +298,7 @@ class DoctorRun(QObject):
             "history_open_ms": self._history_open_ms,
             "turns": self._turns_sent,
             "send_ms": self._send_ms,
+            "prompt_progress_reports": self._prompt_reports,
             "rss_mb": rss_mb(),
             "rss_start_mb": self._rss_start,
             "rss_history_mb": self._rss_history,

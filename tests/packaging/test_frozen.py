@@ -200,6 +200,11 @@ def test_bundle_contents_are_lean(bundle: Path) -> None:
     llama_libs = {p.name for p in (INTERNAL / "llama_cpp" / "lib").iterdir()}
     assert llama_libs == {"libllama.so", "libggml.so.0", "libggml-base.so.0", "libggml-cpu.so.0"}
     assert (INTERNAL / "resources" / "style.qss").is_file() and (INTERNAL / "resources" / "icon.svg").is_file()
+    from app.ui.misc.icons import ICONS
+
+    icons = INTERNAL / "resources" / "icons"
+    assert (icons / "LICENSE").is_file()
+    assert all((icons / f"{name}.svg").is_file() for name in ICONS.values()), "the action and composer icons"
     assert (BUNDLE / "rill.desktop").is_file() and (BUNDLE / "rill.png").is_file()
     # Translations: Rill's catalogues, and Qt's qtbase_<lang>.qm for those
     # languages only (no other Qt catalogue, no .ts source).
