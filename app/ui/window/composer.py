@@ -28,8 +28,6 @@ ICON_PX = 18  # the Send/Stop and picker icons
 MODEL_NAME_PX = 260  # a longer model name is elided in the middle
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("MainWindow", text)
 
 
 class ComposerCard(QFrame):
@@ -43,23 +41,23 @@ class ComposerCard(QFrame):
         self.prompt_area = prompt_area
         self.send_button = QPushButton()
         self.send_button.setObjectName("send")
-        self.send_button.setAccessibleName(_tr("Send"))
-        self.send_button.setToolTip(_tr("Send the message (Enter)"))
+        self.send_button.setAccessibleName(QCoreApplication.translate("MainWindow", "Send"))
+        self.send_button.setToolTip(QCoreApplication.translate("MainWindow", "Send the message (Enter)"))
         self.stop_button = QPushButton()
         self.stop_button.setObjectName("stop")
-        self.stop_button.setAccessibleName(_tr("Stop"))
-        self.stop_button.setToolTip(_tr("Stop the reply (Esc)"))
+        self.stop_button.setAccessibleName(QCoreApplication.translate("MainWindow", "Stop"))
+        self.stop_button.setToolTip(QCoreApplication.translate("MainWindow", "Stop the reply (Esc)"))
         self.stop_button.hide()
         for button in (self.send_button, self.stop_button):
             button.setIconSize(QSize(ICON_PX, ICON_PX))
             button.setFixedSize(36, 36)
         self.model_button = QToolButton()
         self.model_button.setObjectName("composerModel")
-        self.model_button.setAccessibleName(_tr("Model"))
-        self.model_button.setToolTip(_tr("The model answering: click to choose another"))
+        self.model_button.setAccessibleName(QCoreApplication.translate("MainWindow", "Model"))
+        self.model_button.setToolTip(QCoreApplication.translate("MainWindow", "The model answering: click to choose another"))
         self.model_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.model_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        self.model_button.setText(_tr("No model") + "  ▾")
+        self.model_button.setText(QCoreApplication.translate("MainWindow", "No model") + "  ▾")
         self._tray = QVBoxLayout()
         self._tray.setContentsMargins(0, 0, 0, 0)
         self._tray.setSpacing(4)
@@ -126,8 +124,10 @@ class ComposerCard(QFrame):
     def set_model_name(self, name: str) -> None:
         """Show ``name`` as the model answering ("" : none loaded)."""
         shown = self.model_button.fontMetrics().elidedText(name, Qt.TextElideMode.ElideMiddle, MODEL_NAME_PX)
-        self.model_button.setText((shown or _tr("No model")) + "  ▾")
-        self.model_button.setAccessibleName(_tr("Model: {name}").format(name=name) if name else _tr("Model"))
+        self.model_button.setText((shown or QCoreApplication.translate("MainWindow", "No model")) + "  ▾")
+        self.model_button.setAccessibleName(
+            QCoreApplication.translate("MainWindow", "Model: {name}").format(name=name) if name
+            else QCoreApplication.translate("MainWindow", "Model"))
 
     def restyle(self) -> None:
         """The icons in the current theme's colours (call on ``theme_changed``)."""

@@ -26,17 +26,15 @@ __all__ = ["EmptyState"]
 CONTENT_WIDTH = 560  # the welcome's widest, at the base font
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("MainWindow", text)
 
 
 def _examples() -> tuple[str, ...]:
     """The example prompts in the user's language (looked up when built)."""
     return (
-        _tr("Explain how a rainbow forms, in three sentences"),
-        _tr("Write a Python function that checks for palindromes"),
-        _tr("Compare tea and coffee in a small table"),
-        _tr("Suggest five names for a bakery run by cats"),
+        QCoreApplication.translate("MainWindow", "Explain how a rainbow forms, in three sentences"),
+        QCoreApplication.translate("MainWindow", "Write a Python function that checks for palindromes"),
+        QCoreApplication.translate("MainWindow", "Compare tea and coffee in a small table"),
+        QCoreApplication.translate("MainWindow", "Suggest five names for a bakery run by cats"),
     )
 
 
@@ -56,7 +54,7 @@ class EmptyState(QWidget):
         self._view = view
         self._chat = chat
         self._viewport = viewport
-        self.title = QLabel(_tr("How can I help?"))
+        self.title = QLabel(QCoreApplication.translate("MainWindow", "How can I help?"))
         self.title.setObjectName("emptyTitle")
         self.title.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.title.setWordWrap(True)
@@ -71,8 +69,8 @@ class EmptyState(QWidget):
         for n, text in enumerate(_examples()):
             button = QPushButton(text)
             button.setObjectName("examplePrompt")
-            button.setToolTip(_tr("Put this example in the message box"))
-            button.setAccessibleName(_tr("Example: {text}").format(text=text))
+            button.setToolTip(QCoreApplication.translate("MainWindow", "Put this example in the message box"))
+            button.setAccessibleName(QCoreApplication.translate("MainWindow", "Example: {text}").format(text=text))
             button.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
             button.setProperty("example", text)
             grid.addWidget(button, n, 0)
@@ -131,14 +129,16 @@ class EmptyState(QWidget):
         ready = self._chat.state == ChatState.IDLE and info is not None
         if info is not None:
             name = without_controls(info.name)
-            self.title.setText(_tr("Chat with {model}").format(model=name))
+            self.title.setText(QCoreApplication.translate("MainWindow", "Chat with {model}").format(model=name))
             facts = []
             if info.n_ctx:
-                facts.append(_tr("Reads up to {n} tokens at a time").format(n=f"{info.n_ctx:,}"))
+                facts.append(QCoreApplication.translate(
+                    "MainWindow", "Reads up to {n} tokens at a time").format(n=f"{info.n_ctx:,}"))
             if info.path.startswith(("http://", "https://")):
-                facts.append(_tr("Answers from {server}").format(server=without_controls(info.path)))
+                facts.append(QCoreApplication.translate(
+                    "MainWindow", "Answers from {server}").format(server=without_controls(info.path)))
             elif info.path:
-                facts.append(_tr("Runs on this computer"))
+                facts.append(QCoreApplication.translate("MainWindow", "Runs on this computer"))
             self.facts.setText(" · ".join(facts))
         self.setVisible(empty and ready)
         if self.isVisible():

@@ -30,8 +30,6 @@ PREVIEW_CHARS = 90  # of a queued message, on its chip (the tooltip has more)
 TIP_CHARS = 600
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("MainWindow", text)
 
 
 @dataclass
@@ -57,14 +55,14 @@ class QueuedChip(QFrame):
         self.queued_id = queued.id
         one_line = " ".join(queued.text.split())
         shown = without_controls(one_line[:PREVIEW_CHARS] + ("…" if len(one_line) > PREVIEW_CHARS else ""))
-        self.label = QLabel(_tr("Queued: {text}").format(text=shown))
+        self.label = QLabel(QCoreApplication.translate("MainWindow", "Queued: {text}").format(text=shown))
         self.label.setObjectName("queuedText")
         self.label.setTextFormat(Qt.TextFormat.PlainText)
         tip = html.escape(without_controls(queued.text[:TIP_CHARS], one_line=False)).replace("\n", "<br>")
         self.label.setToolTip(f"<qt>{tip}</qt>")  # (rich text, escaped: never the message's own markup)
-        self.setAccessibleName(_tr("Queued message: {text}").format(text=shown))
-        self.edit_button = self._button("edit", _tr("Edit the queued message"))
-        self.remove_button = self._button("remove", _tr("Remove the queued message"))
+        self.setAccessibleName(QCoreApplication.translate("MainWindow", "Queued message: {text}").format(text=shown))
+        self.edit_button = self._button("edit", QCoreApplication.translate("MainWindow", "Edit the queued message"))
+        self.remove_button = self._button("remove", QCoreApplication.translate("MainWindow", "Remove the queued message"))
         layout = QHBoxLayout(self)
         layout.setContentsMargins(8, 2, 4, 2)
         layout.addWidget(self.label, 1)
