@@ -307,6 +307,7 @@ $$
 
 $$
 f(x) = \begin{cases} x^2 & x \ge 0 \\ -x & \text{otherwise} \end{cases}
+\qquad \text{面积} = \pi r^2
 $$
 
 \[

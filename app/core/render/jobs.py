@@ -9,6 +9,7 @@ units: hostile text never breaks a reply.
 from __future__ import annotations
 
 import logging
+import multiprocessing
 import pickle
 from dataclasses import dataclass
 
@@ -18,7 +19,7 @@ from app.core.text.textbreak import display_pieces
 
 log = logging.getLogger(__name__)
 
-__all__ = ["RenderJob", "plain_units", "render_job", "render_job_pickled", "stop_math_processes",
+__all__ = ["RenderJob", "math_typeset_ahead", "plain_units", "render_job", "render_job_pickled", "stop_math_processes",
            "use_math_processes", "warm_up_math"]
 
 
@@ -48,7 +49,18 @@ def use_math_processes(workers: int | None = None) -> None:
     """Typeset the formulas of math-heavy jobs in helper processes from now
     on (the render worker process; they start on first use, end when idle)."""
     global _math_ahead
+    # A multiprocessing.Pool worker is daemonic, and a daemonic process may
+    # not start children: Python's guard against orphans. The typesetting
+    # processes end by themselves when their parent is gone (mathbatch's
+    # parent watch, tested), so this worker may have them.
+    multiprocessing.current_process()._config["daemon"] = False  # type: ignore[attr-defined]  # no public API
     _math_ahead = AheadTypesetter(workers, min_formulas=STREAM_MIN_FORMULAS, idle_close_s=MATH_IDLE_S, start_at=1)
+
+
+def math_typeset_ahead() -> int:
+    """Formulas the helper processes typeset so far (run in the worker: tests, the doctor)."""
+    ahead = _math_ahead
+    return -1 if ahead is None else ahead.typeset
 
 
 def stop_math_processes() -> None:

@@ -49,6 +49,14 @@ RENDER_TIMEOUT_S = 15.0
 _WARM_UP = RenderJob("", "final", "*warm* `up`\n\n```python\nx = 1\n```\n")
 
 
+#: A job with math waits this long at most for the starting process (see ``render``).
+MATH_WAIT_S = 20.0
+
+
+def _has_math(text: str) -> bool:
+    return "$" in text or "\\(" in text or "\\[" in text
+
+
 class RenderPool:
     """One worker process that renders jobs (see the module docstring)."""
 
@@ -93,6 +101,11 @@ class RenderPool:
 
     def render(self, job: RenderJob) -> tuple[blocks.Unit, ...]:
         """``render_job(job)``: in the process when it is ready, here otherwise."""
+        if self._pool is not None and not self.ready and _has_math(job.text):
+            # Typesetting here would import ziamath into this (the window's)
+            # process and hold its GIL for ~0.5 s: the process is about to be
+            # ready, so this thread waits for it instead.
+            self.wait_ready(MATH_WAIT_S)
         if self._pool is None or not self.ready:
             self.in_process += 1
             return render_job(job)
