@@ -35,6 +35,7 @@ from app.core.render.jobs import (
     plain_units,
     render_job,
     render_job_pickled,
+    stop_math_processes,
     use_math_processes,
     warm_up_math,
 )
@@ -49,6 +50,8 @@ RENDER_TIMEOUT_S = 15.0
 _WARM_UP = RenderJob("", "final", "*warm* `up`\n\n```python\nx = 1\n```\n")
 
 
+#: How long closing waits for the worker to end its typesetting helpers.
+HELPERS_STOP_S = 2.0
 #: A job with math waits this long at most for the starting process (see ``render``).
 MATH_WAIT_S = 20.0
 
@@ -136,6 +139,12 @@ class RenderPool:
 
     def close(self) -> None:
         """End the process (a job still running in it is abandoned) and join the pool's threads."""
+        pool = self._pool
+        if pool is not None and self.ready:
+            try:  # its typesetting helpers first, cleanly (a killed worker leaves them to end alone)
+                pool.apply_async(stop_math_processes).get(HELPERS_STOP_S)
+            except Exception:  # noqa: BLE001 - busy or gone: the helpers see their parent go
+                pass
         self._terminate()
 
 
