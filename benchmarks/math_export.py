@@ -6,7 +6,8 @@ formula from ``math_cost.FORMULAS``, varied), then runs ``rill export
 --format html`` (and ``pdf``) as a user would, a fresh process each time, with
 the formulas typeset ahead on every core (``app.core.render.mathbatch``,
 the default) and typeset one after another (``RILL_MATH_WORKERS=1``),
-alternated, and prints the medians side by side as JSON. Goals: HTML ≤ 10 s,
+alternated (and ``--tree DIR``'s checkout, e.g. an older commit), and
+prints the medians side by side as JSON. Goals: HTML ≤ 10 s,
 PDF ≤ 30 s.
 """
 
@@ -51,14 +52,16 @@ def make_db(path: Path) -> str:
     return cid
 
 
-def run_export(db: Path, out: Path, fmt: str, workers: str | None) -> float:
+def run_export(db: Path, out: Path, fmt: str, workers: str | None, tree: str | None = None) -> float:
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    if tree:
+        env["PYTHONPATH"] = tree
     env.pop("RILL_MATH_WORKERS", None)
     if workers is not None:
         env["RILL_MATH_WORKERS"] = workers
     start = time.perf_counter()
     subprocess.run([sys.executable, "-m", "app", "export", "--db", str(db), "--all", "--format", fmt, "-o", str(out)],
-                   check=True, env=env, capture_output=True)
+                   check=True, env=env, capture_output=True, cwd=tree or None)
     return time.perf_counter() - start
 
 
@@ -66,6 +69,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--pdf", action="store_true", help="the PDF export too")
+    parser.add_argument("--tree", metavar="DIR", default=None,
+                        help="also time the export of this checkout (e.g. a worktree of an older commit)")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "math.db"
@@ -73,9 +78,13 @@ def main(argv: list[str] | None = None) -> int:
         results: dict[str, dict[str, float]] = {}
         for fmt in ("html", "pdf") if args.pdf else ("html",):
             times: dict[str, list[float]] = {"ahead": [], "one_by_one": []}
+            if args.tree:
+                times["tree"] = []
             for _ in range(args.runs):
                 times["ahead"].append(run_export(db, Path(tmp) / f"out.{fmt}", fmt, None))
                 times["one_by_one"].append(run_export(db, Path(tmp) / f"out.{fmt}", fmt, "1"))
+                if args.tree:
+                    times["tree"].append(run_export(db, Path(tmp) / f"out.{fmt}", fmt, None, args.tree))
             results[fmt] = {k: round(statistics.median(v), 2) for k, v in times.items()}
             results[fmt]["ratio"] = round(results[fmt]["one_by_one"] / results[fmt]["ahead"], 2)
     print(json.dumps({"messages": MESSAGES, "formulas": MESSAGES // 2, "cores": os.cpu_count(),
