@@ -9,18 +9,15 @@ units: hostile text never breaks a reply.
 from __future__ import annotations
 
 import logging
-import multiprocessing
 import pickle
 from dataclasses import dataclass
 
 from app.core.render import blocks
-from app.core.render.mathbatch import AheadTypesetter, formulas_in
 from app.core.text.textbreak import display_pieces
 
 log = logging.getLogger(__name__)
 
-__all__ = ["RenderJob", "math_typeset_ahead", "plain_units", "render_job", "render_job_pickled", "stop_math_processes",
-           "use_math_processes", "warm_up_math"]
+__all__ = ["RenderJob", "plain_units", "render_job", "render_job_pickled", "warm_up_math"]
 
 
 @dataclass(frozen=True)
@@ -36,48 +33,7 @@ def plain_units(text: str) -> tuple[blocks.Unit, ...]:
     return tuple(blocks.Unit("plain", p) for p in display_pieces(text))
 
 
-#: In the render worker process (``use_math_processes``): a reply's formulas
-#: typeset on the other cores before its blocks are rendered.
-_math_ahead: AheadTypesetter | None = None
-#: A job with at least this many new formulas is typeset ahead in parallel.
-STREAM_MIN_FORMULAS = 3
-#: The helper processes end after this long without a formula (their memory back).
-MATH_IDLE_S = 60.0
-
-
-def use_math_processes(workers: int | None = None) -> None:
-    """Typeset the formulas of math-heavy jobs in helper processes from now
-    on (the render worker process; they start on first use, end when idle)."""
-    global _math_ahead
-    # A multiprocessing.Pool worker is daemonic, and a daemonic process may
-    # not start children: Python's guard against orphans. The typesetting
-    # processes end by themselves when their parent is gone (mathbatch's
-    # parent watch, tested), so this worker may have them.
-    multiprocessing.current_process()._config["daemon"] = False  # type: ignore[attr-defined]  # no public API
-    _math_ahead = AheadTypesetter(workers, min_formulas=STREAM_MIN_FORMULAS, idle_close_s=MATH_IDLE_S, start_at=1)
-
-
-def math_typeset_ahead() -> int:
-    """Formulas the helper processes typeset so far (run in the worker: tests, the doctor)."""
-    ahead = _math_ahead
-    return -1 if ahead is None else ahead.typeset
-
-
-def stop_math_processes() -> None:
-    """End the helper processes (the worker process ends)."""
-    global _math_ahead
-    ahead, _math_ahead = _math_ahead, None
-    if ahead is not None:
-        ahead.close()
-
-
 def render_job(job: RenderJob) -> tuple[blocks.Unit, ...]:
-    ahead = _math_ahead
-    if ahead is not None and job.kind in ("stream", "final", "history") and ("$" in job.text or "\\" in job.text):
-        try:
-            ahead.ahead(formulas_in(job.text))
-        except Exception:  # noqa: BLE001 - typeset in place then
-            log.exception("typesetting ahead failed")
     try:
         if job.kind == "user":
             return blocks.user_units(job.text)

@@ -67,10 +67,6 @@ def _end_with(parent: int) -> None:
     os._exit(0)
 
 
-def _warm_up() -> None:
-    mathsvg.render_formula("$x$", "x", False)  # ziamath's import and font
-
-
 def _typeset(batch: Sequence[Wanted]) -> list[tuple[Wanted, Formula]]:
     return [((source, tex, display), mathsvg.render_formula(source, tex, display)) for source, tex, display in batch]
 
@@ -79,8 +75,7 @@ class AheadTypesetter:
     """Typesets formulas ahead of their render (see the module docstring).
     Use as a context manager: the processes end with it."""
 
-    def __init__(self, workers: int | None = None, min_formulas: int = 0, idle_close_s: float = 0.0,
-                 start_at: int = 0) -> None:
+    def __init__(self, workers: int | None = None, min_formulas: int = 0) -> None:
         if workers is None:
             try:  # the environment's choice (1: one after another, as before; the benchmark)
                 workers = int(os.environ.get("RILL_MATH_WORKERS", "") or (os.cpu_count() or 1))
@@ -88,11 +83,8 @@ class AheadTypesetter:
                 workers = os.cpu_count() or 1
         self._workers = max(1, min(MAX_WORKERS, workers))
         self._min = min_formulas or MIN_FORMULAS
-        self._start_at = start_at or self._min  # formulas that start the processes (which then warm up)
         self._pool: Executor | None = None
-        self._lock = threading.Lock()  # ahead() and close() from different threads (the idle closer)
-        self._idle_s = idle_close_s  # > 0: the processes end after this long unused
-        self._idle: threading.Timer | None = None
+        self._lock = threading.Lock()
         self.typeset = 0  # formulas typeset by the processes (for tests and the benchmark)
 
     def __enter__(self) -> AheadTypesetter:
@@ -104,9 +96,6 @@ class AheadTypesetter:
     def close(self) -> None:
         with self._lock:
             pool, self._pool = self._pool, None
-            idle, self._idle = self._idle, None
-        if idle is not None:
-            idle.cancel()
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
 
@@ -120,14 +109,7 @@ class AheadTypesetter:
         there are fewer than ``min_formulas`` (default ``MIN_FORMULAS``) or one
         core); how many were."""
         with self._lock:
-            done = self._ahead(wanted)
-            if self._pool is not None and self._idle_s > 0:
-                if self._idle is not None:
-                    self._idle.cancel()
-                self._idle = threading.Timer(self._idle_s, self.close)
-                self._idle.daemon = True
-                self._idle.start()
-            return done
+            return self._ahead(wanted)
 
     def _drop_pool(self) -> None:
         pool, self._pool = self._pool, None
@@ -140,21 +122,17 @@ class AheadTypesetter:
         todo = todo[: mathsvg.CACHE_SIZE // 2]  # never more than the cache keeps
         if not todo or self._workers < 2:
             return 0
+        if len(todo) < self._min:
+            return 0
         if self._pool is None:
-            if len(todo) < self._start_at:
-                return 0
             try:
                 self._pool = ProcessPoolExecutor(
                     self._workers, mp_context=multiprocessing.get_context("spawn"), initializer=_start_process,
                     initargs=(os.getpid(),))
-                for _ in range(self._workers):  # started now (import, font), ready for the next formulas
-                    self._pool.submit(_warm_up)
             except Exception as exc:  # noqa: BLE001 - no processes here: typeset in place, as before
                 log.warning("math: no typesetting processes (%s); typesetting in place", exc)
                 self._drop_pool()
                 return 0
-        if len(todo) < self._min:
-            return 0
         # as many batches as processes at least, so that every one of them works
         size = max(1, min(_BATCH, -(-len(todo) // self._workers)))
         batches = [todo[i : i + size] for i in range(0, len(todo), size)]

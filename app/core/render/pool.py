@@ -35,8 +35,6 @@ from app.core.render.jobs import (
     plain_units,
     render_job,
     render_job_pickled,
-    stop_math_processes,
-    use_math_processes,
     warm_up_math,
 )
 
@@ -50,10 +48,8 @@ RENDER_TIMEOUT_S = 15.0
 _WARM_UP = RenderJob("", "final", "*warm* `up`\n\n```python\nx = 1\n```\n")
 
 
-#: How long closing waits for the worker to end its typesetting helpers.
-HELPERS_STOP_S = 2.0
 #: A job with math waits this long at most for the starting process (see ``render``).
-MATH_WAIT_S = 20.0
+MATH_WAIT_S = 5.0
 
 
 def _has_math(text: str) -> bool:
@@ -68,6 +64,7 @@ class RenderPool:
         self._pool: multiprocessing.pool.Pool | None = None
         self._warm: multiprocessing.pool.AsyncResult[tuple[blocks.Unit, ...]] | None = None
         self._ready = False
+        self._waited = False       # a math job waited for the process in vain once
         self.restarts = 0          # processes replaced after a fault (tests, the doctor)
         self.in_process = 0        # jobs rendered here while the process was not ready
         self.in_worker = 0         # jobs rendered by the process
@@ -104,11 +101,12 @@ class RenderPool:
 
     def render(self, job: RenderJob) -> tuple[blocks.Unit, ...]:
         """``render_job(job)``: in the process when it is ready, here otherwise."""
-        if self._pool is not None and not self.ready and _has_math(job.text):
+        if self._pool is not None and not self.ready and not self._waited and _has_math(job.text):
             # Typesetting here would import ziamath into this (the window's)
             # process and hold its GIL for ~0.5 s: the process is about to be
-            # ready, so this thread waits for it instead.
-            self.wait_ready(MATH_WAIT_S)
+            # ready, so this thread waits for it instead (once: a process that
+            # does not come up is not waited for again).
+            self._waited = not self.wait_ready(MATH_WAIT_S)
         if self._pool is None or not self.ready:
             self.in_process += 1
             return render_job(job)
@@ -139,12 +137,6 @@ class RenderPool:
 
     def close(self) -> None:
         """End the process (a job still running in it is abandoned) and join the pool's threads."""
-        pool = self._pool
-        if pool is not None and self.ready:
-            try:  # its typesetting helpers first, cleanly (a killed worker leaves them to end alone)
-                pool.apply_async(stop_math_processes).get(HELPERS_STOP_S)
-            except Exception:  # noqa: BLE001 - busy or gone: the helpers see their parent go
-                pass
         self._terminate()
 
 
@@ -155,7 +147,6 @@ def start_worker() -> None:
     could fill the pipe, and a restart would then wait on it forever); a
     formula rendered in the meantime waits for the import to finish."""
     lower_priority()
-    use_math_processes(min(2, os.cpu_count() or 1))
     threading.Thread(target=warm_up_math, name="rill-math-warm-up", daemon=True).start()
 
 

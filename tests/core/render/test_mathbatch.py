@@ -102,38 +102,6 @@ def _wait_until(condition, timeout_s: float = 20.0) -> bool:  # type: ignore[no-
     return condition()
 
 
-def _shown(units):  # type: ignore[no-untyped-def]
-    """What a unit shows (a formula's ``ms``, the time it took, aside)."""
-    return [(u.kind, u.body, u.copy, [dataclasses.replace(f, ms=0.0) for f in u.math]) for u in units]
-
-
-def test_the_render_worker_typesets_a_jobs_formulas_ahead_with_the_same_units(fresh_cache: None) -> None:
-    from app.core.render import jobs
-    from app.core.render.jobs import RenderJob
-
-    text = "\n\n".join(f"Step {k}: $\\frac{{{k}}}{{q{k}}}$ and $$\nz_{{{k}}}^2\n$$" for k in range(6)) + "\n\n"
-    in_place = jobs.render_job(RenderJob("m", "stream", text))
-    mathsvg._cache.clear()
-    jobs.use_math_processes(2)
-    try:
-        ahead = jobs._math_ahead
-        assert ahead is not None
-        assert _shown(jobs.render_job(RenderJob("m", "stream", text))) == _shown(in_place)
-        assert ahead.typeset == 12 and ahead.running
-    finally:
-        jobs.stop_math_processes()
-    assert jobs._math_ahead is None and not ahead.running
-
-
-def test_one_formula_starts_the_processes_and_idleness_ends_them(fresh_cache: None) -> None:
-    ahead = AheadTypesetter(2, min_formulas=3, idle_close_s=0.3, start_at=1)
-    try:
-        assert ahead.ahead([("$a$", "a", False)]) == 0 and ahead.running  # started (warming up), typeset here
-        assert _wait_until(lambda: not ahead.running), "the processes did not end when idle"
-    finally:
-        ahead.close()
-
-
 def test_typesetting_processes_end_when_their_parent_is_killed(tmp_path: Path) -> None:
     import os
     import signal
@@ -144,8 +112,8 @@ def test_typesetting_processes_end_when_their_parent_is_killed(tmp_path: Path) -
         "import os, sys, time\n"
         "from app.core.render.mathbatch import AheadTypesetter\n"
         "if __name__ == '__main__':\n"
-        "    a = AheadTypesetter(2, min_formulas=1, start_at=1)\n"
-        "    a.ahead([('$b$', 'b', False)])\n"
+        "    a = AheadTypesetter(2, min_formulas=1)\n"
+        "    a.ahead([('$b$', 'b', False), ('$c$', 'c', False)])\n"
         "    print(' '.join(str(p) for p in a._pool._processes), flush=True)\n"
         "    time.sleep(60)\n"
     )

@@ -100,14 +100,3 @@ def test_a_job_with_math_waits_for_the_starting_process_instead_of_typesetting_h
     finally:
         p.close()
 
-
-def test_the_worker_process_typesets_a_math_heavy_job_on_its_helper_processes(pool: RenderPool) -> None:
-    """The worker is a Pool's (daemonic) process: it may start its
-    typesetting helpers all the same, and uses them for a job's formulas."""
-    from app.core.render.jobs import math_typeset_ahead
-
-    wait_ready(pool)
-    text = "\n\n".join(f"Item {k}: $y_{{{k}}} = \\frac{{{k}}}{{3}}$" for k in range(8)) + "\n"
-    job = RenderJob("m", "final", text)
-    assert [u.body for u in pool.render(job)] == [u.body for u in render_job(job)]
-    assert pool.call(math_typeset_ahead) == 8
