@@ -104,6 +104,7 @@ from app.ui.conversation.find_reveal import FindReveal
 from app.ui.conversation.footer import ActionsShown, Decorator, footer_actions
 from app.ui.conversation.geometry import ItemLayout, Metrics
 from app.ui.conversation.gestures import PointerGestures
+from app.ui.conversation.glide import BottomGlide
 from app.ui.conversation.history import HistoryLoader
 from app.ui.conversation.hittest import HitTester
 from app.ui.conversation.items import (
@@ -198,6 +199,7 @@ class ChatView(QAbstractScrollArea):
         self._sel = Selection(self._list, self.palette, self._docs.selected_formulas)
         self._scroll = ScrollKeeper(self._list, self._bar(), lambda: self._vp().height())
         set_height = self._scroll.set_height
+        self._glide = BottomGlide(self._bar(), self.isVisible, self)
         self._stream = StreamingTail(self._docs, self._metrics, self._thoughts, self._find, self._render)
         self._layout = ItemLayout(self._list, self._metrics, self._thoughts.label, self._actions)
         self._unit_window = UnitWindow(
@@ -277,7 +279,12 @@ class ChatView(QAbstractScrollArea):
         return self._scroll.at_bottom()
 
     def scroll_to_bottom(self) -> None:
+        self._glide.stop()
         self._scroll.to_bottom()
+
+    def glide_to_bottom(self) -> None:
+        """Scroll to the bottom smoothly (after a send; ``glide.BottomGlide``)."""
+        self._glide.start()
 
     def scroll_to_message(self, message_id: str) -> None:
         index = self._list.index.get(message_id)

@@ -102,3 +102,20 @@ def test_a_message_over_the_context_stays_in_the_box(qtbot: Any, make_window: An
     assert window.prompt.toPlainText() == "word " * 400
     assert window.statusBar().currentMessage().startswith("Not sent: the message is longer")
     assert window.chat.conversation.messages == []
+
+
+def test_a_send_while_scrolled_up_glides_down_to_the_new_message(qtbot: Any, make_window: Any) -> None:
+    window = make_window(lambda: ScriptedBackend(rate=20000, n_tokens=400))
+    for question in ("one", "two", "three"):
+        with qtbot.waitSignal(window.chat.reply_settled, timeout=20000):
+            window.enter_prompt(question)
+    bar = window.view.verticalScrollBar()
+    qtbot.waitUntil(lambda: bar.maximum() > 2 * bar.pageStep(), timeout=10000)
+    bar.setValue(0)
+    seen: list[tuple[int, int]] = []
+    bar.valueChanged.connect(lambda v: seen.append((v, bar.maximum())))
+    with qtbot.waitSignal(window.chat.reply_settled, timeout=20000):
+        window.enter_prompt("four")
+    qtbot.waitUntil(lambda: window.view.at_bottom(), timeout=5000)
+    short = [(v, top) for v, top in seen if v < top]  # a step on the way, not the bottom of that moment
+    assert len(short) >= 3 and seen[0][0] < seen[0][1], seen
