@@ -53,8 +53,10 @@ class QueuedChip(QFrame):
         super().__init__(parent)
         self.setObjectName("queuedChip")
         self.queued_id = queued.id
-        one_line = " ".join(queued.text.split())
-        shown = without_controls(one_line[:PREVIEW_CHARS] + ("…" if len(one_line) > PREVIEW_CHARS else ""))
+        # only the start is read: a queued 4 MB paste costs no more than a line
+        one_line = " ".join(queued.text[: 4 * PREVIEW_CHARS + 64].split())
+        more = len(one_line) > PREVIEW_CHARS or len(queued.text) > 4 * PREVIEW_CHARS + 64
+        shown = without_controls(one_line[:PREVIEW_CHARS] + ("…" if more else ""))
         self.label = QLabel(QCoreApplication.translate("MainWindow", "Queued: {text}").format(text=shown))
         self.label.setObjectName("queuedText")
         self.label.setTextFormat(Qt.TextFormat.PlainText)

@@ -119,3 +119,15 @@ def test_a_send_while_scrolled_up_glides_down_to_the_new_message(qtbot: Any, mak
     qtbot.waitUntil(lambda: window.view.at_bottom(), timeout=5000)
     short = [(v, top) for v, top in seen if v < top]  # a step on the way, not the bottom of that moment
     assert len(short) >= 3 and seen[0][0] < seen[0][1], seen
+
+
+def test_a_queued_paste_shows_its_first_words_only(qtbot: Any) -> None:
+    from app.ui.window.queued import PREVIEW_CHARS, QueuedChip, _Queued
+
+    chip = QueuedChip(_Queued("word  \n " * 1_000_000, "c"))
+    qtbot.addWidget(chip)
+    shown = chip.label.text()
+    assert shown.endswith("…") and len(shown) < PREVIEW_CHARS + 40 and "\n" not in shown
+    short = QueuedChip(_Queued("What about  the second one?", "c"))
+    qtbot.addWidget(short)
+    assert short.label.text().endswith("What about the second one?")
