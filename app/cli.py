@@ -89,6 +89,16 @@ def build_parser() -> argparse.ArgumentParser:
                         help="html, pdf: print 'progress P' lines (P: percent done) on standard error")
     export.add_argument("-o", "--output", metavar="PATH", help="write to this file (default: standard output)")
     export.add_argument("--db", metavar="PATH", help=db_help)
+    printing = export.add_argument_group("printing", "print the PDF export's pages on a printer instead of "
+                                                     "writing a file (File › Print… uses these)")
+    printing.add_argument("--printer", metavar="NAME", default=None, help="print on this printer (implies pdf)")
+    printing.add_argument("--copies", type=int, default=1, metavar="N", help="this many copies (default 1)")
+    printing.add_argument("--pages", metavar="FROM-TO", default=None, help="only these pages, e.g. 2-5 or 3-")
+    printing.add_argument("--paper", metavar="SIZE", default="", help="paper size, e.g. A4 or Letter "
+                                                                       "(default: the printer's)")
+    printing.add_argument("--landscape", action="store_true", help="landscape pages")
+    printing.add_argument("--grayscale", action="store_true", help="print in grey")
+    printing.add_argument("--duplex", action="store_true", help="print on both sides")
     imp = sub.add_parser("import", help="add the conversations of a Rill JSON export",
                          description="Add the conversations of a Rill JSON export (all or nothing). A "
                                      "conversation that already exists is added as a copy with new ids.")
@@ -243,10 +253,63 @@ def _export_pdf(store: Any, ids: list[str] | None, output: str,
         raise _Failed(f"Cannot write {path}: {exc.strerror or exc}.") from None
 
 
+def _print_job(args: argparse.Namespace) -> Any:
+    """The ``--printer`` options as a ``PrintJob``, or ``_Failed``."""
+    from app.ui.services.printing import PrintJob
+
+    first = last = 0
+    if args.pages:
+        start, _, end = args.pages.partition("-")
+        try:
+            first, last = int(start or 1), int(end or 0)
+        except ValueError:
+            raise _Failed(f"--pages wants FROM-TO, e.g. 2-5 (not {args.pages!r}).") from None
+        if first < 1 or (last and last < first):
+            raise _Failed(f"--pages {args.pages}: the pages are counted from 1, FROM before TO.")
+    if args.copies < 1:
+        raise _Failed("--copies must be at least 1.")
+    return PrintJob(args.printer, args.copies, first, last, args.landscape, args.grayscale, args.duplex, args.paper)
+
+
+def _print(store: Any, ids: list[str] | None, job: Any, progress: Callable[[float], None] | None) -> tuple[int, int]:
+    """Print the PDF export's page on ``job``'s printer (an offscreen Qt application)."""
+    import os
+
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PyQt6.QtGui import QGuiApplication
+
+    from app.ui.misc.fonts import install_bundled_fonts
+    from app.ui.services.printing import PrintError, print_conversations, printer_for
+
+    app = QGuiApplication.instance() or QGuiApplication(["rill"])
+    assert isinstance(app, QGuiApplication)
+    install_bundled_fonts(app)
+    try:
+        return print_conversations(store, ids, printer_for(job), progress)
+    except PrintError as exc:
+        raise _Failed(str(exc)) from None
+
+
 def _cmd_export(args: argparse.Namespace) -> int:
     from app.core.store import exchange
 
     fmt = args.format
+    if args.printer is not None:
+        if fmt not in (None, "pdf") or args.output:
+            raise _Failed("--printer prints the PDF export's pages: it takes neither -o nor another --format.")
+        job = _print_job(args)
+        ids = None if args.all or not args.conversation else args.conversation
+        store = _open_store(args.db, write=False)
+        try:
+            exchange.resolve_conversations(store, ids)
+            n_conv, n_msg = _print(store, ids, job, _progress_printer(args.progress))
+        except exchange.UnknownConversationError as exc:
+            raise _Failed(str(exc).capitalize() + ".") from None
+        finally:
+            store.close()
+        print(f"Sent {n_conv} conversation{'s' * (n_conv != 1)} ({n_msg} messages on the current branches) "
+              f"to the printer {args.printer}.", file=sys.stderr)
+        return 0
     if fmt is None:
         suffix = (args.output or "").lower().rsplit(".", 1)[-1]
         fmt = {"md": "md", "markdown": "md", "html": "html", "htm": "html", "pdf": "pdf"}.get(suffix, "json")

@@ -135,10 +135,12 @@ class DoctorRun(QObject):
         chat.model_ready.connect(self._on_model_ready)
         chat.model_failed.connect(self._on_model_failed)
         chat.reply_settled.connect(self._on_reply_settled)
+        chat.prompt_progressed.connect(self._on_prompt_progressed)
         chat.reply_finished.connect(self._on_reply_finished)
         self._turns_sent = 0
         self._turn_stats: list[ReplyStats] = []
         self._send_ms: list[float] = []
+        self._prompt_reports = 0  # prompt-reading progress reports that reached the window
         self._history_count = 0
         self._find_matches = 0
         self._history_open_ms: float | None = None
@@ -258,6 +260,8 @@ class DoctorRun(QObject):
         for m in self.window.attachments.sending.last_prompt:
             sys.stderr.write(f"<|{m.role}|>\n{m.content}\n")
         sys.stderr.flush()
+    def _on_prompt_progressed(self, _rid: int, _done: int, _total: int) -> None:
+        self._prompt_reports += 1
 
     def _on_reply_finished(self, stats: ReplyStats) -> None:
         if self._turns_sent < self.args.turns:
@@ -337,6 +341,7 @@ class DoctorRun(QObject):
             "history_open_ms": self._history_open_ms,
             "turns": self._turns_sent,
             "send_ms": self._send_ms,
+            "prompt_progress_reports": self._prompt_reports,
             "rss_mb": rss_mb(),
             "rss_start_mb": self._rss_start,
             "rss_history_mb": self._rss_history,
@@ -369,16 +374,21 @@ class DoctorRun(QObject):
 
     def _math(self, message_id: str) -> dict[str, Any]:
         """The reply's formulas: found in its source, typeset, shown as source
-        (broken TeX), and the p95 of the time typesetting took (render process)."""
+        (broken TeX), the p95 of the time typesetting took (render process), and
+        how long formulas waited from their closing delimiter to their image."""
         probe = self.window.view.probe
         formulas = probe.message_formulas(message_id)
         source = probe.message_source(message_id)
         rendered = sum(f.ok for f in formulas)
+        delays = probe.formula_delays_ms(message_id)
         return {
             "spans": len(find_math(strip_thinking(source))),
             "rendered": rendered,
             "fallback": len(formulas) - rendered,
             "render_ms_p95": round(percentile([f.ms for f in formulas], 95), 2) if formulas else 0.0,
+            # from a formula's closing delimiter reaching the window to its image on screen
+            "shown_ms_p95": round(percentile(delays, 95), 1) if delays else 0.0,
+            "shown_ms_max": round(max(delays), 1) if delays else 0.0,
         }
 
     def _render_process(self) -> dict[str, int] | None:

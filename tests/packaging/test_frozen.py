@@ -200,6 +200,11 @@ def test_bundle_contents_are_lean(bundle: Path) -> None:
     llama_libs = {p.name for p in (INTERNAL / "llama_cpp" / "lib").iterdir()}
     assert llama_libs == {"libllama.so", "libggml.so.0", "libggml-base.so.0", "libggml-cpu.so.0"}
     assert (INTERNAL / "resources" / "style.qss").is_file() and (INTERNAL / "resources" / "icon.svg").is_file()
+    from app.ui.misc.icons import ICONS
+
+    icons = INTERNAL / "resources" / "icons"
+    assert (icons / "LICENSE").is_file()
+    assert all((icons / f"{name}.svg").is_file() for name in ICONS.values()), "the action and composer icons"
     assert (BUNDLE / "rill.desktop").is_file() and (BUNDLE / "rill.png").is_file()
     # Translations: Rill's catalogues, and Qt's qtbase_<lang>.qm for those
     # languages only (no other Qt catalogue, no .ts source).
@@ -241,6 +246,7 @@ def test_bundle_has_the_modules_loaded_by_name(bundle: Path) -> None:
         "app.core.backends.llama.backend", "app.core.base.settings", "app.core.base.about", "llama_cpp.llama",
         "app.core.backends.remote.openai", "app.core.backends.remote.ollama", "httpx", "httpx_sse", "keyring", "ssl",
         "ziamath.zmath", "ziafont", "latex2mathml.converter",
+        "fontTools.ttLib.tables._c_m_a_p", "fontTools.ttLib.tables.C_F_F_", "fontTools.pens.basePen",
     ):
         assert name in modules, f"{name} is not in the bundle"
     assert sum(m.startswith("pygments.lexers.") for m in modules) > 200, "all lexers"

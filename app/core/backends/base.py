@@ -24,6 +24,11 @@ log = logging.getLogger(__name__)
 #: It must be quick and must not raise (exceptions are logged and ignored).
 LoadProgress = Callable[[float], None]
 
+#: Receives the prompt-reading progress while ``generate`` reads the prompt,
+#: on the generating thread: (prompt tokens read so far, prompt tokens in
+#: all). Cached tokens count as read. It must be quick and must not raise.
+PromptProgress = Callable[[int, int], None]
+
 #: The message of the BackendError a cancelled ``load`` raises (English;
 #: ``LoadCancelled`` translates it).
 LOAD_CANCELLED_MESSAGE = QT_TRANSLATE_NOOP("Backend", "Loading was cancelled.")
@@ -189,6 +194,10 @@ class Backend(Protocol):
         Must check ``cancel`` before every token and during prompt evaluation,
         returning FinishReason.CANCELLED promptly once it is set. Raises
         BackendError for user-facing failures (e.g. the prompt cannot fit).
+        A backend that can tell how much of the prompt it has read takes a
+        third, keyword argument ``progress: PromptProgress | None = None``
+        (``start_generation`` passes it only to a ``generate`` that takes
+        it) and calls it as often as it can say (llama: after each batch).
         """
         ...
 
@@ -231,6 +240,35 @@ def load_backend(
             log.exception("closing a backend whose load was cancelled failed")
         raise LoadCancelled()
     return info  # type: ignore[no-any-return]  # ``backend`` is any object with a load()
+
+
+def start_generation(
+    backend: Any, request: GenerationRequest, cancel: threading.Event, progress: PromptProgress | None = None
+) -> Generator[str, None, FinishReason]:
+    """``backend.generate(request, cancel, ...)``, passing ``progress`` only
+    to a ``generate`` that accepts it (remote backends do not), wrapped so
+    that it never raises into the backend."""
+    if progress is not None:
+        try:
+            params = inspect.signature(backend.generate).parameters
+        except (TypeError, ValueError):
+            params = {}  # type: ignore[assignment]  # (an odd callable: pass nothing)
+        if "progress" in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+            return backend.generate(request, cancel, progress=_safe_prompt_progress(progress))  # type: ignore[no-any-return]  # any backend object
+    return backend.generate(request, cancel)  # type: ignore[no-any-return]  # any backend object
+
+
+def _safe_prompt_progress(progress: PromptProgress) -> PromptProgress:
+    """``progress`` that logs its exceptions instead of raising (llama calls
+    it from inside llama.cpp's abort callback, a C callback)."""
+
+    def report(done: int, total: int) -> None:
+        try:
+            progress(max(0, int(done)), max(0, int(total)))
+        except Exception:
+            log.exception("the prompt progress callback failed")
+
+    return report
 
 
 def _safe_progress(progress: LoadProgress) -> LoadProgress:

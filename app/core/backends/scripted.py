@@ -20,6 +20,7 @@ from app.core.backends.base import (
     LoadCancelled,
     LoadProgress,
     ModelInfo,
+    PromptProgress,
 )
 from app.core.text.decoding import TokenDecoder
 
@@ -104,7 +105,10 @@ class ScriptedBackend:
     """Streams ``tokens`` (byte strings) at ``rate`` tokens/s (0 = unpaced).
 
     ``n_tokens`` cycles through the script until that many tokens were sent.
-    ``prefill_s`` simulates prompt evaluation (cancellable), ``fail_after``
+    ``prefill_s`` simulates prompt evaluation (cancellable): read in
+    batches of ``prompt_batch`` tokens, each told to ``generate``'s
+    ``progress``, as the llama backend does (``prompt_tokens``: pretend the
+    prompt has that many tokens instead of its estimate), ``fail_after``
     raises a BackendError after that many tokens (for error-path tests).
     ``load_delay_s`` simulates a slow model load: ``load`` waits that long on
     its ``cancel`` event (raising LoadCancelled at once when it is set) and
@@ -119,6 +123,8 @@ class ScriptedBackend:
         prefill_s: float = 0.0,
         fail_after: int | None = None,
         load_delay_s: float = 0.0,
+        prompt_tokens: int | None = None,
+        prompt_batch: int = 64,
     ) -> None:
         self.tokens: list[bytes] = list(tokens) if tokens is not None else tokenize_text(SAMPLE_MARKDOWN)
         if not self.tokens:
@@ -128,6 +134,8 @@ class ScriptedBackend:
         self.prefill_s = prefill_s
         self.fail_after = fail_after
         self.load_delay_s = load_delay_s
+        self.prompt_tokens = prompt_tokens
+        self.prompt_batch = max(1, int(prompt_batch))
         self.last_prompt_tokens = 0
         self.last_completion_tokens = 0
 
@@ -170,11 +178,12 @@ class ScriptedBackend:
                 raise LoadCancelled()
 
     def generate(
-        self, request: GenerationRequest, cancel: threading.Event
+        self, request: GenerationRequest, cancel: threading.Event, progress: PromptProgress | None = None
     ) -> Generator[str, None, FinishReason]:
-        self.last_prompt_tokens = sum(len(m.content) // 4 + 4 for m in request.messages)
+        estimate = sum(len(m.content) // 4 + 4 for m in request.messages)
+        self.last_prompt_tokens = int(self.prompt_tokens) if self.prompt_tokens is not None else estimate
         self.last_completion_tokens = 0
-        if self.prefill_s > 0 and cancel.wait(self.prefill_s):
+        if self.prefill_s > 0 and self._read_prompt(self.last_prompt_tokens, cancel, progress):
             return FinishReason.CANCELLED
         total = self.n_tokens if self.n_tokens is not None else len(self.tokens)
         decoder = TokenDecoder()
@@ -197,6 +206,22 @@ class ScriptedBackend:
         if tail:
             yield tail
         return FinishReason.STOP
+
+    def _read_prompt(self, total: int, cancel: threading.Event, progress: PromptProgress | None) -> bool:
+        """Spend ``prefill_s`` reading ``total`` tokens in batches, each told
+        to ``progress``; True when cancelled meanwhile."""
+        total = max(1, total)
+        batches = -(-total // self.prompt_batch)
+        start = time.monotonic()
+        if progress is not None:
+            progress(0, total)
+        for n in range(1, batches + 1):
+            delay = start + self.prefill_s * n / batches - time.monotonic()
+            if cancel.wait(max(0.0, delay)):
+                return True
+            if progress is not None:
+                progress(min(total, n * self.prompt_batch), total)
+        return False
 
     def close(self) -> None:
         pass

@@ -4,7 +4,8 @@ Stored in the settings file under ``"appearance"``::
 
     {"language": "system" | "en" | "zh_CN",
      "theme": "system" | "light" | "dark",
-     "zoom": -4 … 8}
+     "zoom": -4 … 8,
+     "column": 0 | 40 … 160}    (the reading column's width in characters; 0: the whole window)
 
 ``"system"`` follows the desktop (the locale, the colour scheme); the others
 override it. Anything unreadable falls back to the default, field by field.
@@ -24,7 +25,10 @@ from typing import Any
 from app.core.base import settings
 from app.core.base.i18n import QT_TRANSLATE_NOOP
 
-__all__ = ["LANGUAGES", "THEMES", "ZOOM_MAX", "ZOOM_MIN", "Appearance", "load_appearance", "save_appearance"]
+__all__ = [
+    "COLUMN_DEFAULT", "COLUMN_MAX", "COLUMN_MIN", "LANGUAGES", "THEMES", "ZOOM_MAX", "ZOOM_MIN", "Appearance",
+    "load_appearance", "save_appearance",
+]
 
 APPEARANCE_KEY = "appearance"
 SYSTEM = "system"
@@ -42,6 +46,9 @@ THEMES: dict[str, str] = {
 }
 ZOOM_MIN = -4   # steps of 10 % of the base text size
 ZOOM_MAX = 8
+COLUMN_DEFAULT = 75  # characters of body text a line holds at most
+COLUMN_MIN = 40      # (0 is allowed too: no column, the text takes the window's width)
+COLUMN_MAX = 160
 
 
 @dataclass(frozen=True)
@@ -49,6 +56,7 @@ class Appearance:
     language: str = SYSTEM
     theme: str = SYSTEM
     zoom: int = 0
+    column: int = COLUMN_DEFAULT
 
     def with_zoom(self, zoom: int) -> Appearance:
         """This appearance with ``zoom`` clamped to [ZOOM_MIN, ZOOM_MAX]."""
@@ -66,10 +74,14 @@ def _from_dict(value: Any) -> Appearance:
     language = value.get("language")
     theme = value.get("theme")
     zoom = value.get("zoom")
+    column = value.get("column")
+    column_ok = isinstance(column, int) and not isinstance(column, bool) and (
+        column == 0 or COLUMN_MIN <= column <= COLUMN_MAX)
     return Appearance(
         language=language if language in LANGUAGES else SYSTEM,
         theme=theme if theme in THEMES else SYSTEM,
         zoom=zoom if isinstance(zoom, int) and not isinstance(zoom, bool) and ZOOM_MIN <= zoom <= ZOOM_MAX else 0,
+        column=column if column_ok and isinstance(column, int) else COLUMN_DEFAULT,
     )
 
 

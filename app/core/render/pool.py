@@ -30,7 +30,13 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from app.core.render import blocks
-from app.core.render.jobs import RenderJob, plain_units, render_job, render_job_pickled, warm_up_math
+from app.core.render.jobs import (
+    RenderJob,
+    plain_units,
+    render_job,
+    render_job_pickled,
+    warm_up_math,
+)
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -42,6 +48,14 @@ RENDER_TIMEOUT_S = 15.0
 _WARM_UP = RenderJob("", "final", "*warm* `up`\n\n```python\nx = 1\n```\n")
 
 
+#: A job with math waits this long at most for the starting process (see ``render``).
+MATH_WAIT_S = 5.0
+
+
+def _has_math(text: str) -> bool:
+    return "$" in text or "\\(" in text or "\\[" in text
+
+
 class RenderPool:
     """One worker process that renders jobs (see the module docstring)."""
 
@@ -50,6 +64,7 @@ class RenderPool:
         self._pool: multiprocessing.pool.Pool | None = None
         self._warm: multiprocessing.pool.AsyncResult[tuple[blocks.Unit, ...]] | None = None
         self._ready = False
+        self._waited = False       # a math job waited for the process in vain once
         self.restarts = 0          # processes replaced after a fault (tests, the doctor)
         self.in_process = 0        # jobs rendered here while the process was not ready
         self.in_worker = 0         # jobs rendered by the process
@@ -86,6 +101,12 @@ class RenderPool:
 
     def render(self, job: RenderJob) -> tuple[blocks.Unit, ...]:
         """``render_job(job)``: in the process when it is ready, here otherwise."""
+        if self._pool is not None and not self.ready and not self._waited and _has_math(job.text):
+            # Typesetting here would import ziamath into this (the window's)
+            # process and hold its GIL for ~0.5 s: the process is about to be
+            # ready, so this thread waits for it instead (once: a process that
+            # does not come up is not waited for again).
+            self._waited = not self.wait_ready(MATH_WAIT_S)
         if self._pool is None or not self.ready:
             self.in_process += 1
             return render_job(job)

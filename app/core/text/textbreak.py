@@ -153,6 +153,75 @@ class DisplayBreaker:
             return []
         if self._fits(piece):
             return []
+        sparse = self._feed_sparse(piece)
+        if sparse is not None:
+            return sparse
+        return self._feed_exact(piece)
+
+    def _flags(self, buf: str, base: int, a: int, b: int) -> bytearray:
+        """``_boundary_flags`` for piece offsets ``a..b`` only (``buf`` is the
+        left context + the piece, the piece starting at ``base``)."""
+        lo = base + a
+        if lo >= CONTEXT:
+            return _boundary_flags(buf[lo - CONTEXT : base + b + 1], CONTEXT, False)
+        return _boundary_flags(buf[: base + b + 1], lo, self._at_start)
+
+    def _feed_sparse(self, piece: str) -> list[int] | None:
+        """``_feed_exact``'s breaks, found by looking only near each break
+        (C-speed string calls between them): a long line is segmented
+        around its break points, not character by character. None when a
+        break needs a wider look (no boundary near the limit point: a long
+        combining run, a chain); ``_feed_exact`` decides then. The state
+        moves on only when it answers."""
+        limit, window = self.limit, self.prefer_window
+        ctx = self._ctx
+        buf = ctx + piece
+        base = len(ctx)
+        n = len(piece)
+        line = self._line
+        start = -line
+        last = -1
+        breaks: list[int] = []
+        k = 0
+        while k < n:
+            nl = piece.find("\n", k)
+            end = nl if nl >= 0 else n
+            while True:
+                at = k + max(0, limit - line)  # where the line reaches the limit
+                if at >= end:
+                    line += end - k
+                    k = end
+                    break
+                lo = max(k, start + 1)
+                a = max(lo, at - window)
+                flags = self._flags(buf, base, a, at)
+                found = flags.rfind(1)
+                if found < 0:
+                    if a > lo or last < 0:
+                        return None  # the boundary is further back, or after the limit
+                    q = last
+                else:
+                    last = max(last, a + found)
+                    q = last
+                    for j in range(at, max(a, at - window + 1) - 1, -1):
+                        if flags[j - a] and buf[base + j - 1] in PREFER_AFTER:
+                            q = j
+                            break
+                breaks.append(q)
+                line, start = at - q + 1, q
+                if last <= q:
+                    last = -1
+                k = at + 1
+            if nl >= 0:
+                line, start, last = 0, nl + 1, -1
+                k = nl + 1
+        self._line = line
+        self._ctx = buf[-CONTEXT:]
+        self._at_start = self._at_start and len(buf) <= CONTEXT
+        return breaks
+
+    def _feed_exact(self, piece: str) -> list[int]:
+        """The rule, character by character (see the class docstring)."""
         ctx = self._ctx
         buf = ctx + piece
         base = len(ctx)

@@ -48,6 +48,8 @@ class StreamConsumer(QObject):
     reply_started = pyqtSignal(int)
     #: The model read the prompt and produced its first token; arg: request id.
     prompt_processed = pyqtSignal(int)
+    #: Part of the current reply's prompt was read; args: request id, tokens read, tokens in all.
+    prompt_progressed = pyqtSignal(int, int, int)
     #: A reply's phase changed; args: request id, ReplyPhase.
     reply_phase_changed = pyqtSignal(int, object)
     #: Every token of a reply is on screen (or it was stopped); arg: ReplyTelemetry.
@@ -79,6 +81,7 @@ class StreamConsumer(QObject):
     def _connect_signals(self) -> None:
         s = self.service
         s.first_token_produced.connect(self._on_first_token_produced)
+        s.prompt_progressed.connect(self._on_prompt_progressed)
         s.chunks_ready.connect(self._on_chunks_ready)
         s.generation_finished.connect(self._on_generation_finished)
         self._tick.timeout.connect(self._on_tick)
@@ -128,6 +131,12 @@ class StreamConsumer(QObject):
         if reply is not None and reply is self._current:
             reply.on_first_token(at)
             self.prompt_processed.emit(rid)
+
+    def _on_prompt_progressed(self, rid: int, done: int, total: int) -> None:
+        reply = self._replies.get(rid)
+        if reply is not None and reply is self._current:
+            reply.on_prompt_progress(done, total)
+            self.prompt_progressed.emit(rid, done, total)
 
     def _on_chunks_ready(self, rid: int, seq: int) -> None:
         if self._current is not None and rid == self._current.request_id and not self._tick.isActive():

@@ -55,6 +55,8 @@ class ChatController(QObject):
     reply_started = pyqtSignal(int)
     #: The model finished reading the prompt and produced its first token; arg: request id.
     prompt_processed = pyqtSignal(int)
+    #: Part of the current reply's prompt was read; args: request id, tokens read, tokens in all.
+    prompt_progressed = pyqtSignal(int, int, int)
     #: A reply's phase changed; args: request id, ReplyPhase.
     reply_phase_changed = pyqtSignal(int, object)
     #: Every token of a reply is on screen (or it was stopped); its final
@@ -103,6 +105,7 @@ class ChatController(QObject):
         consumer.streaming_changed.connect(self._on_part_state_changed)
         consumer.reply_started.connect(self.reply_started)
         consumer.prompt_processed.connect(self.prompt_processed)
+        consumer.prompt_progressed.connect(self.prompt_progressed)
         consumer.reply_phase_changed.connect(self.reply_phase_changed)
         consumer.reply_finished.connect(self.reply_finished)
         consumer.reply_settled.connect(self.reply_settled)

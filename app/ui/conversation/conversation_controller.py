@@ -165,7 +165,7 @@ class ConversationController(QObject):
         if conv is self.conversation:
             if parent_id is None and existing is None:
                 self.rows.sync()
-                self.view.scroll_to_bottom()
+                self.view.glide_to_bottom()
             else:
                 self._on_path_switched(redo_from=existing.id if existing is not None else None)
         if existing is None:

@@ -1,5 +1,7 @@
 """A message's footer: its note (stopped, error...), its facts (tokens,
-speed) and its actions (the branch switcher, Copy, Edit...).
+speed) and its actions (the branch switcher, Copy, Edit...), painted as
+quiet icon buttons that show on the message under the pointer, on the one
+the keyboard is on and always on the last reply (``ActionsShown``).
 
 ``footer_words()`` looks the translated texts up once (GUI thread); the rest
 is plain Python on an ``Item``, safe on any thread.
@@ -8,6 +10,7 @@ is plain Python on an ``Item``, safe on any thread.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from PyQt6.QtCore import QCoreApplication
 
@@ -89,3 +92,45 @@ def footer_actions(item: Item, decorator: Decorator | None) -> list[tuple[str, s
     }
     out.extend((a, labels[a]) for a in actions if a in labels)
     return out
+
+
+@dataclass(slots=True)
+class ActionsShown:
+    """Whose actions are shown: the message under the pointer (and the
+    action there, drawn highlighted), the message the keyboard is on while
+    the view has focus, and the last reply (``last_reply_id``, set by the
+    view when it paints)."""
+
+    hover_id: str = ""
+    hover_action: str = ""
+    focus_id: str = ""
+    last_reply_id: str = ""
+
+    def find_last_reply(self, items: list[Item]) -> None:
+        """Set ``last_reply_id``: the last assistant message, a few steps
+        back from the end at most (only notices come after it)."""
+        self.last_reply_id = ""
+        for n in range(len(items) - 1, max(-1, len(items) - 8), -1):
+            if items[n].kind == "assistant":
+                self.last_reply_id = items[n].id
+                return
+            if items[n].kind == "user":
+                return
+
+    def focus(self, items: list[Item], index: int | None) -> None:
+        """The keyboard is on item ``index`` (the message last clicked), or
+        with None on the last message."""
+        if index is not None and 0 <= index < len(items):
+            self.focus_id = items[index].id
+        else:
+            self.focus_id = next((i.id for i in reversed(items[-8:]) if i.kind != "notice"), "")
+
+    def shows(self, item: Item) -> bool:
+        return item.id in (self.hover_id, self.focus_id, self.last_reply_id)
+
+    def hover(self, item_id: str, action: str) -> bool:
+        """The pointer is over ``item_id`` (and ``action``); True when that changed."""
+        if (item_id, action) == (self.hover_id, self.hover_action):
+            return False
+        self.hover_id, self.hover_action = item_id, action
+        return True

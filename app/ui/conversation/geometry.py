@@ -19,7 +19,9 @@ from PyQt6.QtGui import QFont, QFontMetricsF, QTextDocument
 
 from app.core.render.blocks import Unit
 from app.ui.conversation.items import (
+    BUBBLE_PAD,
     CHAR_W,
+    COLUMN_CHARS,
     FOOTER_GAP,
     HEADER_GAP,
     PAD_X,
@@ -36,11 +38,16 @@ from app.ui.conversation.items import (
 
 
 class Metrics:
-    """Fonts, line heights and height estimates; ``viewport_width`` gives
-    the viewport's width now."""
+    """Fonts, line heights, the reading column and height estimates;
+    ``viewport_width`` gives the viewport's width now.
+
+    The reading column: the text is at most ``column_chars`` average
+    characters wide (at the current zoom, so it grows with the text) and
+    centred in the viewport (``text_x``); 0 lets it take the whole width."""
 
     def __init__(self, base: QFont, viewport_width: Callable[[], int]) -> None:
         self._viewport_width = viewport_width
+        self.column_chars = COLUMN_CHARS
         self._line_heights: dict[str, float] = {}
         self._own_heights: dict[int, float] = {}  # id of font, small, bold -> line height (no font.key() per call)
         self.zoom = 1.0
@@ -62,7 +69,21 @@ class Metrics:
         return 2 * PAD_Y + self.line_height(self.bold) + HEADER_GAP + self.line_height(self.small) + FOOTER_GAP
 
     def content_width(self) -> float:
-        return max(120.0, self._viewport_width() - 2 * PAD_X)
+        """The text's width: the viewport's less its margins, at most the column's."""
+        width = self._viewport_width() - 2 * PAD_X
+        if self.column_chars > 0:
+            width = min(width, float(round(self.column_chars * CHAR_W * self.zoom)))
+        return max(120.0, width)
+
+    def text_x(self) -> float:
+        """The viewport x where the text starts (the column centred, whole pixels)."""
+        return float(max(PAD_X, (self._viewport_width() - self.content_width()) // 2))
+
+    def bubble_rect(self, top: float, height: float) -> QRectF:
+        """A user message's tinted bubble: around the column's text."""
+        x = self.text_x()
+        pad = min(BUBBLE_PAD, x - 4.0)
+        return QRectF(x - pad, top, self.content_width() + 2 * pad, height)
 
     def line_height(self, font: QFont | None = None) -> float:
         font = font or self.font
@@ -171,6 +192,10 @@ class ItemLayout:
         self._think_label = think_label
         self._actions = actions
 
+    def text_x(self) -> float:
+        """The viewport x where the column's text starts."""
+        return self._metrics.text_x()
+
     def rows(self, item: Item, y: float, units: list[UnitSlot] | None = None,
              skip_to: float | None = None) -> Iterator[Row]:
         """Each part of ``item``'s body, the first at ``y``: the unfolded
@@ -210,28 +235,41 @@ class ItemLayout:
         item = self._list.items[index]
         return self._list.top(index) + item.height - PAD_Y - self._metrics.line_height(self._metrics.small)
 
-    @staticmethod
-    def copy_button_rect(unit_top: float, width: float) -> QRectF:
-        return QRectF(width - PAD_X - 58, unit_top + 4, 52, 20)
+    def copy_button_rect(self, unit_top: float) -> QRectF:
+        """A code block's Copy button, at its top right (viewport x)."""
+        m = self._metrics
+        return QRectF(m.text_x() + m.content_width() - 58, unit_top + 4, 52, 20)
+
+    def action_box(self) -> float:
+        """The side of a footer action's square (its icon and a margin)."""
+        return float(round(self._metrics.line_height(self._metrics.small) + 8))
 
     def footer_layout(self, item: Item, y: float) -> list[tuple[str, str, QRectF]]:
-        """(kind, text, rect) of each footer piece: the note, the facts, the actions."""
+        """(kind, text, rect) of each footer piece: the note, the actions
+        (icon squares, their text the tooltip and accessible name; the
+        branch switcher's "2/3" as text), then the facts, at the column's
+        right end when they fit there."""
         fm = QFontMetricsF(self._metrics.small)
         h = fm.height()
-        x = PAD_X
+        x = self._metrics.text_x()
+        box = self.action_box()
         out: list[tuple[str, str, QRectF]] = []
         if item.note:
             w = fm.horizontalAdvance(item.note)
             out.append(("note", item.note, QRectF(x, y, w, h)))
             x += w + 12
+        for action, label in self._actions(item):
+            if action == "branch":
+                w = fm.horizontalAdvance(label)
+                out.append((f"action:{action}", label, QRectF(x, y, w, h)))
+                x += w + 2
+            else:
+                out.append((f"action:{action}", label, QRectF(x, y + (h - box) / 2, box, box)))
+                x += box + 2
         if item.facts:
             w = fm.horizontalAdvance(item.facts)
-            out.append(("facts", item.facts, QRectF(x, y, w, h)))
-            x += w + 12
-        for action, label in self._actions(item):
-            w = fm.horizontalAdvance(label)
-            out.append((f"action:{action}", label, QRectF(x, y, w, h)))
-            x += w + 12
+            right = self._metrics.text_x() + self._metrics.content_width() - w
+            out.append(("facts", item.facts, QRectF(max(x + 10, right), y, w, h)))
         return out
 
     def think_header_rect(self, index: int) -> QRectF | None:
@@ -241,4 +279,4 @@ class ItemLayout:
             return None
         fm = QFontMetricsF(self._metrics.small)
         y = self._list.top(index) + PAD_Y + self._metrics.header_height(item)
-        return QRectF(PAD_X, y, fm.horizontalAdvance(self._think_label(item)) + 8, fm.height())
+        return QRectF(self._metrics.text_x(), y, fm.horizontalAdvance(self._think_label(item)) + 8, fm.height())

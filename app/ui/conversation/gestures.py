@@ -3,7 +3,8 @@ a selection (Shift extends it), a drag moves its end, a double click selects
 a word, a click without a drag acts on what is under it (the thinking
 header folds or unfolds, a footer action runs, a code block's Copy copies,
 a link opens through ``ViewActions``), hovering shows a pointing hand over
-what is clickable and a link's address as the tooltip; and which message a
+what is clickable and a link's address as the tooltip, and tells which
+message and footer action the pointer is over (``hovered``); and which message a
 context menu is about (``menu_target``). One hit test per event
 (``HitTester``).
 
@@ -43,6 +44,7 @@ class PointerGestures:
         set_cursor: Callable[[QCursor], None],
         set_tooltip: Callable[[str], None],
         repaint: Callable[[], None],
+        hovered: Callable[[str, str], None] | None = None,
     ) -> None:
         self._list = items
         self._hits = hits
@@ -55,6 +57,7 @@ class PointerGestures:
         self._set_cursor = set_cursor
         self._set_tooltip = set_tooltip
         self._repaint = repaint
+        self._hovered = hovered
         self._press_at: QPointF | None = None
         self._dragging = False
         self._hover_href = ""
@@ -88,6 +91,8 @@ class PointerGestures:
             return
         hit = self.hit(point, details=True)
         href = "" if hit is None else hit.href
+        if self._hovered is not None:
+            self._hovered("" if hit is None else self._list.items[hit.index].id, "" if hit is None else hit.action)
         clickable = hit is not None and hit.clickable
         self._set_cursor(QCursor(Qt.CursorShape.PointingHandCursor if clickable else Qt.CursorShape.IBeamCursor))
         if href != self._hover_href:

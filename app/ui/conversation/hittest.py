@@ -14,7 +14,7 @@ from PyQt6.QtCore import QPointF, Qt
 from PyQt6.QtGui import QTextDocument
 
 from app.ui.conversation.geometry import ItemLayout
-from app.ui.conversation.items import PAD_X, ItemList, Pos, layout_of
+from app.ui.conversation.items import ItemList, Pos, layout_of
 
 
 @dataclass(slots=True)
@@ -63,6 +63,7 @@ class HitTester:
         index = self._list.at_y(y)
         item = items[index]
         layout = self._layout
+        left = layout.text_x()
         rows = list(layout.rows(item, layout.body_top(index)))
         hit = Hit(index, 0, None, QPointF())
         if rows:
@@ -70,7 +71,7 @@ class HitTester:
             for k, (n, doc, _height, _unit, uy) in enumerate(rows):
                 below = rows[k + 1][4] if k + 1 < len(rows) else float("inf")
                 if y < below:
-                    hit = Hit(index, n, doc, QPointF(point.x() - PAD_X, y - uy))
+                    hit = Hit(index, n, doc, QPointF(point.x() - left, y - uy))
                     break
         if not details:
             return hit
@@ -84,8 +85,8 @@ class HitTester:
                 break
         if hit.in_body and 0 <= hit.unit < len(item.units):
             unit = item.units[hit.unit].unit
-            button = layout.copy_button_rect(0, width)
-            if unit.kind == "code" and unit.copy and button.contains(QPointF(hit.at.x() + PAD_X, hit.at.y())):
+            button = layout.copy_button_rect(0)
+            if unit.kind == "code" and unit.copy and button.contains(QPointF(hit.at.x() + left, hit.at.y())):
                 hit.code = unit.copy
         if hit.in_body and hit.doc is not None:
             hit.href = layout_of(hit.doc).anchorAt(hit.at)

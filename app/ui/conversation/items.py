@@ -41,6 +41,8 @@ ITEM_GAP = 6.0
 TEXT_PX = 14                # body text size at zoom 1.0 (pixels)
 SMALL_PX = 12               # headers' thinking row and footers
 CHAR_W = 7.5                # average character width at zoom 1.0, for height estimates
+COLUMN_CHARS = 75           # the reading column's width in average characters (0: the whole viewport)
+BUBBLE_PAD = 12.0           # a user message's bubble reaches this far left and right of its text
 
 def layout_of(doc: QTextDocument) -> QAbstractTextDocumentLayout:
     """A document's layout (Qt always gives one; the stubs say it may be None)."""

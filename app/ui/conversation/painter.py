@@ -27,11 +27,14 @@ from PyQt6.QtGui import (
 )
 
 from app.ui.conversation.find import FindHighlighter
+from app.ui.conversation.footer import ActionsShown
 from app.ui.conversation.geometry import ItemLayout, Metrics
-from app.ui.conversation.items import PAD_X, PAD_Y, Item, ItemList, layout_of
-from app.ui.misc import theme
+from app.ui.conversation.items import PAD_Y, Item, ItemList, layout_of
+from app.ui.conversation.waiting import WaitingRows
+from app.ui.misc import icons, theme
 
 _NOTE_KINDS = ("error", "warning", "info")
+BUBBLE_RADIUS = 12.0  # a user message's bubble's corners
 
 #: ``selections(index, row, doc) -> the text selection's part in that row``
 Selections = Callable[[int, int, QTextDocument], list[QAbstractTextDocumentLayout.Selection]]
@@ -55,6 +58,8 @@ class ItemPainter:
         hidden_thought_matches: Callable[[Item], int],
         selections: Selections,
         palette: Callable[[], QPalette],
+        shown: ActionsShown | None = None,
+        waiting: WaitingRows | None = None,
     ) -> None:
         self._list = items
         self._layout = layout
@@ -64,6 +69,8 @@ class ItemPainter:
         self._hidden = hidden_thought_matches
         self._selections = selections
         self._palette = palette
+        self._shown = shown if shown is not None else ActionsShown()
+        self._waiting = waiting
 
     def paint(self, painter: QPainter, rows: range, offset: float, width: float, vh: float,
               band: tuple[float, float] | None = None) -> None:
@@ -95,25 +102,32 @@ class ItemPainter:
                     band: tuple[float, float]) -> None:
         c0, c1 = band
         m = self._metrics
+        x = m.text_x()
         if item.kind == "user":
-            painter.fillRect(QRectF(4, top, width - 8, item.height), theme.color("user_bg"))
+            painter.save()
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(theme.color("user_bg"))
+            painter.drawRoundedRect(m.bubble_rect(top, item.height), BUBBLE_RADIUS, BUBBLE_RADIUS)
+            painter.restore()
         y = top + PAD_Y
         if item.kind != "notice":
             painter.setFont(m.bold)
             painter.setPen(theme.color("user" if item.kind == "user" else "assistant"))
-            painter.drawText(QPointF(PAD_X, y + QFontMetricsF(m.bold).ascent()), item.label)
+            painter.drawText(QPointF(x, y + QFontMetricsF(m.bold).ascent()), item.label)
             y += m.header_height(item)
         if item.think is not None:
             painter.setFont(m.small)
             painter.setPen(self.muted_text())
-            painter.drawText(QPointF(PAD_X, y + QFontMetricsF(m.small).ascent()), self._think_label(item))
+            painter.drawText(QPointF(x, y + QFontMetricsF(m.small).ascent()), self._think_label(item))
             y += m.think_header_height(item)
+        if self._waiting is not None and self._waiting.waiting(item):
+            self._waiting.paint(painter, item, x, y, m.content_width())
         for n, doc, height, unit, uy in self._layout.rows(item, y, skip_to=c0):
             if uy > c1:
                 break
             if uy + height >= c0 and doc is not None:
                 painter.save()
-                painter.translate(PAD_X, uy)
+                painter.translate(x, uy)
                 ctx = self._paint_ctx()
                 if item.kind == "notice":
                     ctx.palette.setColor(QPalette.ColorRole.Text, note_color(item.note_kind))
@@ -136,7 +150,7 @@ class ItemPainter:
                 layout_of(doc).draw(painter, ctx)
                 painter.restore()
                 if unit is not None and unit.unit.kind == "code" and unit.unit.copy:
-                    self._paint_copy_button(painter, self._layout.copy_button_rect(uy, width))
+                    self._paint_copy_button(painter, self._layout.copy_button_rect(uy))
         if item.kind != "notice":
             self._paint_footer(painter, item, top + item.height - PAD_Y - m.line_height(m.small))
 
@@ -153,15 +167,33 @@ class ItemPainter:
     def _paint_footer(self, painter: QPainter, item: Item, y: float) -> None:
         painter.setFont(self._metrics.small)
         fm = QFontMetricsF(self._metrics.small)
+        shown = self._shown.shows(item)
+        device = painter.device()
+        ratio = device.devicePixelRatioF() if device is not None else 1.0
         for kind, text, rect in self._layout.footer_layout(item, y):
             if kind == "note":
-                color = note_color(item.note_kind)
+                painter.setPen(note_color(item.note_kind))
             elif kind in ("facts", "action:branch"):
-                color = theme.color("muted")
+                painter.setPen(theme.color("muted"))
             else:
-                color = theme.color("action")
-            painter.setPen(color)
+                if shown:
+                    self._paint_action(painter, item, kind.removeprefix("action:"), rect, ratio)
+                continue
             painter.drawText(QPointF(rect.x(), rect.y() + fm.ascent()), text)
+
+    def _paint_action(self, painter: QPainter, item: Item, action: str, rect: QRectF, ratio: float) -> None:
+        """An action's icon button: muted, on a tinted square with the
+        text's colour under the pointer."""
+        hovered = self._shown.hover_id == item.id and self._shown.hover_action == action
+        if hovered:
+            painter.save()
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(theme.color("midlight"))
+            painter.drawRoundedRect(rect, 5, 5)
+            painter.restore()
+        side = round(rect.height() - 6)
+        image = icons.pixmap(action, theme.color("text" if hovered else "muted"), side, ratio)
+        painter.drawPixmap(QPointF(rect.x() + (rect.width() - side) / 2, rect.y() + (rect.height() - side) / 2), image)
 
     # ------------------------------------------------------------------ find matches
 

@@ -16,9 +16,11 @@ from PyQt6.QtGui import QTextDocument
 from PyQt6.QtWidgets import QAbstractScrollArea
 
 from app.core.render import blocks
+from app.core.render.mathscan import find_math
 from app.core.render.mathsvg import Formula
+from app.core.text.thinking import strip_thinking
 from app.ui.conversation.hittest import Hit
-from app.ui.conversation.items import PAD_X, PAD_Y, Pos, doc_text, layout_of
+from app.ui.conversation.items import PAD_Y, Pos, doc_text, layout_of
 from app.ui.misc.math_images import text_with_formulas
 
 
@@ -68,6 +70,13 @@ class ChatViewProbe:
         """The formulas of a message's rendered units, in order (typeset or not)."""
         item = self._view._item(message_id)
         return [] if item is None else [f for u in item.units for f in u.unit.math]
+
+    def formula_delays_ms(self, message_id: str) -> list[float]:
+        """For each formula of a streamed reply's answer, the time from its
+        closing delimiter's arrival to its being shown rendered (the doctor)."""
+        answer = strip_thinking(self.message_source(message_id))
+        delays: list[float] = self._view._results.commits.delays_ms(message_id, [s.end for s in find_math(answer)])
+        return delays
 
     def thinking_header(self, message_id: str) -> str:
         """A message's thinking header as shown ("▸ Thinking… · 3 words"),
@@ -121,7 +130,8 @@ class ChatViewProbe:
                     assert text_layout is not None
                     line = text_layout.lineForTextPosition(position - block.position())
                     rect = layout_of(doc).blockBoundingRect(block)
-                    x = line.cursorToX(position - block.position())[0] + rect.x() + PAD_X + (-1 if end else 1)
+                    left = self._view._metrics.text_x()
+                    x = line.cursorToX(position - block.position())[0] + rect.x() + left + (-1 if end else 1)
                     return QPointF(x, uy - offset + rect.y() + line.y() + line.height() / 2)
         return None
 
@@ -164,6 +174,18 @@ class ChatViewProbe:
                 return QPointF(rect.center().x(), rect.center().y() - offset)
         return None
 
+    def waiting_row(self, message_id: str) -> tuple[bool, str, float | None]:
+        """(the reply shows its waiting row, the row's words — "" for the
+        typing dots —, the fraction of the prompt read or None)."""
+        view = self._view
+        item = view._item(message_id)
+        waiting = item is not None and view._waiting.waiting(item)
+        return waiting, view._waiting.text(message_id), view._waiting.fraction(message_id)
+
+    @property
+    def typing_dots_moving(self) -> bool:
+        return bool(self._view._waiting.animating)
+
     def thinking_header_point(self, message_id: str) -> QPointF | None:
         """The centre of a message's thinking header in the viewport (None:
         no thinking)."""
@@ -186,7 +208,7 @@ class ChatViewProbe:
         for _n, _doc, _height, unit, uy in self._view._layout.rows(item, self._view._layout.body_top(index)):
             if unit is not None and unit.unit.kind == "code" and unit.unit.copy:
                 if k == nth:
-                    center: QPointF = self._view._layout.copy_button_rect(uy - offset, self._view._vp().width()).center()
+                    center: QPointF = self._view._layout.copy_button_rect(uy - offset).center()
                     return center
                 k += 1
         return None

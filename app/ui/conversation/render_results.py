@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from app.core.render.blocks import Unit
+from app.ui.conversation.commit_log import CommitLog
 from app.ui.conversation.documents import DocumentFactory
 from app.ui.conversation.geometry import Metrics
 from app.ui.conversation.items import Item, ItemList, UnitSlot
@@ -55,6 +56,8 @@ class RenderResults:
         self._schedule_visibility = schedule_visibility
         self._units = units
         self.finalizing: set[str] = set()
+        #: When streamed text arrived and was shown rendered (the doctor's math delays).
+        self.commits = CommitLog()
 
     def on_rendered(self, result: RenderResult) -> None:
         job = result.job
@@ -107,6 +110,7 @@ class RenderResults:
         item.rendered_len = item.committed
         self._stream.cut_tail(item, item.committed)
         self._tail_changed(item)
+        self.commits.shown(item.id, item.committed)
         self._stream.maybe_commit(item)
 
     def _apply_final(self, item: Item, units: tuple[Unit, ...]) -> Iterator[None]:
@@ -154,6 +158,7 @@ class RenderResults:
         assert item.message is not None
         item.rendered_len = item.committed = len(item.message)
         self.relayout(item)
+        self.commits.finished(item.id)
         self._settled(item.id)
 
     def relayout(self, item: Item) -> None:

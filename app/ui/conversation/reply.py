@@ -47,6 +47,8 @@ class ReplySink(Protocol):
 
     def has_item(self, item_id: str) -> bool: ...
 
+    def set_prompt_progress(self, message_id: str, done: int, total: int) -> None: ...
+
 
 class Reply(QObject):
     """One reply (see the module docstring)."""
@@ -113,6 +115,12 @@ class Reply(QObject):
 
     def on_worker_started(self) -> None:
         self._set_phase(ReplyPhase.READING_PROMPT)
+
+    def on_prompt_progress(self, done: int, total: int) -> None:
+        """``done`` of the prompt's ``total`` tokens were read: shown on the
+        reply until its first token."""
+        if self.phase in (ReplyPhase.SENDING, ReplyPhase.READING_PROMPT) and self.sink.has_item(self.message.id):
+            self.sink.set_prompt_progress(self.message.id, done, total)
 
     def on_first_token(self, at: float) -> None:
         self.stats.first_token_at = at

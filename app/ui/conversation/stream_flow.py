@@ -88,6 +88,7 @@ class StreamFlow:
         if item.tail is None:
             self._stream.new_tail(item)
         answer = self._stream.stream_text(item, text)
+        self._results.commits.arrived(message_id, len(answer))
         think = item.think
         filled = think is not None and think.expanded and think.doc is None
         if filled:

@@ -29,6 +29,23 @@ from app.ui.services.render import PRIORITY_NOW, RenderJob, RenderService
 #: One commit covers at most about this much text (whole blocks or pieces):
 #: cutting a commit off the tail's front costs Qt time in proportion to it.
 COMMIT_MAX_CHARS = 16384
+#: A commit holds about this many formulas at most (see ``_math_bounded``).
+COMMIT_MAX_FORMULAS = 8
+
+
+def _math_bounded(content: str, start: int, cuts: list[int]) -> int:
+    """The furthest of ``cuts`` (block ends after ``start``) whose commit
+    holds at most about ``COMMIT_MAX_FORMULAS`` formulas (at least the first
+    block): typesetting is the slow part of a render, and a commit that
+    waits for a long one makes the next one longer still. Counted by
+    delimiter characters, O(commit), no parsing."""
+    weight, lo = 0, start
+    for n, cut in enumerate(cuts):
+        weight += content.count("$", lo, cut) + 2 * (content.count("\\(", lo, cut) + content.count("\\[", lo, cut))
+        if n and weight > 2 * COMMIT_MAX_FORMULAS:
+            return cuts[n - 1]
+        lo = cut
+    return cuts[-1]
 
 
 class StreamingTail:
@@ -145,7 +162,7 @@ class StreamingTail:
             return
         if cuts:  # whole blocks; a burst of them in bounded commits (the tail's front is cut at once)
             within = bisect.bisect_right(cuts, item.committed + COMMIT_MAX_CHARS)
-            self._commit(item, "stream", cuts[max(0, within - 1)])
+            self._commit(item, "stream", _math_bounded(content, item.committed, cuts[: max(1, within)]))
             return
         if not item.plain_block:
             if len(content) - item.committed <= RENDER_LIMIT + PLAIN_PIECE:

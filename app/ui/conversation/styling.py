@@ -1,5 +1,6 @@
 """The look of the view's items changing under them (``ItemStyler``): a new
-zoom (fonts), a new theme (code colours) and a new text width (a resize).
+zoom (fonts), a new theme (code colours) and a new text width (a resize,
+or the reading column's width set).
 Each costs O(n) plain arithmetic at once (every item's height scaled), and
 Qt work only for the items holding documents (near the viewport, bounded
 by the screen): they take the new font or colours in work slices, and are
@@ -59,10 +60,14 @@ class ItemStyler:
             return
         stick = self._scroll.at_bottom()
         old_line = self._metrics.line_height()
+        old_width = self._metrics.content_width()
         self._metrics.zoom = factor
         self._metrics.set_fonts(self._base_font())
         ratio = self._metrics.line_height() / old_line
-        scale = ratio * ratio  # more lines (narrower text) of taller lines
+        width = self._metrics.content_width()  # the reading column grows with the text
+        scale = ratio * ratio * old_width / width  # more lines (wider letters, same width) of taller lines
+        if self._width > 0:
+            self._width = width  # (not a resize: the documents take the width with the font)
         heights: list[float] = []
         for item in self._list.items:
             if item.live or item.tail is not None:
@@ -143,6 +148,16 @@ class ItemStyler:
             old.deleteLater()
 
     # ------------------------------------------------------------------ width
+
+    def set_column(self, chars: int) -> None:
+        """The reading column at most ``chars`` average characters wide (0:
+        the whole viewport): re-laid out as a resize is."""
+        chars = max(0, chars)
+        if chars == self._metrics.column_chars:
+            return
+        self._metrics.column_chars = chars
+        self.resized()
+        self._repaint()
 
     def resized(self) -> None:
         """The viewport's size changed: items holding documents re-lay out

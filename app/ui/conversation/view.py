@@ -81,9 +81,10 @@ from __future__ import annotations
 
 import logging
 
-from PyQt6.QtCore import QEvent, QPointF, QSize, Qt, QTimer, QUrl, pyqtSignal
+from PyQt6.QtCore import QEvent, QPointF, QRect, QSize, Qt, QTimer, QUrl, pyqtSignal
 from PyQt6.QtGui import (
     QContextMenuEvent,
+    QFocusEvent,
     QHelpEvent,
     QKeyEvent,
     QKeySequence,
@@ -91,6 +92,7 @@ from PyQt6.QtGui import (
     QPainter,
     QPaintEvent,
     QResizeEvent,
+    QShowEvent,
 )
 from PyQt6.QtWidgets import QAbstractScrollArea, QMenu, QScrollBar, QToolTip, QWidget
 
@@ -99,9 +101,10 @@ from app.ui.conversation.damage import ViewportDamage
 from app.ui.conversation.documents import DocumentFactory
 from app.ui.conversation.find import FindHighlighter
 from app.ui.conversation.find_reveal import FindReveal
-from app.ui.conversation.footer import Decorator, footer_actions
+from app.ui.conversation.footer import ActionsShown, Decorator, footer_actions
 from app.ui.conversation.geometry import ItemLayout, Metrics
 from app.ui.conversation.gestures import PointerGestures
+from app.ui.conversation.glide import BottomGlide
 from app.ui.conversation.history import HistoryLoader
 from app.ui.conversation.hittest import HitTester
 from app.ui.conversation.items import (
@@ -127,6 +130,7 @@ from app.ui.conversation.unfolding import ThoughtsUnfolder
 from app.ui.conversation.unit_window import UnitWindow
 from app.ui.conversation.view_actions import ViewActions
 from app.ui.conversation.virtualizer import LiveWindow
+from app.ui.conversation.waiting import WaitingRows
 from app.ui.misc import shortcuts
 from app.ui.misc.math_images import formula_at, formula_tip
 from app.ui.services.activity import traced
@@ -164,8 +168,9 @@ class ChatView(QAbstractScrollArea):
         self.setObjectName("chatView")
         self.setAccessibleName(self.tr("Conversation"))
         self.setAccessibleDescription(
-            self.tr("The messages of this conversation. The menu key (Shift+F10) opens the actions of the message "
-                    "last clicked, or of the last message.")
+            self.tr("The messages of this conversation. Each message's actions (Copy, Edit, Regenerate, Delete…) "
+                    "show as buttons under it; the menu key (Shift+F10) lists them by name for the message last "
+                    "clicked, or for the last message.")
         )
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setMouseTracking(True)
@@ -194,6 +199,7 @@ class ChatView(QAbstractScrollArea):
         self._sel = Selection(self._list, self.palette, self._docs.selected_formulas)
         self._scroll = ScrollKeeper(self._list, self._bar(), lambda: self._vp().height())
         set_height = self._scroll.set_height
+        self._glide = BottomGlide(self._bar(), self.isVisible, self)
         self._stream = StreamingTail(self._docs, self._metrics, self._thoughts, self._find, self._render)
         self._layout = ItemLayout(self._list, self._metrics, self._thoughts.label, self._actions)
         self._unit_window = UnitWindow(
@@ -234,13 +240,16 @@ class ChatView(QAbstractScrollArea):
             self._list, self._sel, self.copied.emit, self.link_opened.emit, self.link_blocked.emit,
             self.message_action_requested.emit,
         )
+        self._shown = ActionsShown()
+        self._waiting = WaitingRows(self._list, self._metrics, self._repaint_item, self.isVisible, self)
         self._pointer = PointerGestures(
             self._list, self._hits, self._scroll, lambda: self._vp().width(), self._sel, self._out, self._actions,
-            self.toggle_thoughts, self._vp().setCursor, self.setToolTip, repaint,
+            self.toggle_thoughts, self._vp().setCursor, self.setToolTip, repaint, self._on_hovered,
         )
         self._painter = ItemPainter(
             self._list, self._layout, self._metrics, self._find, self._thoughts.label,
-            self._reveal.hidden_thought_matches, self._sel.selections_for, self.palette,
+            self._reveal.hidden_thought_matches, self._sel.selections_for, self.palette, self._shown,
+            self._waiting,
         )
         self._connect_signals()
 
@@ -270,7 +279,12 @@ class ChatView(QAbstractScrollArea):
         return self._scroll.at_bottom()
 
     def scroll_to_bottom(self) -> None:
+        self._glide.stop()
         self._scroll.to_bottom()
+
+    def glide_to_bottom(self) -> None:
+        """Scroll to the bottom smoothly (after a send; ``glide.BottomGlide``)."""
+        self._glide.start()
 
     def scroll_to_message(self, message_id: str) -> None:
         index = self._list.index.get(message_id)
@@ -282,8 +296,25 @@ class ChatView(QAbstractScrollArea):
     # ------------------------------------------------------------------ items (``ItemRows``)
 
     def add_message(self, message: Message, label: str = "") -> None:
-        """Show a message (finished, or streaming: then use append_stream)."""
+        """Show a message (finished, or streaming: then use append_stream;
+        until its first text it shows typing dots, or the prompt's progress:
+        ``set_prompt_progress``)."""
         self._rows.add_message(message, label)
+        item = self._list.get(message.id)
+        if item is not None and WaitingRows.waiting(item):
+            self._waiting.start()
+
+    def set_prompt_progress(self, message_id: str, done: int, total: int) -> None:
+        """``done`` of the prompt's ``total`` tokens were read for the reply
+        ``message_id``: shown on it (with a bar and the time left) until its
+        first text. O(1): one item repainted."""
+        self._waiting.set_progress(message_id, done, total)
+        self._waiting.start()
+
+    def _repaint_item(self, index: int) -> None:
+        item = self._list.items[index]
+        top = int(self._list.top(index) - self._bar().value())
+        self._vp().update(QRect(0, top, self._vp().width(), int(item.height) + 2))
 
     def add_messages(self, messages: list[Message]) -> None:
         """Show many finished messages at once (history), below any already
@@ -330,6 +361,16 @@ class ChatView(QAbstractScrollArea):
     def _actions(self, item: Item) -> list[tuple[str, str]]:
         return footer_actions(item, self._decorator)
 
+    def _on_hovered(self, item_id: str, action: str) -> None:
+        if self._shown.hover(item_id, action):
+            self._damage.all()
+
+    def actions_shown(self, message_id: str) -> bool:
+        """A message's action buttons are shown (pointer, keyboard focus or the last reply)."""
+        item = self._list.get(message_id)
+        self._shown.find_last_reply(self._list.items)
+        return item is not None and self._shown.shows(item)
+
     def set_decorator(self, decorator: Decorator | None) -> None:
         """``decorator(message_id) -> ((k, n) or None, actions)``: asked only
         for the footers laid out (on screen), so it costs O(visible)."""
@@ -347,6 +388,7 @@ class ChatView(QAbstractScrollArea):
         """The message's text is complete: render it whole (off the GUI
         thread), then swap the result in; ``message_settled`` follows."""
         self._flow.finish(message_id)
+        self._waiting.forget(message_id)
 
     @traced("render result")
     def _on_rendered(self, result: RenderResult) -> None:
@@ -437,6 +479,17 @@ class ChatView(QAbstractScrollArea):
         others when they are next built."""
         self._styler.restyle()
 
+    @property
+    def column_chars(self) -> int:
+        """The reading column's width in average characters (0: the whole viewport)."""
+        return self._metrics.column_chars
+
+    def set_column_chars(self, chars: int) -> None:
+        """Keep the text within a centred column about ``chars`` characters
+        wide at the current zoom (0: use the whole viewport). Re-laid out
+        like a resize: O(n) arithmetic, Qt work only near the viewport."""
+        self._styler.set_column(chars)
+
     @traced("resize")
     def resizeEvent(self, event: QResizeEvent | None) -> None:
         super().resizeEvent(event)
@@ -445,6 +498,7 @@ class ChatView(QAbstractScrollArea):
     @traced("paint")
     def paintEvent(self, event: QPaintEvent | None) -> None:
         self._damage.painted()
+        self._shown.find_last_reply(self._list.items)
         painter = QPainter(self._vp())
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         viewport = self._vp()
@@ -470,19 +524,47 @@ class ChatView(QAbstractScrollArea):
         return super().viewportEvent(event)
 
     def tooltip_at(self, point: QPointF) -> str:
-        """The tooltip at viewport ``point``: over a formula shown as its
-        source, why it could not be typeset; over a formula, its TeX."""
-        hit = self._hits.at(point, self._bar().value(), self._vp().width(), details=False)
+        """The tooltip at viewport ``point``: over a footer action, its name;
+        over a formula shown as its source, why it could not be typeset;
+        over a formula, its TeX."""
+        hit = self._hits.at(point, self._bar().value(), self._vp().width(), details=True)
+        if hit is not None and hit.action:
+            labels = dict(self._actions(self._list.items[hit.index]))
+            return labels.get(hit.action, "")
         if hit is None or hit.doc is None or not 0 <= hit.unit < len(self._list.items[hit.index].units):
             return ""
         formula = formula_at(hit.doc, hit.at, self._list.items[hit.index].units[hit.unit].unit.math)
         return "" if formula is None else formula_tip(formula)
+
+    def showEvent(self, event: QShowEvent | None) -> None:
+        super().showEvent(event)
+        self._waiting.start()  # (stops at its next step when no reply waits)
+
+    def leaveEvent(self, event: QEvent | None) -> None:
+        super().leaveEvent(event)
+        self._on_hovered("", "")
+
+    def focusInEvent(self, event: QFocusEvent | None) -> None:
+        """The keyboard came to the view: the actions of the message last
+        clicked (else of the last message) show, as on hover."""
+        super().focusInEvent(event)
+        cursor = self._sel.cursor
+        self._shown.focus(self._list.items, None if cursor is None else cursor.item)
+        self._damage.all()
+
+    def focusOutEvent(self, event: QFocusEvent | None) -> None:
+        super().focusOutEvent(event)
+        self._shown.focus_id = ""
+        self._damage.all()
 
     def mousePressEvent(self, event: QMouseEvent | None) -> None:
         if event is None or event.button() != Qt.MouseButton.LeftButton:
             return
         self.setFocus()
         self._pointer.press(event.position(), bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier))
+        cursor = self._sel.cursor
+        if cursor is not None:
+            self._shown.focus(self._list.items, cursor.item)  # the keyboard is on the message clicked
 
     def mouseMoveEvent(self, event: QMouseEvent | None) -> None:
         if event is not None:

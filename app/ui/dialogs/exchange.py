@@ -19,12 +19,14 @@ from pathlib import Path
 from typing import Any
 
 from PyQt6.QtCore import QCoreApplication
+from PyQt6.QtPrintSupport import QPrinter
 from PyQt6.QtWidgets import QFileDialog, QWidget
 
 from app.core.store import exchange
 from app.core.store.exchange import export_html
 from app.ui.dialogs.export_process import ExportProcess
 from app.ui.misc import theme
+from app.ui.services import printing
 from app.ui.services.store import StoreService
 
 
@@ -97,6 +99,36 @@ def _export_in_process(
             done(QCoreApplication.translate("ExchangeActions", "An export is already running."))
 
     store.read(lambda s: s.path, start)  # after every write queued before it
+
+
+def print_on(
+    store: StoreService, printer: QPrinter, conversation_ids: list[str], done: Callable[[str], None],
+    process: ExportProcess,
+) -> None:
+    """Print ``conversation_ids`` as the print dialog left ``printer``: "Print
+    to File" is the PDF export to that file; a printer gets the job (its
+    name, copies, pages, paper, modes) in a child ``rill export --printer``."""
+    target = printer.outputFileName()
+    if printer.outputFormat() == QPrinter.OutputFormat.PdfFormat and target:
+        path = Path(target)
+        if target.endswith(("/", os.sep)) or path.is_dir():  # a folder: the document's name in it
+            path = path / (printer.docName() or "conversation")
+        export_to(store, path if path.suffix.lower() == ".pdf" else path.with_suffix(".pdf"),
+                  conversation_ids, done, process)
+        return
+    job = printing.job_from_printer(printer)
+    if not job.printer:
+        done(QCoreApplication.translate(
+            "ExchangeActions", "Printing failed: no printer is set up on this computer (choose Print to File)."))
+        return
+
+    def start(db: Path | None) -> None:
+        if db is None:
+            done(QCoreApplication.translate("ExchangeActions", "Printing failed: the history is not available"))
+        elif not process.start_print(db, job.printer, printing.job_arguments(job), conversation_ids, done):
+            done(QCoreApplication.translate("ExchangeActions", "An export is already running."))
+
+    store.read(lambda s: s.path, start)
 
 
 def import_from(store: StoreService, path: Path, done: Callable[[str, bool], None]) -> None:

@@ -1,4 +1,4 @@
-"""File › Export as Web Page / as PDF in a child process (``ExportProcess``).
+"""File › Export as Web Page / as PDF, and Print…, in a child process (``ExportProcess``).
 
 Both typeset every formula (ziamath: pure Python, ~15 ms each) and the PDF
 is Qt text work besides, which holds the GIL however it is threaded: on a
@@ -44,6 +44,7 @@ class ExportProcess(QObject):
         super().__init__(parent)
         self._process: QProcess | None = None
         self._path = Path()
+        self._printer = ""  # printing on this printer (start_print), not exporting
         self._done: Callable[[str], None] | None = None
         self._said: list[str] = []   # the child's stderr lines that are not progress
         self._partial = b""
@@ -59,19 +60,35 @@ class ExportProcess(QObject):
         with ``finished``. False when an export already runs."""
         if self._process is not None:
             return False
+        self._printer = ""
+        self._launch(db, conversation_ids, done, ["--format", fmt, "--theme", theme, "-o", str(path)])
+        self._path = path
+        return True
+
+    def start_print(self, db: Path, printer: str, job_arguments: list[str], conversation_ids: list[str] | None,
+                    done: Callable[[str], None] | None = None) -> bool:
+        """Print ``conversation_ids`` on ``printer`` (``job_arguments``: the
+        ``rill export --printer`` options, ``printing.job_arguments``);
+        ``done(message)`` with ``finished``. False when an export already runs."""
+        if self._process is not None:
+            return False
+        self._printer = printer
+        self._launch(db, conversation_ids, done, job_arguments)
+        return True
+
+    def _launch(self, db: Path, conversation_ids: list[str] | None, done: Callable[[str], None] | None,
+                arguments: list[str]) -> None:
         self._done = done
         command = rill_command()
         which = ["--all"] if conversation_ids is None else [a for i in conversation_ids for a in ("--conversation", i)]
         process = QProcess(self)
         process.setProgram(command[0])
-        process.setArguments([*command[1:], "export", "--db", str(db), *which, "--format", fmt, "--theme", theme,
-                              "--progress", "-o", str(path)])
+        process.setArguments([*command[1:], "export", "--db", str(db), *which, "--progress", *arguments])
         process.readyReadStandardError.connect(self._on_stderr)
         process.finished.connect(self._on_finished)
         process.errorOccurred.connect(self._on_error)
-        self._process, self._path, self._said, self._partial = process, path, [], b""
+        self._process, self._said, self._partial = process, [], b""
         process.start()
-        return True
 
     def stop(self, timeout_ms: int = 3000) -> None:
         """End a running export (the window closes)."""
@@ -103,11 +120,16 @@ class ExportProcess(QObject):
         said = [*self._said, self._partial.decode("utf-8", "replace").strip()]
         said = [line for line in said if line]
         process.deleteLater()
-        if code == 0:
+        if code == 0 and self._printer:
+            self._report(QCoreApplication.translate("ExportProcess", "Sent to the printer {printer}").format(
+                printer=self._printer))
+        elif code == 0:
             self._report(QCoreApplication.translate("ExportProcess", "Exported to {path}").format(path=self._path))
         else:
             reason = said[-1] if said else QCoreApplication.translate("ExportProcess", "the exporter stopped")
-            self._report(QCoreApplication.translate("ExportProcess", "Export failed: {error}").format(error=reason))
+            failed = (QCoreApplication.translate("ExportProcess", "Printing failed: {error}") if self._printer
+                      else QCoreApplication.translate("ExportProcess", "Export failed: {error}"))
+            self._report(failed.format(error=reason))
 
     def _report(self, message: str) -> None:
         done, self._done = self._done, None

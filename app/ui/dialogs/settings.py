@@ -47,7 +47,7 @@ from PyQt6.QtWidgets import (
 from app.core.backends.base import ModelInfo
 from app.core.backends.prompt_window import POLICY_LABELS
 from app.core.config import preferences as prefs_mod
-from app.core.config.appearance import LANGUAGES, THEMES, Appearance
+from app.core.config.appearance import COLUMN_MAX, COLUMN_MIN, LANGUAGES, THEMES, Appearance
 from app.core.config.preferences import FIELDS, SAMPLING_FIELDS, Field, Preferences
 from app.ui.misc.theme import set_tone
 from app.ui.services.background import BackgroundCalls
@@ -302,6 +302,15 @@ class SettingsDialog(QDialog):
         for code, name in THEMES.items():
             self.theme.addItem(QCoreApplication.translate("Appearance", name), code)
         self.theme.setCurrentIndex(max(0, self.theme.findData(self._appearance.theme)))
+        self.column = QSpinBox()
+        self.column.setObjectName("column")
+        self.column.setAccessibleName(self.tr("Reading width"))
+        self.column.setToolTip(self.tr("How many characters a line of a message holds at most"))
+        self.column.setRange(COLUMN_MIN - 1, COLUMN_MAX)  # (the lowest: no column)
+        self.column.setSingleStep(5)
+        self.column.setSpecialValueText(self.tr("The whole window"))
+        self.column.setSuffix(self.tr(" characters"))
+        self.column.setValue(self._appearance.column or COLUMN_MIN - 1)
         self.language_note = QLabel(self.tr("The language changes the next time Rill starts."))
         self.language_note.setObjectName("languageNote")
         set_tone(self.language_note, NOTE_STYLE)
@@ -310,12 +319,15 @@ class SettingsDialog(QDialog):
         form.addRow(self.tr("&Language:"), self.language)
         form.addRow("", self.language_note)
         form.addRow(self.tr("&Theme:"), self.theme)
+        form.addRow(self.tr("&Reading width:"), self.column)
         return group
 
     def appearance(self) -> Appearance:
-        """The language and theme in the form (the zoom as it was)."""
+        """The language, theme and reading width in the form (the zoom as it was)."""
+        column = self.column.value()
         return dataclasses.replace(
-            self._appearance, language=str(self.language.currentData()), theme=str(self.theme.currentData())
+            self._appearance, language=str(self.language.currentData()), theme=str(self.theme.currentData()),
+            column=0 if column < COLUMN_MIN else column,
         )
 
     def _on_language_changed(self) -> None:

@@ -63,6 +63,7 @@ SHORTCUTS: tuple[Shortcut, ...] = (
     Shortcut(
         "delete_chat", _CHATS, QT_TRANSLATE_NOOP("Shortcuts", "Delete the conversation (in the list)"), (_Std.Delete,)
     ),
+    Shortcut("print", _CHATS, QT_TRANSLATE_NOOP("Shortcuts", "Print the conversation"), (_Std.Print,)),
     Shortcut("quit", _CHATS, QT_TRANSLATE_NOOP("Shortcuts", "Quit Rill"), (_Std.Quit, "Ctrl+Q")),
     Shortcut("send", _MESSAGE, QT_TRANSLATE_NOOP("Shortcuts", "Send the message"), ("Return", "Enter")),
     Shortcut("newline", _MESSAGE, QT_TRANSLATE_NOOP("Shortcuts", "New line in the message"), ("Shift+Return",)),

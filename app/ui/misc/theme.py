@@ -146,7 +146,7 @@ LIGHT = Theme(
         # the conversation
         "user": "#0969da",
         "assistant": "#1a7f37",
-        "user_bg": "#f3f6fa",
+        "user_bg": "#eaf3ff",
         "error": "#b42318",
         "warning": "#9a6700",
         "info": "#57606a",
@@ -203,7 +203,7 @@ DARK = Theme(
         "focus": "#4493f8",
         "user": "#4493f8",
         "assistant": "#3fb950",
-        "user_bg": "#151b23",
+        "user_bg": "#172338",
         "error": "#f85149",
         "warning": "#d29922",
         "info": "#9198a1",

@@ -36,8 +36,10 @@ from app.core.backends.base import (
     GenerationRequest,
     LoadCancelled,
     LoadProgress,
+    PromptProgress,
     SamplingParams,
     load_backend,
+    start_generation,
 )
 from app.core.base.limits import MAX_PIECE_CHARS, MAX_REPLY_CHARS
 from app.core.factory import BackendFactory
@@ -53,6 +55,7 @@ _RUNNING: dict[QThread, tuple[InferenceWorker, _Cancels]] = {}
 
 #: At most this many load-progress signals per second (plus the final 1.0).
 LOAD_PROGRESS_MAX_HZ = 20.0
+PROMPT_PROGRESS_MAX_HZ = 20.0  # prompt-reading progress sent to the GUI at most this often
 
 
 class _Cancels:
@@ -124,6 +127,10 @@ class InferenceWorker(QObject):
     model_load_failed = pyqtSignal(str)
     #: The first token of a request was produced; args: request_id, monotonic time.
     first_token_produced = pyqtSignal(int, float)
+    #: Part of a request's prompt was read (a backend that says so: llama,
+    #: after each batch); args: request_id, tokens read, tokens in all. At
+    #: most PROMPT_PROGRESS_MAX_HZ times a second (the end always comes).
+    prompt_progressed = pyqtSignal(int, int, int)
     #: A batch was put in the buffer; args: request_id, seq.
     chunks_ready = pyqtSignal(int, int)
     #: A request ended (stop, length, cancelled or error); arg: GenerationResult.
@@ -173,6 +180,21 @@ class InferenceWorker(QObject):
 
         return report
 
+    def _prompt_reporter(self, rid: int) -> PromptProgress:
+        """A prompt-progress callable for one request, throttled to PROMPT_PROGRESS_MAX_HZ."""
+        interval = 1.0 / PROMPT_PROGRESS_MAX_HZ
+        last_at = -interval
+
+        def report(done: int, total: int) -> None:
+            nonlocal last_at
+            now = time.monotonic()
+            if done < total and now - last_at < interval:
+                return
+            last_at = now
+            self.prompt_progressed.emit(rid, done, total)
+
+        return report
+
     @pyqtSlot(object)
     def run(self, job: _Job) -> None:
         request, cancel = job.request, job.cancel
@@ -199,7 +221,7 @@ class InferenceWorker(QObject):
         if cancel.is_set():  # stopped before it even started
             self._finish(rid, reason, 0, 0, started, None)
             return
-        gen = backend.generate(request, cancel)
+        gen = start_generation(backend, request, cancel, self._prompt_reporter(rid))
         chars = 0
         notice = ""
         try:
@@ -297,6 +319,7 @@ class InferenceService(QObject):
     model_loaded = pyqtSignal(object)
     model_load_failed = pyqtSignal(str)
     first_token_produced = pyqtSignal(int, float)
+    prompt_progressed = pyqtSignal(int, int, int)
     chunks_ready = pyqtSignal(int, int)
     generation_finished = pyqtSignal(object)
     #: The inference thread has finished (after request_shutdown or shutdown);
@@ -337,6 +360,7 @@ class InferenceService(QObject):
         w.model_loaded.connect(self.model_loaded)
         w.model_load_failed.connect(self.model_load_failed)
         w.first_token_produced.connect(self.first_token_produced)
+        w.prompt_progressed.connect(self.prompt_progressed)
         w.chunks_ready.connect(self.chunks_ready)
         w.generation_finished.connect(self._on_generation_finished)
         # Emitted on the inference thread as it ends; queued to us (GUI thread).

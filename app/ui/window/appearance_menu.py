@@ -8,6 +8,8 @@ Threading rule: GUI thread only.
 
 from __future__ import annotations
 
+import dataclasses
+
 from PyQt6.QtCore import QCoreApplication, QObject, pyqtSignal
 from PyQt6.QtGui import QAction, QActionGroup
 from PyQt6.QtWidgets import QMenu, QWidget
@@ -56,6 +58,7 @@ class AppearanceControls(QObject):
         self._show(self.appearance)
         theme_manager(self.appearance.theme)
         view.set_zoom(self.appearance.zoom_factor)
+        view.set_column_chars(self.appearance.column)
 
     def _connect_signals(self) -> None:
         self.zoom_in_action.triggered.connect(self._on_zoom_in_triggered)
@@ -77,7 +80,7 @@ class AppearanceControls(QObject):
     def _on_theme_triggered(self) -> None:
         action = self.sender()
         if isinstance(action, QAction):
-            self.apply(Appearance(self.appearance.language, str(action.data()), self.appearance.zoom))
+            self.apply(dataclasses.replace(self.appearance, theme=str(action.data())))
 
     def _on_theme_changed(self, _theme: object) -> None:
         self._view.restyle()
@@ -96,6 +99,7 @@ class AppearanceControls(QObject):
         self._show(appearance)
         theme_manager().set_preference(appearance.theme)
         self._view.set_zoom(appearance.zoom_factor)
+        self._view.set_column_chars(appearance.column)
         if self._persist:
             save_appearance(appearance)
         self.appearance_changed.emit(appearance)

@@ -4,9 +4,9 @@ message box, the sources of the last reply).
 
 ``AttachmentWiring`` creates the ``AttachmentService`` (its store is the
 window's ``StoreService``), hands the ``AttachmentSending`` hook to the
-conversation controller, puts the paperclip beside the message box and the
-chip tray and sources strip above it (``ChatArea``'s slots: few lines to move
-into another composer), takes pasted files and images
+conversation controller, puts the paperclip at the start of the composer's
+row and the chip tray, the conversation's files and the last reply's sources
+above the text (``ComposerCard``'s slots), takes pasted files and images
 (``PromptEdit.file_paste``), and asks the store about each conversation shown
 (its attachments and its replies' sources).
 
@@ -70,11 +70,11 @@ class AttachmentWiring(QObject):
         self.tray = ChipTray(self.service, self.planned, self.can_see_images)
         self.sources = SourcesStrip()
         self.files = ConversationFiles()
-        area.beside_prompt.addWidget(self.button)
-        area.beside_prompt.addStretch(1)
-        area.above_prompt.addWidget(self.files)
-        area.above_prompt.addWidget(self.sources)
-        area.above_prompt.addWidget(self.tray)
+        composer = area.composer  # its slots for other features (app.ui.window.composer)
+        composer.add_leading_widget(self.button)
+        composer.set_tray(self.tray)
+        composer.add_tray_widget(self.files)
+        composer.add_tray_widget(self.sources)
         area.prompt_area.editor.file_paste = self.take_paste
         self._calls = BackgroundCalls(self)
         self._connect_signals()

@@ -1,7 +1,7 @@
 """The history behind the window: the store's notices (opened, saving
 failed or recovered), the sidebar kept in step with the library (changed
 conversations, pins, deletions with their Undo offer, the first page opening
-the last conversation), export/import, and the quit guard that asks before
+the last conversation), export/import and printing, and the quit guard that asks before
 unsaved work is dropped (``quit_guard``).
 
 Threading rule: GUI thread only.
@@ -9,7 +9,8 @@ Threading rule: GUI thread only.
 
 from __future__ import annotations
 
-from PyQt6.QtCore import QCoreApplication, QObject
+from PyQt6.QtCore import QCoreApplication, QObject, Qt
+from PyQt6.QtPrintSupport import QPrintDialog, QPrinter
 from PyQt6.QtWidgets import QStatusBar, QWidget
 
 from app.core.conversation.deletion import MessageDeletion
@@ -51,6 +52,7 @@ class LibraryWiring(QObject):
         self._window = parent
         #: Asked by the window's closeEvent: closing never drops unsaved work silently.
         self.quit_guard = QuitGuard(parent, store, library, chat, undo_bar)
+        self._print_dialog: QPrintDialog | None = None
         self._connect_signals()
 
     def _connect_signals(self) -> None:
@@ -123,6 +125,22 @@ class LibraryWiring(QObject):
         path = exchange_actions.ask_export_path(self._window, f"{safe}{suffix}")
         if path is not None:
             exchange_actions.export_to(self._store, path, [conversation_id], self._on_exchange_done, self._exports)
+
+    def print_conversation(self, conversation_id: str) -> None:
+        """Ask where and how (Qt's print dialog, window-modal), then print the
+        conversation as the PDF export lays it out, in a child process."""
+        printer = QPrinter(QPrinter.PrinterMode.HighResolution)
+        conv = self._library.open.get(conversation_id)
+        printer.setDocName((conv.title if conv is not None else "") or "Rill")
+        dialog = QPrintDialog(printer, self._window)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.accepted.connect(lambda: self._on_print_accepted(printer, conversation_id))
+        self._print_dialog = dialog  # the printer lives as long as its dialog
+        dialog.open()
+
+    def _on_print_accepted(self, printer: QPrinter, conversation_id: str) -> None:
+        self._print_dialog = None
+        exchange_actions.print_on(self._store, printer, [conversation_id], self._on_exchange_done, self._exports)
 
     def stop_exports(self) -> None:
         """The window closes: an export still running ends with it."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PyQt6.QtCore import QMimeData, Qt, pyqtSignal
-from PyQt6.QtGui import QCloseEvent, QDragEnterEvent, QDragMoveEvent, QDropEvent, QIcon, QShortcut
+from PyQt6.QtGui import QCloseEvent, QDragEnterEvent, QDragMoveEvent, QDropEvent, QIcon, QShortcut, QTextCursor
 from PyQt6.QtWidgets import QApplication, QFileDialog, QMainWindow, QSplitter, QToolButton, QVBoxLayout, QWidget
 
 from app.core.backends.base import ModelInfo
@@ -38,11 +38,13 @@ from app.ui.window.appearance_menu import AppearanceControls
 from app.ui.window.attachments import AttachmentWiring
 from app.ui.window.chat_area import ChatArea
 from app.ui.window.context_meter import ContextMeter, ContextTracker
+from app.ui.window.empty_state import EmptyState
 from app.ui.window.library_wiring import LibraryWiring
 from app.ui.window.menus import MenuBar
 from app.ui.window.model_choice import ModelChoice
 from app.ui.window.model_dialogs import ModelDialogs
 from app.ui.window.navigation import KeyboardNavigation
+from app.ui.window.queued import QueuedMessages
 from app.ui.window.send import SendController
 from app.ui.window.settings_wiring import SettingsWiring
 from app.ui.window.status import StatusLabels
@@ -143,7 +145,10 @@ class MainWindow(QMainWindow):
         self.announcer = StreamAnnouncer(self.chat, self.state_label, self.prompt, self.stop_button, self)
         self._build_menus()
         self._stop_shortcut = bind_shortcut(QShortcut(self), "stop")
-        self.send_controller = SendController(self.chat, self.prompt_area, self._status_bar, self)
+        self.empty_state = EmptyState(self.view, self.chat)
+        self.queued = QueuedMessages(self.chat, self)
+        self.chat_area.composer.add_tray_widget(self.queued.tray)
+        self.send_controller = SendController(self.chat, self.prompt_area, self._status_bar, self, self.queued)
         self.attachments = AttachmentWiring(self.chat, self.store, self.chat_area, self)
         self._connect_signals()
         self.install_search()
@@ -166,6 +171,8 @@ class MainWindow(QMainWindow):
         self.send_button.clicked.connect(self.send_controller.send)
         self.stop_button.clicked.connect(self.chat.stop)
         self._stop_shortcut.activated.connect(self.send_controller.escape)
+        self.queued.text_returned.connect(self._on_queued_text_returned)
+        self.empty_state.example_chosen.connect(self._on_queued_text_returned)  # (the same: into the box)
         self.menus.open_model_action.triggered.connect(self._on_open_model_triggered)
         self.menus.new_chat_action.triggered.connect(self._on_new_chat_triggered)
         self.menus.copy_action.triggered.connect(self.view.copy_selection)
@@ -220,6 +227,9 @@ class MainWindow(QMainWindow):
         self.menus.export_pdf_action.triggered.connect(
             lambda: self.library_wiring.export_conversation(self.chat.conversation.id, ".pdf")
         )
+        self.menus.print_action.triggered.connect(
+            lambda: self.library_wiring.print_conversation(self.chat.conversation.id)
+        )
         self.menus.export_all_action.triggered.connect(self.library_wiring.export_all)
         self.menus.import_action.triggered.connect(self.library_wiring.import_conversations)
         self.menus.regenerate_action.triggered.connect(self._on_regenerate_triggered)
@@ -267,12 +277,23 @@ class MainWindow(QMainWindow):
     def _on_find_match_selected(self, message_id: str, nth: int) -> None:
         self.view.set_find(self.find_bar.edit.text(), (message_id, nth))
 
+    def _on_queued_text_returned(self, text: str) -> None:
+        """A queued message's Edit, or an example prompt of the empty
+        conversation: the text in the box, after what is there."""
+        if self.prompt.toPlainText().strip():
+            text = self.prompt.toPlainText() + "\n" + text
+        self.prompt.setPlainText(text)
+        self.prompt.moveCursor(QTextCursor.MoveOperation.End)
+        self.prompt.setFocus()
+
     def _on_state_changed(self, state: ChatState) -> None:
         self.send_button.setEnabled(state == ChatState.IDLE)
         self.stop_button.setEnabled(state == ChatState.GENERATING)
+        self.chat_area.composer.set_running(state == ChatState.GENERATING)
 
     def _on_model_ready(self, info: ModelInfo) -> None:
         self.prompt_area.set_context_limit(info.n_ctx or None)
+        self.chat_area.composer.set_model_name(info.name)
         self.hub_offer.model_loaded(info.path or "")
 
     def _on_open_model_triggered(self) -> None:
@@ -306,6 +327,7 @@ class MainWindow(QMainWindow):
         self.model_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.model_button.setMenu(self.model_menu)
         self._status_bar.insertWidget(0, self.model_button)
+        self.chat_area.composer.set_model_menu(self.model_menu)  # the picker in the composer opens it too
         self.hub_offer = DemoModelOffer(self.chat_area)
         chat_layout = self.chat_area.layout()
         assert isinstance(chat_layout, QVBoxLayout)

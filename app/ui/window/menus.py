@@ -72,13 +72,14 @@ class MenuBar(QObject):
         self.export_action = self._action(QCoreApplication.translate("MainWindow", "&Export Conversation…"))
         self.export_html_action = self._action(QCoreApplication.translate("MainWindow", "Export as &Web Page…"))
         self.export_pdf_action = self._action(QCoreApplication.translate("MainWindow", "Export as &PDF…"))
+        self.print_action = self._action(QCoreApplication.translate("MainWindow", "P&rint…"), "print")
         self.export_all_action = self._action(QCoreApplication.translate("MainWindow", "Export &All Conversations…"))
         self.import_action = self._action(QCoreApplication.translate("MainWindow", "&Import Conversations…"))
         for action in (self.open_model_action, self.new_chat_action, self.rename_action, self.delete_conversation_action):
             menu.addAction(action)
         menu.addSeparator()
-        for action in (self.export_action, self.export_html_action, self.export_pdf_action, self.export_all_action,
-                       self.import_action):
+        for action in (self.export_action, self.export_html_action, self.export_pdf_action, self.print_action,
+                       self.export_all_action, self.import_action):
             menu.addAction(action)
         menu.addSeparator()
         menu.addAction(self.quit_action)

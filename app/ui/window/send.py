@@ -1,7 +1,8 @@
 """Sending the prompt box's text: the checks before a message goes (a reply
-still streaming, a message longer than the model's context), edit mode (a
-prompt put back in the box to be sent as a new version) and Esc (cancels the
-edit, else stops the reply).
+still streaming: the message is queued, ``app.ui.window.queued``; a message
+longer than the model's context), edit mode (a prompt put back in the box
+to be sent as a new version) and Esc (cancels the edit, else stops the
+reply).
 
 Threading rule: GUI thread only.
 """
@@ -13,16 +14,19 @@ from PyQt6.QtWidgets import QStatusBar
 
 from app.ui.conversation.controller import ChatController
 from app.ui.conversation.prompt import PromptArea
+from app.ui.window.queued import QueuedMessages
 
 
 class SendController(QObject):
     """Sends ``prompt_area``'s text through ``chat``; its notices go to ``status_bar``."""
 
     def __init__(
-        self, chat: ChatController, prompt_area: PromptArea, status_bar: QStatusBar, parent: QObject | None = None
+        self, chat: ChatController, prompt_area: PromptArea, status_bar: QStatusBar, parent: QObject | None = None,
+        queue: QueuedMessages | None = None,
     ) -> None:
         super().__init__(parent)
         self._chat = chat
+        self._queue = queue
         self._prompt_area = prompt_area
         self._status_bar = status_bar
         self._editing: str | None = None  # a prompt being edited (its message id)
@@ -42,6 +46,13 @@ class SendController(QObject):
         if one is); it stays in the box when it cannot go."""
         area = self._prompt_area
         reply = self._chat.current_reply
+        if reply is not None and self._queue is not None and self._editing is None and area.text().strip():
+            if area.over_limit():
+                self._status_bar.showMessage(self._too_long(), 8000)
+                return
+            self._queue.add(area.text())  # sent when the reply is over
+            area.clear()
+            return
         if reply is not None:
             title = getattr(reply.conversation, "title", "")
             if title:
@@ -56,13 +67,7 @@ class SendController(QObject):
             self._status_bar.showMessage(text, 8000)
             return
         if area.over_limit():
-            self._status_bar.showMessage(
-                QCoreApplication.translate(
-                    "MainWindow",
-                    "Not sent: the message is longer than the model's context. Remove the attachment or shorten it.",
-                ),
-                8000,
-            )
+            self._status_bar.showMessage(self._too_long(), 8000)
             return
         editing, self._editing = self._editing, None
         if editing is not None and self._chat.conversation.get(editing) is not None:
@@ -71,6 +76,12 @@ class SendController(QObject):
             return
         if self._chat.send(area.text()):
             area.clear()
+
+    @staticmethod
+    def _too_long() -> str:
+        return QCoreApplication.translate(
+            "MainWindow", "Not sent: the message is longer than the model's context. Remove the attachment or shorten it."
+        )
 
     def escape(self) -> None:
         """Esc: cancel the edit if one is under way, else stop the reply."""

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.core.base.limits import MAX_FORMULA_CHARS
-from app.core.render import mathsvg
+from app.core.render import mathfallback, mathsvg
 from app.core.render.blocks import render_units, units_plain_text
 from app.core.render.mathmarkdown import formula_html, keys_in
 from app.core.render.mathsvg import Formula, render_formula
@@ -44,7 +44,7 @@ def test_what_models_write_is_typeset(tex: str) -> None:
         (r"\begin{pmatrix} 1", mathsvg.E_ENVIRONMENT, ""),
         (r"\left( x", mathsvg.E_LEFT_RIGHT, ""),
         (r"\foo{x}", mathsvg.E_UNKNOWN, r"\foo"),
-        (r"\text{你好}", mathsvg.E_GLYPH, "你"),
+        ("\\text{\u0fff}", mathsvg.E_GLYPH, "\u0fff"),  # an unassigned code point: no font has it
         ("{" * 400 + "}" * 400, None, None),  # RecursionError inside the parser
         ("x" * (MAX_FORMULA_CHARS + 1), mathsvg.E_TOO_LONG, str(MAX_FORMULA_CHARS)),
     ],
@@ -57,6 +57,49 @@ def test_broken_tex_falls_back_with_a_reason(tex: str, error: str | None, detail
         assert (formula.error, formula.detail) == (error, detail)
     html = formula_html(formula)
     assert html.startswith('<code title="rill-math:') and keys_in(html) == [formula.key]
+
+
+needs_cjk_font = pytest.mark.skipif(
+    mathfallback.find_fallback_font() is None, reason="no CJK font (fonts-noto-cjk) on this machine")
+
+
+@needs_cjk_font
+@pytest.mark.parametrize("tex", [r"\text{你好} = x^2", r"\frac{\text{总收入}}{\text{人数}}", r"\text{面積と速度}"])
+def test_cjk_inside_text_is_typeset_from_the_system_font(tex: str) -> None:
+    formula = render_formula(f"$${tex}$$", tex, True)
+    assert formula.ok, formula.reason()
+    latin = render_formula("$$\\text{ab}$$", "\\text{ab}", True)
+    # two ideographs are about two ems wide (1 em = BASE_PX), twice as wide as "ab"
+    wide = render_formula("$$\\text{你好}$$", "\\text{你好}", True)
+    assert 1.6 * mathsvg.BASE_PX < wide.width < 2.6 * mathsvg.BASE_PX
+    assert wide.width > 1.5 * latin.width
+    assert wide.svg.count("<path") >= 2
+
+
+@needs_cjk_font
+def test_a_borrowed_glyph_is_scaled_to_the_math_font() -> None:
+    found = mathfallback.find_fallback_font()
+    assert found is not None
+    glyphs = mathfallback.FallbackGlyphs(*found, units_per_em=1000)
+    outline = glyphs.outline("中")
+    assert outline is not None
+    ops, (xmin, xmax, ymin, ymax), advance = outline
+    assert 900 <= advance <= 1100 and ops
+    assert 0 <= xmin < xmax <= advance and ymin < 0 < ymax  # 中 reaches below the baseline
+    assert glyphs.outline("\u0fff") is None and not glyphs.has("\u0fff")
+
+
+def test_without_a_fallback_font_cjk_shows_the_source(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ziamath import zmath
+
+    render_formula("$x$", "x", False)  # the fonts are loaded
+    default = zmath.loadedfonts["default"]
+    monkeypatch.setattr(mathfallback, "_loaded", [None])
+    monkeypatch.setitem(zmath.loadedfonts, "rill-math",
+                        mathfallback.math_font_with_fallback(default.fname, default.basesize))
+    monkeypatch.setattr(mathsvg, "_cache", type(mathsvg._cache)())
+    formula = render_formula("$\\text{你}$", "\\text{你}", False)
+    assert (formula.error, formula.detail) == (mathsvg.E_GLYPH, "你")
 
 
 def test_cached_and_keyed_by_source() -> None:

@@ -86,3 +86,17 @@ def test_the_worker_runs_at_a_lower_priority(pool: RenderPool) -> None:
     wait_ready(pool)
     niceness = pool.call(os.nice, 0)   # os.nice(0) reads the worker's niceness
     assert niceness >= os.nice(0) + 10 or niceness == 19
+
+
+def test_a_job_with_math_waits_for_the_starting_process_instead_of_typesetting_here() -> None:
+    """ziamath is never imported into the window's process for a job that
+    arrives while the render process starts: that job waits for it."""
+    p = RenderPool()
+    try:
+        p.start()
+        math = RenderJob("m", "final", "Roots: $x^2$ here.\n")
+        assert [u.body for u in p.render(math)] == [u.body for u in render_job(math)]
+        assert p.in_worker == 1 and p.in_process == 0
+    finally:
+        p.close()
+

@@ -434,3 +434,36 @@ def test_pieces_of_short_lines_skip_segmenting_and_break_the_same(tc, limit, win
     for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True):
         assert fast.feed(text[a:b]) == slow.feed(text[a:b])
         assert (fast._line, fast._ctx, fast._at_start) == (slow._line, slow._ctx, slow._at_start)
+
+
+# --- the sparse path (a long line segmented only near its breaks) ---------------
+
+
+@settings(max_examples=300)
+@given(text_and_cuts(st.one_of(texts, long_chains)), st.integers(1, 60), st.integers(0, 100))
+def test_the_sparse_path_breaks_exactly_where_the_rule_does(tc, limit, window):
+    """``feed`` looks only near each break; ``_feed_exact`` reads every
+    character: both give the same breaks and the same state, piece by piece."""
+    text, cuts = tc
+    fast, exact = DisplayBreaker(limit, window), DisplayBreaker(limit, window)
+    bounds = [0, *cuts, len(text)]
+    for a, b in zip(bounds, bounds[1:], strict=False):
+        piece = text[a:b]
+        expected = [] if not piece or exact._fits(piece) else exact._feed_exact(piece)
+        assert fast.feed(piece) == expected
+        assert (fast._line, fast._ctx, fast._at_start) == (exact._line, exact._ctx, exact._at_start)
+
+
+def test_a_long_line_is_not_segmented_character_by_character(monkeypatch):
+    """A 4 KB line without a newline: only the windows around its 4 breaks
+    are segmented (the tick's cost for a long unbroken line)."""
+    seen: list[int] = []
+    flags = textbreak._boundary_flags
+
+    def counted(buf, lo, at_start):
+        seen.append(len(buf) - lo)
+        return flags(buf, lo, at_start)
+
+    monkeypatch.setattr(textbreak, "_boundary_flags", counted)
+    breaks = DisplayBreaker(1000).feed("Short reply. " * 320)
+    assert len(breaks) == 4 and sum(seen) < 500, seen

@@ -27,6 +27,7 @@ class RecordingSink(QObject):
         super().__init__()
         self.appended: list[str] = []
         self.finished: list[str] = []
+        self.progress: list[tuple[int, int]] = []
 
     def append_stream(self, message_id: str, text: str) -> None:
         self.appended.append(text)
@@ -37,6 +38,9 @@ class RecordingSink(QObject):
 
     def has_item(self, item_id: str) -> bool:
         return True
+
+    def set_prompt_progress(self, message_id: str, done: int, total: int) -> None:
+        self.progress.append((done, total))
 
 
 @pytest.fixture

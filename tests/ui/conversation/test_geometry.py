@@ -52,3 +52,35 @@ def test_rows_can_skip_the_units_above_a_band_and_give_the_same_rows_from_there(
         assert skipped == every[first:], "the same rows, at the same places, from the first one shown"
         assert all(y + h < band_top for _n, _d, h, _u, y in every[:first]), "only rows wholly above are left out"
         assert first == 0 or every[first][4] <= band_top
+
+
+def test_the_reading_column_is_centred_capped_and_grows_with_the_zoom(qapp) -> None:
+    width = [2000]
+    metrics = Metrics(QFont(), lambda: width[0])
+    capped = metrics.content_width()
+    assert capped == round(metrics.column_chars * 7.5)
+    assert metrics.text_x() == (2000 - capped) // 2
+    bubble = metrics.bubble_rect(0.0, 50.0)
+    assert bubble.left() < metrics.text_x() and bubble.right() > metrics.text_x() + capped
+    metrics.zoom = 1.5
+    assert metrics.content_width() == round(metrics.column_chars * 7.5 * 1.5)
+    width[0] = 400  # narrower than the column: the viewport less its margins
+    assert metrics.content_width() == 400 - 32 and metrics.text_x() == 16
+    assert metrics.bubble_rect(0.0, 10.0).left() >= 4
+    metrics.column_chars = 0
+    width[0] = 2000
+    assert metrics.content_width() == 2000 - 32
+
+
+def test_footer_pieces_and_copy_buttons_follow_the_column(qapp) -> None:
+    metrics = Metrics(QFont(), lambda: 1500)
+    items = ItemList()
+    item = Item("m", "assistant", Message("assistant", "x"), units=[UnitSlot(Unit("plain", "a"), height=20.0)])
+    item.height = metrics.item_height(item)
+    items.items.append(item)
+    items.reindex()
+    layout = ItemLayout(items, metrics, lambda _item: "", lambda _item: [("copy", "Copy")])
+    (_kind, _text, rect), = layout.footer_layout(item, 0.0)
+    assert rect.left() == metrics.text_x() > 300
+    button = layout.copy_button_rect(0.0)
+    assert button.right() <= metrics.text_x() + metrics.content_width()

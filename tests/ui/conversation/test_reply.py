@@ -27,6 +27,9 @@ class FakeSink(QObject):
     def has_item(self, item_id: str) -> bool:
         return self.shown
 
+    def set_prompt_progress(self, message_id: str, done: int, total: int) -> None:
+        self.calls.append(("progress", message_id, str(done), str(total)))
+
 
 def make(sink: FakeSink) -> tuple[Reply, list[ReplyPhase], list[object]]:
     msg = Message(Role.ASSISTANT.value, status=MessageStatus.STREAMING)

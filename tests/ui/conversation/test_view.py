@@ -333,3 +333,34 @@ def test_a_burst_of_text_is_committed_in_bounded_pieces(qtbot, view, monkeypatch
     with qtbot.waitSignal(view.message_settled, timeout=20000, check_params_cb=lambda mid: mid == msg.id):
         view.finish_stream(msg.id)
     assert view.probe.message_text(msg.id).startswith("line 00000 of a long block\nline 00001")
+
+
+def test_a_burst_of_formulas_is_committed_a_few_formulas_at_a_time(qtbot, view, monkeypatch) -> None:
+    """Typesetting is a render's slow part: a backlog of blocks full of math
+    goes in commits of about COMMIT_MAX_FORMULAS formulas (at least one block
+    each), so that images keep coming instead of one long wait; the reply
+    ends exactly as a one-shot render of it."""
+    from app.core.render.mathscan import find_math
+    from app.ui.conversation.streaming import COMMIT_MAX_FORMULAS
+
+    jobs: list[str] = []
+    request = view._render.request
+
+    def recorded(job, priority=0):
+        if job.kind == "stream":
+            jobs.append(job.text)
+        request(job, priority)
+
+    monkeypatch.setattr(view._render, "request", recorded)
+    one_block = "Eleven at once: " + " ".join(f"$x_{{{k}}}$" for k in range(11)) + "\n\n"
+    text = one_block + "\n\n".join(f"Step {k}: $a_{{{k}}}$ and $\\frac{{{k}}}{{2}}$." for k in range(40)) + "\n\nEnd"
+    msg = Message("assistant", status=MessageStatus.STREAMING)
+    view.add_message(msg)
+    msg.append(text)
+    view.append_stream(msg.id, text)
+    item = view._item(msg.id)
+    qtbot.waitUntil(lambda: item.committed >= len(text) - 3, timeout=30000)
+    counts = [len(find_math(t)) for t in jobs]
+    assert counts[0] == 11  # one block is never split, however many formulas it has
+    assert len(jobs) >= 5 and max(counts[1:]) <= COMMIT_MAX_FORMULAS, counts
+    assert "".join(jobs) == text[: len("".join(jobs))]  # in order, nothing skipped

@@ -165,12 +165,31 @@ def test_conversation_colours_pass_aa(theme: Theme) -> None:
         "selected text": (c["text"], c["selection_bg"]),
         "code": (c["text"], c["code_bg"]),
         "copy button": (c["muted"], c["copy_bg"]),
+        "action icon": (c["muted"], c["base"]),
+        "action icon on a user message": (c["muted"], c["user_bg"]),
+        "action icon under the pointer": (c["text"], c["midlight"]),
+        "prompt progress and typing dots": (c["muted"], c["base"]),
+        "queued message": (c["muted"], c["alt_base"]),
+        "send icon": (c["send_text"], c["send_bg"]),
+        "stop icon": (c["stop_text"], c["base"]),
         "model manager error": (c["error"], c["base"]),
         "model manager warning": (c["warning"], c["base"]),
     }
     for what, (fg, bg) in pairs.items():
         ratio = contrast(fg, bg)
         assert ratio >= AA, f"{theme.name}: {what} {fg} on {bg} is {ratio:.2f}:1"
+
+
+@pytest.mark.parametrize("theme", [LIGHT, DARK], ids=["light", "dark"])
+def test_shapes_that_carry_meaning_stand_out_3_to_1(theme: Theme) -> None:
+    """WCAG 1.4.11 (non-text contrast): the prompt progress bar's fill
+    against its track and the page, the focused composer's border."""
+    c = theme.colors
+    for what, (fg, bg) in {"progress fill on its track": (c["focus"], c["mid"]),
+                           "progress fill on the page": (c["focus"], c["base"]),
+                           "focused composer border": (c["focus"], c["base"])}.items():
+        ratio = contrast(fg, bg)
+        assert ratio >= 3.0, f"{theme.name}: {what} {fg} on {bg} is {ratio:.2f}:1"
 
 
 @pytest.mark.parametrize("theme", [LIGHT, DARK], ids=["light", "dark"])

@@ -246,7 +246,8 @@ def test_every_window_dialog_and_menu_is_chinese(qtbot, chinese, make_window) ->
     dialogs.append(window.about_box)
     for dialog in dialogs:
         found += [(f"{type(dialog).__name__}: {where}", text) for where, text in texts_of(dialog)]
-    bad = sorted({(where, text) for where, text in found if untranslated(text)})
+    data = {"QToolButton 'composerModel'"}  # the model's own name (data, not a word of Rill's)
+    bad = sorted({(where, text) for where, text in found if untranslated(text) and where not in data})
     for dialog in dialogs:
         dialog.close()
     assert not bad, "\n".join(f"{where}: {text!r}" for where, text in bad)

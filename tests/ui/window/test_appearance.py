@@ -116,6 +116,31 @@ def test_settings_sets_theme_and_language(qtbot, window) -> None:
     dialog.reject()
 
 
+def test_settings_sets_the_reading_width_and_the_view_keeps_its_text_in_that_column(qtbot, window) -> None:
+    send(qtbot, window)
+    window.resize(1600, 800)
+    qtbot.waitUntil(lambda: window.view.viewport().width() > 1100, timeout=5000)
+    metrics = window.view._metrics
+    assert window.view.column_chars == 75
+    narrow = metrics.content_width()
+    assert narrow < window.view.viewport().width() - 300, "a wide window keeps the text in a column"
+    assert metrics.text_x() == pytest.approx((window.view.viewport().width() - narrow) // 2), "centred"
+    window.menus.settings_action.trigger()
+    dialog = window.settings_dialog
+    qtbot.waitUntil(dialog.isVisible, timeout=2000)
+    dialog.column.setValue(dialog.column.minimum())  # "The whole window"
+    assert dialog.apply()
+    assert window.view.column_chars == 0 and load_appearance().column == 0
+    assert metrics.content_width() > narrow + 300
+    mid = window.view.message_ids()[-1]
+    qtbot.waitUntil(lambda: window.view.probe.laid_out_at_width(mid), timeout=5000)
+    dialog.column.setValue(100)
+    assert dialog.apply()
+    assert load_appearance().column == 100
+    assert metrics.content_width() == pytest.approx(round(100 * 7.5))
+    dialog.reject()
+
+
 @pytest.mark.parametrize(
     ("locale", "expected"),
     [("zh_CN", "zh_CN"), ("zh_SG", "zh_CN"), ("zh_Hans_HK", "zh_CN"), ("zh_TW", "en"), ("en_US", "en"), ("fr_FR", "en")],

@@ -1,6 +1,7 @@
 """ChatArea: the window's chat column, top to bottom: the first-run panel
 (hidden until there is no model), the conversation, the find bar, and the
-message box beside Send and Stop."""
+composer card (the message box, the model picker, one Send button that
+becomes Stop)."""
 
 from __future__ import annotations
 
@@ -22,10 +23,15 @@ def test_the_column_is_laid_out_top_to_bottom(qtbot: Any) -> None:
         qtbot.waitExposed(area)
         assert not area.first_run.isVisible()
         assert view.parent() is area and find_bar.parent() is area
-        assert view.geometry().bottom() < find_bar.geometry().top() < area.prompt_area.geometry().top()
-        send, stop = area.send_button.geometry(), area.stop_button.geometry()
-        assert area.prompt_area.geometry().right() < send.left() and send.bottom() < stop.top()
-        assert area.send_button.text() == "Send" and area.stop_button.text() == "Stop"
+        assert view.geometry().bottom() < find_bar.geometry().top() < area.composer.geometry().top()
+        assert area.prompt_area.parent() is area.composer and area.send_button.parent() is area.composer
+        send = area.send_button.geometry()
+        assert area.prompt_area.geometry().bottom() < send.top(), "Send under the text, in the card"
+        assert area.send_button.isVisible() and not area.stop_button.isVisible(), "one button: Send"
+        assert area.send_button.accessibleName() == "Send" and area.stop_button.accessibleName() == "Stop"
+        assert not area.send_button.icon().isNull()
+        model = area.composer.model_button.geometry()
+        assert model.right() < send.left() and area.composer.model_button.text().startswith("No model")
         assert area.prompt_area.editor.placeholderText().startswith("Message Rill…")
         area.first_run.show()
         qtbot.waitUntil(lambda: area.first_run.geometry().bottom() < view.geometry().top(), timeout=1000)
@@ -43,3 +49,6 @@ def test_the_window_uses_its_widgets(qtbot: Any, make_window: Any) -> None:
         area.send_button, area.stop_button, area.prompt_area, area.first_run,
     )
     assert area.view is window.view and area.find_bar is window.find_bar
+    info = window.chat.model_info
+    assert info is not None and area.composer.model_button.text().startswith(info.name), "the model answering, named"
+    assert area.composer.model_button.menu() is window.model_menu

@@ -374,6 +374,52 @@ def test_export_html_and_pdf_from_the_window(qtbot, make_window, tmp_path: Path)
     assert "export me $x^2$ 界面" in other.read_text(encoding="utf-8")
 
 
+def test_print_from_the_file_menu(qtbot, make_window, tmp_path: Path) -> None:
+    """File › Print… (Ctrl+P) asks in Qt's print dialog; "Print to File" writes
+    the PDF export there; a printer that is not there is said plainly."""
+    from PyQt6.QtPrintSupport import QPrintDialog, QPrinter
+    from PyQt6.QtWidgets import QApplication, QLineEdit
+
+    from app.ui.dialogs import exchange as exchange_actions
+    from app.ui.dialogs.export_process import ExportProcess
+
+    window = make_window(scripted(rate=3000, n_tokens=20))
+    wait_store_open(qtbot, window)
+    finished_reply(qtbot, window, "print me $x^2$")
+    assert window.menus.print_action.shortcut().toString() == "Ctrl+P"
+    assert window.menus.print_action in window.menus.file_menu.actions()
+    window.menus.print_action.trigger()
+    qtbot.waitUntil(lambda: isinstance(QApplication.activeModalWidget(), QPrintDialog), timeout=10000)
+    dialog = QApplication.activeModalWidget()
+    assert isinstance(dialog, QPrintDialog)
+    target = tmp_path / "printed.pdf"
+    # No printer here: the dialog offers Print to File (PDF); its file name is typed.
+    name = dialog.findChild(QLineEdit, "filename")
+    assert name is not None and name.isEnabled()
+    name.setText(str(target))
+    shown: list[str] = []
+    window.statusBar().messageChanged.connect(lambda m: shown.append(m))
+    dialog.accept()
+    qtbot.waitUntil(lambda: any(m.startswith("Exported to") for m in shown), timeout=60000)
+    assert f"Exported to {target}" in shown, shown
+    assert target.read_bytes().startswith(b"%PDF")
+    # No printer set up (this machine): said at once, nothing started.
+    messages: list[str] = []
+    process = ExportProcess(window)
+    exchange_actions.print_on(window.store, QPrinter(), [window.chat.conversation.id], messages.append, process)
+    assert messages and messages[0].startswith("Printing failed: no printer") and not process.running
+    # A named printer goes to the child process, which says when it is not there.
+    paths: list[Path] = []
+    window.store.read(lambda s: s.path, paths.append)
+    qtbot.waitUntil(lambda: bool(paths), timeout=10000)
+    messages.clear()
+    with qtbot.waitSignal(process.finished, timeout=60000) as blocker:
+        assert process.start_print(paths[0], "nowhere", ["--printer", "nowhere"],
+                                   [window.chat.conversation.id], messages.append)
+    assert "There is no printer named 'nowhere'" in blocker.args[0], blocker.args
+    assert messages == blocker.args and "Traceback" not in messages[0]
+
+
 def test_export_and_import_from_the_window(qtbot, make_window, tmp_path: Path) -> None:
     from app.ui.dialogs import exchange as exchange_actions
 

@@ -35,7 +35,7 @@ import logging
 import os
 import pathlib
 import threading
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from typing import Any
 
 from app.core.backends.base import (
@@ -46,6 +46,7 @@ from app.core.backends.base import (
     LoadCancelled,
     LoadProgress,
     ModelInfo,
+    PromptProgress,
 )
 from app.core.backends.llama import shim
 from app.core.backends.llama.logs import LOG_ROUTER, install_log_router, load_failure_reason, python_prints_to_log
@@ -297,7 +298,7 @@ class LlamaBackend:
     # ------------------------------------------------------------ generate
 
     def generate(
-        self, request: GenerationRequest, cancel: threading.Event
+        self, request: GenerationRequest, cancel: threading.Event, progress: PromptProgress | None = None
     ) -> Generator[str, None, FinishReason]:
         llm = self._require_loaded()
         vocab = self._vocab
@@ -348,7 +349,7 @@ class LlamaBackend:
             # The first next() evaluates the prompt (the long part) and samples
             # the first token: that is the part the abort callback covers.
             try:
-                with self._abortable(cancel):
+                with self._abortable(cancel, self._reading(llm, len(prompt), progress)):
                     token = next(tokens)
             except RuntimeError as exc:
                 if shim.is_abort(exc):  # aborted by the callback
@@ -446,8 +447,27 @@ class LlamaBackend:
             raise BackendError(translate("LlamaBackend", "The model is not loaded."))
         return self._llm
 
+    @staticmethod
+    def _reading(llm: Any, total: int, progress: PromptProgress | None) -> Callable[[], None] | None:
+        """A check for the abort callback that tells ``progress`` the prompt
+        tokens read: ``Llama.eval`` decodes the prompt in batches of
+        ``n_batch`` and counts each finished batch in ``n_tokens`` (the
+        cached prefix counts from the start), so a change of it is a batch
+        read. One attribute read per call (None: no one to tell)."""
+        if progress is None:
+            return None
+        last = [-1]
+
+        def check() -> None:
+            done = min(int(llm.n_tokens), total)
+            if done != last[0]:
+                last[0] = done
+                progress(done, total)
+
+        return check
+
     @contextlib.contextmanager
-    def _abortable(self, cancel: threading.Event) -> Iterator[None]:
+    def _abortable(self, cancel: threading.Event, check: Callable[[], None] | None = None) -> Iterator[None]:
         """Let ``cancel`` abort llama_decode while the prompt is evaluated.
 
         ggml calls the callback after every graph node (~600 per 512-token
@@ -455,10 +475,18 @@ class LlamaBackend:
         sits in Qt's event loop, but while the GUI thread runs Python it
         roughly doubled prefill time at the default 5 ms switch interval (see
         the thread table above). So it is installed only around prompt
-        evaluation, and removed (NULL) before the token loop."""
+        evaluation, and removed (NULL) before the token loop. ``check`` runs
+        first on each call (the prompt progress, ``_reading``)."""
         llama_cpp = self._llama_cpp
         ctx = self._llm.ctx
-        self._abort_cb = llama_cpp.ggml_abort_callback(lambda _data: cancel.is_set())
+        if check is None:
+            self._abort_cb = llama_cpp.ggml_abort_callback(lambda _data: cancel.is_set())
+        else:
+            def abort(_data: object) -> bool:
+                check()  # (never raises: ``start_generation`` wraps the progress)
+                return cancel.is_set()
+
+            self._abort_cb = llama_cpp.ggml_abort_callback(abort)
         llama_cpp.llama_set_abort_callback(ctx, self._abort_cb, None)
         try:
             with LOG_ROUTER.abortable(cancel):

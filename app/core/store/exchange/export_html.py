@@ -4,7 +4,8 @@ The current branch of each conversation, with roles, times and each reply's
 facts (model, tokens, speed), the Markdown rendered the way the view renders
 it (``app.core.render.markdown``: raw HTML escaped, no images, http(s) links
 only), code highlighted in the theme's colours, and TeX math as inline SVG
-(``app.core.render.mathsvg``) in the theme's text colour; a formula that
+(``app.core.render.mathsvg``; typeset ahead on every core,
+``app.core.render.mathbatch``) in the theme's text colour; a formula that
 cannot be typeset shows its source in code style, with the reason as its
 title. One file: no script, no remote resource, no image file; a
 Content-Security-Policy forbids anything but the page's own styles. A reply's
@@ -27,6 +28,7 @@ from typing import TextIO
 from app.core.base.i18n import translate
 from app.core.conversation.model import Message, MessageStatus, Role, current_path
 from app.core.render.markdown import code_css, render_markdown_math, render_user_text
+from app.core.render.mathbatch import AheadTypesetter, formulas_in
 from app.core.render.mathsvg import BASE_PX, Formula
 from app.core.store.exchange.export_json import StoreReader, resolve_conversations
 from app.core.store.exchange.export_markdown import Described
@@ -39,6 +41,8 @@ _CODE_TITLE = re.compile(r'<code title="rill-math:([0-9a-f]{16})">')
 _SVG_OPEN = re.compile(r"<svg ")
 _SIZE = re.compile(r'width="[\d.]+" height="[\d.]+"')
 _CSP = "default-src 'none'; style-src 'unsafe-inline'"
+#: Formulas typeset ahead at a time (well within mathsvg's cache).
+_AHEAD = 512
 
 
 @dataclass(frozen=True)
@@ -157,20 +161,41 @@ def _message_html(msg: Message, theme: HtmlTheme, keep: dict[str, Formula] | Non
     )
 
 
+def _typeset_ahead(ahead: AheadTypesetter, path: Sequence[Message], start: int) -> int:
+    """Typeset the formulas of ``path[start:]``'s next messages (at most
+    ``_AHEAD`` formulas, at least one message) ahead; the window's end (1-based)."""
+    wanted: list[tuple[str, str, bool]] = []
+    end = start
+    while end < len(path):
+        msg = path[end]
+        found = [] if msg.role == Role.USER.value else formulas_in(strip_thinking(msg.content))
+        if wanted and len(wanted) + len(found) > _AHEAD:
+            break
+        wanted += found
+        end += 1
+    ahead.ahead(wanted)
+    return end
+
+
 def conversation_html(
     info: Described,
     messages: Sequence[Message],
     theme: HtmlTheme = LIGHT,
     keep: dict[str, Formula] | None = None,
     each: Callable[[int, int], None] | None = None,
+    ahead: AheadTypesetter | None = None,
 ) -> str:
     """One conversation (its current branch) as an ``<article>`` (``keep``:
-    see ``html_page``); ``each(done, total)`` after each message."""
+    see ``html_page``); ``each(done, total)`` after each message; ``ahead``
+    typesets the next messages' formulas on every core first."""
     path = current_path(messages, info.current_leaf)
     title = " ".join(str(info.title or "").split()) or translate("Export", "Untitled conversation")
     facts = [_local_time(info.created_at)] + ([info.model] if info.model else [])
     parts = [f"<article><h1>{html.escape(title)}</h1>\n<p class=\"facts\">{html.escape(' · '.join(facts))}</p>\n"]
+    window_end = 0
     for n, msg in enumerate(path, 1):
+        if ahead is not None and n > window_end:
+            window_end = _typeset_ahead(ahead, path, n - 1)
         parts.append(_message_html(msg, theme, keep))
         if each is not None:
             each(n, len(path))
@@ -200,17 +225,18 @@ def html_page(
         f"<meta name=\"color-scheme\" content=\"{theme.name}\">\n"
         f"<title>{html.escape(' '.join(title.split()))}</title>\n<style>\n{_style(theme)}</style>\n</head>\n<body>\n"
     )
-    for n, info in enumerate(infos, 1):
-        messages = store.load_messages(info.id)
-        if shown is not None:
-            shown.append(len(current_path(messages, info.current_leaf)))
-        each = None
-        if progress is not None:
-            def each(done: int, total: int, n: int = n, report: Callable[[float], None] = progress) -> None:
-                report((n - 1 + done / max(1, total)) / len(infos))
-        yield conversation_html(info, messages, theme, keep, each)
-        if progress is not None:
-            progress(n / len(infos))
+    with AheadTypesetter() as ahead:
+        for n, info in enumerate(infos, 1):
+            messages = store.load_messages(info.id)
+            if shown is not None:
+                shown.append(len(current_path(messages, info.current_leaf)))
+            each = None
+            if progress is not None:
+                def each(done: int, total: int, n: int = n, report: Callable[[float], None] = progress) -> None:
+                    report((n - 1 + done / max(1, total)) / len(infos))
+            yield conversation_html(info, messages, theme, keep, each, ahead)
+            if progress is not None:
+                progress(n / len(infos))
     yield "</body>\n</html>\n"
 
 

@@ -395,3 +395,22 @@ def test_the_window_start_is_stable_so_the_kv_cache_is_reused(small_backend: Lla
         starts.append(window.fit(messages, 16, "rolling").dropped_ids)
         history += [ChatMessage("user", f"Turn {turn}.", id=f"t{turn}"), ChatMessage("assistant", "Fine.", id=f"r{turn}")]
     assert starts[1] == starts[0] and starts[2] == starts[0], starts
+
+
+def test_the_prompt_is_reported_read_batch_by_batch(backend: LlamaBackend) -> None:
+    """llama.cpp reads the prompt in batches of n_batch (512 here): each
+    finished batch is told to ``progress``, up to the whole prompt."""
+    from app.core.backends.base import start_generation
+
+    told: list[tuple[int, int]] = []
+    req = request(ChatMessage("user", long_text(1400, "Progress check, then say ok.")), max_tokens=2)
+    gen = start_generation(backend, req, threading.Event(), lambda done, total: told.append((done, total)))
+    with contextlib.suppress(StopIteration):
+        while True:
+            next(gen)
+    total = backend.last_prompt_tokens
+    assert total > 1024
+    assert len({d for d, _t in told}) >= 2, f"more than one batch told: {told}"
+    assert all(t == total for _d, t in told)
+    assert [d for d, _t in told] == sorted(d for d, _t in told), "never backwards"
+    assert told[-1][0] >= total - 512, "up to the last batch"
