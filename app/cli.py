@@ -59,6 +59,12 @@ def build_parser() -> argparse.ArgumentParser:
                         help="send N prompts, each the moment the previous reply ends")
     doctor.add_argument("--find", metavar="TEXT", default=None,
                         help="open the find bar with TEXT before sending (find stays active while the reply streams)")
+    doctor.add_argument("--attach", action="append", default=[], metavar="FILE",
+                        help="attach FILE to the prompt (repeatable): reports each attachment and the chunks chosen")
+    doctor.add_argument("--embedding-model", metavar="GGUF", default=None,
+                        help="retrieve attachment passages by meaning too, with this GGUF model (embedding=True)")
+    doctor.add_argument("--print-prompt", action="store_true",
+                        help="write the prompt the backend is given (attachments joined) to standard error")
     doctor.add_argument("--timeout-s", type=float, default=600.0)
     doctor.add_argument("--seed", type=int, default=None)
     doctor.add_argument("--max-tokens", type=int, default=None)

@@ -146,6 +146,7 @@ class DoctorRun(QObject):
         self._history_open_ms: float | None = None
         self._rss_start = 0.0
         self._rss_history: float | None = None
+        self._attach_started = self._attach_done = False
         self._deadline = QTimer(self)
         self._deadline.setSingleShot(True)
         self._deadline.timeout.connect(self._on_timeout)
@@ -196,7 +197,11 @@ class DoctorRun(QObject):
         return str(self.args.prompt)
 
     def _send(self) -> None:
-        """Type (or paste, for a prompt file) and press Enter, as a user does."""
+        """Type (or paste, for a prompt file) and press Enter, as a user does
+        (``--attach`` files first join the message, as the attach button does)."""
+        if self.args.attach and not self._attach_done:
+            self._attach()
+            return
         self._turns_sent += 1
         text = self._prompt_text()
         if self._turns_sent == 1 and self.args.find:
@@ -208,7 +213,7 @@ class DoctorRun(QObject):
         t0 = time.perf_counter()
         self.window.enter_prompt(text, paste=bool(self.args.prompt_file))
         self._send_ms.append(round((time.perf_counter() - t0) * 1000, 2))
-        if self.window.chat.current_reply is None:
+        if self.window.chat.current_reply is None and not self.window.attachments.sending.preparing:
             status = self.window.statusBar()
             said = status.currentMessage() if status is not None else ""
             self._finish({"error": "the prompt was not sent: " + said,
@@ -217,6 +222,44 @@ class DoctorRun(QObject):
         if self.args.stop_after_ms is not None:
             QTimer.singleShot(int(self.args.stop_after_ms), self.window.stop_button.click)
 
+    def _attach(self) -> None:
+        if self._attach_started:
+            return
+        self._attach_started = True
+        service = self.window.attachments.service
+        service.pending_changed.connect(self._on_attachments_changed)
+        self.window.attachments.attach(self.args.attach)
+        self._on_attachments_changed()
+
+    def _on_attachments_changed(self) -> None:
+        service = self.window.attachments.service
+        if service.reading or self._attach_done:
+            return
+        self._attach_done = True
+        service.pending_changed.disconnect(self._on_attachments_changed)
+        QTimer.singleShot(0, self._send)
+
+    def _attachments(self) -> list[dict[str, Any]]:
+        """Per attachment: ``name``, ``kind``, ``pages``, ``chars``, ``tokens``,
+        ``mode``, ``error`` (and ``size``, ``notice``); for retrieval the
+        chosen ``chunks`` (``file``, ``page``, ``score``, ``text``: the first
+        80 characters)."""
+        plan = self.window.attachments.service.last_plan
+        if plan is None:
+            return [a.to_report() for a in self.window.attachments.service.pending]
+        out = []
+        for a in plan.attachments:
+            item = a.to_report()
+            item["chunks"] = [src.to_report() for src in plan.sources if src.attachment_id == a.id]
+            out.append(item)
+        return out
+
+    def _print_prompt(self) -> None:
+        """The messages the backend was given (attachments joined), to stderr:
+        each as ``<|role|>``, a newline, its text."""
+        for m in self.window.attachments.sending.last_prompt:
+            sys.stderr.write(f"<|{m.role}|>\n{m.content}\n")
+        sys.stderr.flush()
     def _on_prompt_progressed(self, _rid: int, _done: int, _total: int) -> None:
         self._prompt_reports += 1
 
@@ -308,7 +351,12 @@ class DoctorRun(QObject):
             "find": {"text": self.args.find, "matches": self._find_matches} if self.args.find else None,
             "render_process": self._render_process(),
             "math": self._math(s.message_id),
+            "prompt_tokens": s.prompt_tokens,
+            "attachments": self._attachments(),
+            "retrieval": "keyword+vector" if self.window.attachments.service.embedder is not None else "keyword",
         }
+        if self.args.print_prompt:
+            self._print_prompt()
         if s.stop_pressed_at is not None:
             out["stop_to_idle_ms"] = round(((s.idle_at or s.stop_pressed_at) - s.stop_pressed_at) * 1000, 3)
             if s.worker_exit_at is not None:
@@ -381,6 +429,10 @@ def run_doctor(args: argparse.Namespace) -> int:
     language = install_translations(app, load_appearance().language)
     fonts = install_bundled_fonts(app)
     window = create_window(*backend_from_args(args), persist=False)  # a check leaves no trace in the history
+    if getattr(args, "embedding_model", None):
+        from app.core.backends.llama.embedder import LlamaEmbedder
+
+        window.attachments.service.embedder = LlamaEmbedder(args.embedding_model)
     run = DoctorRun(window, args)
     window.show()
     app.exec()

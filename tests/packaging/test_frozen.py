@@ -43,8 +43,8 @@ BUILD_TIMEOUT_S = 3600
 
 # Nothing of these may be in the bundle.
 FORBIDDEN = re.compile(
-    # (QtNetwork stays: the single-instance lock uses QLocalServer)
-    r"Qt6?(WebEngine|WebChannel|WebView|Qml|Quick|Pdf|Multimedia|3D|Charts|Designer)"
+    # (QtNetwork stays: the single-instance lock uses QLocalServer; QtPdf: attached PDFs)
+    r"Qt6?(WebEngine|WebChannel|WebView|Qml|Quick|PdfQuick|PdfWidgets|Multimedia|3D|Charts|Designer)"
     r"|QtWebEngineProcess|_tkinter|libtk\d|libtcl\d|/tests?/|pytest",
     re.IGNORECASE,
 )

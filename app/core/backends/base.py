@@ -114,6 +114,9 @@ class ChatMessage:
     #: The conversation message it comes from ("" for the system prompt):
     #: lets a backend say which messages no longer fit its context.
     id: str = field(default="", compare=False)
+    #: Images sent with it, each (MIME type, base64 data): attachments for a
+    #: model that can see (the remote backends send them; others ignore them).
+    images: tuple[tuple[str, str], ...] = field(default=(), compare=False)
 
 
 @dataclass(frozen=True)

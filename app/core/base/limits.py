@@ -132,3 +132,33 @@ MAX_FORMULAS_PER_MESSAGE = 2000
 #: cost nothing): later formulas are shown as their source, so a render job
 #: stays well inside the render process's timeout (``RENDER_TIMEOUT_S``, 15 s).
 MAX_MATH_RENDER_S = 8.0
+
+# -- attachments (app.core.attachments) ------------------------------------------
+#
+# A file the user attaches may be huge, broken or hostile: it is read in
+# pieces of ``ATTACH_READ_PIECE_BYTES`` (never whole), refused above
+# ``MAX_ATTACH_FILE_BYTES``, and its text is cut at ``MAX_ATTACH_CHARS`` (with a
+# notice on its chip). A DOCX is a ZIP: its document part is read up to
+# ``MAX_DOCX_XML_BYTES`` *unpacked* (a ZIP bomb stops there) and the archive may
+# hold at most ``MAX_DOCX_MEMBERS`` entries. A PDF gives at most
+# ``MAX_ATTACH_PAGES`` pages of text. An image larger than ``MAX_IMAGE_PIXELS``
+# is decoded straight to a smaller size (never whole).
+
+#: A file larger than this is refused (with a message on its chip).
+MAX_ATTACH_FILE_BYTES = 256 * MB
+#: Text files are read in pieces of this size.
+ATTACH_READ_PIECE_BYTES = 1 * MB
+#: Text kept from one attachment, in characters (a ~2,000-page book); the rest is cut, with a notice.
+MAX_ATTACH_CHARS = 4 * 1024 * 1024
+#: Pages of text read from one PDF; later pages are left out, with a notice.
+MAX_ATTACH_PAGES = 2000
+#: A DOCX's word/document.xml, unpacked.
+MAX_DOCX_XML_BYTES = 64 * MB
+#: Entries in a DOCX archive (a real one has a few dozen).
+MAX_DOCX_MEMBERS = 5000
+#: Attachments on one message.
+MAX_ATTACHMENTS_PER_MESSAGE = 20
+#: The share of non-text bytes (NUL, other control bytes) above which a "text" file is called binary.
+MAX_BINARY_SHARE = 0.01
+#: An image's decoded pixels (width × height) above which it is decoded scaled down.
+MAX_IMAGE_PIXELS = 40_000_000

@@ -91,6 +91,11 @@ version v to v+1, each in one transaction (an empty file is version 0).
   sampling overrides (only the keys overridden; a random seed is
   ``"seed": null``). No new column: the version bump keeps a v2 Rill, which
   would read NULL as "no system prompt", from opening the file.
+* v4: attachments (``app.core.store.chunks``): ``blobs`` (content-addressed
+  by sha256: a file's text or an image's scaled bytes, stored once),
+  ``attachments`` (per conversation, ``ON DELETE CASCADE``; a trigger frees a
+  blob with its last attachment), ``chunks`` with their own trigram and
+  short-term FTS5 indexes, and ``reply_sources`` (the chunks a reply was given).
 
 Message rows have no cascade chains: ``delete_message`` and
 ``delete_conversation`` unlink parents before deleting, because SQLite runs
@@ -104,7 +109,8 @@ The package: ``schema`` (the schema and its migrations), ``opening`` (probe,
 header check, moving aside, read-only and newer files, the notices),
 ``rows`` (the only row ↔ object mapping), ``clean`` (text at the boundary),
 ``writes`` (transactions and the retry queue), ``store`` (``Store``: conversations, messages, search),
-``search`` (the indexes), ``exchange`` (export and import).
+``search`` (the indexes), ``chunks`` and ``attachments`` (attachments: tables, retrieval, the
+store's methods), ``exchange`` (export and import).
 """
 
 from app.core.store.errors import StoreError, StoreWriteError

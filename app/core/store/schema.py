@@ -10,11 +10,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from app.core.conversation.model import DEFAULT_SYSTEM_PROMPT
+from app.core.store import chunks as _chunks
 from app.core.store import search as _search
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 #: The first schema, verbatim (a test builds a v1 database from it and upgrades it).
 V1_SQL = """
@@ -90,8 +91,15 @@ def _migrate_2_to_3(conn: sqlite3.Connection) -> None:
     conn.execute("UPDATE conversations SET system_prompt = NULL WHERE system_prompt = ?", (DEFAULT_SYSTEM_PROMPT,))
 
 
+def _migrate_3_to_4(conn: sqlite3.Connection) -> None:
+    # attachments: blobs, attachment rows, chunks and their indexes, reply sources
+    _run_script(conn, _chunks.SCHEMA_SQL)
+
+
 #: ``MIGRATIONS[v]`` turns a version-v database into version v+1.
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_migrate_0_to_1, _migrate_1_to_2, _migrate_2_to_3]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
+    _migrate_0_to_1, _migrate_1_to_2, _migrate_2_to_3, _migrate_3_to_4,
+]
 assert len(MIGRATIONS) == SCHEMA_VERSION
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from app.core.conversation.model import Message, MessageStatus
 from app.core.store import search as _search
+from app.core.store.attachments import AttachmentRecords
 from app.core.store.clean import clean_title
 from app.core.store.opening import (
     QUICK_CHECK_MAX_BYTES,
@@ -40,7 +41,7 @@ from app.core.store.writes import WritingStore, _Op
 log = logging.getLogger(__name__)
 
 
-class Store(WritingStore):
+class Store(AttachmentRecords, WritingStore):
     """The conversation database. Make one with ``Store.open`` (or
     ``Store.in_memory`` in tests); see ``app.core.store`` for the threading
     rule and the fault protocol."""

@@ -15,10 +15,12 @@ Threading rule: GUI thread only.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from PyQt6.QtCore import QCoreApplication, QObject, pyqtSignal
 
-from app.core.backends.base import SamplingParams
+from app.core.backends.base import ChatMessage, SamplingParams
 from app.core.config.preferences import ReplySettings, conversation_settings, merge
 from app.core.conversation.deletion import MessageDeletion
 from app.core.conversation.model import Conversation, Message, MessageStatus, Role
@@ -32,7 +34,16 @@ from app.ui.conversation.view_adapter import MessageViewAdapter
 from app.ui.services.library import ConversationLibrary
 from app.ui.services.model_session import ModelSession, ModelState
 
+if TYPE_CHECKING:
+    from app.ui.attachments.sending import AttachmentSending
+
 __all__ = ["ConversationController"]
+
+
+def _adapted(
+    build: Callable[[], tuple[ChatMessage, ...]], adapt: Callable[[tuple[ChatMessage, ...]], tuple[ChatMessage, ...]]
+) -> Callable[[], tuple[ChatMessage, ...]]:
+    return lambda: adapt(build())
 
 
 class ConversationController(QObject):
@@ -83,6 +94,9 @@ class ConversationController(QObject):
         #: (app.core.backends.prompt_window.OverflowPolicy value).
         self.overflow = "rolling"
         self._dropped = DroppedNotices()
+        #: The attachments of the message being written and each question's
+        #: plan (``app.ui.attachments.sending``; the window sets it).
+        self.attachments: AttachmentSending | None = None
         self._connect_signals()
 
     def _connect_signals(self) -> None:
@@ -96,7 +110,8 @@ class ConversationController(QObject):
     @property
     def idle(self) -> bool:
         """A model is ready and no reply is streaming."""
-        return self.session.state == ModelState.READY and self.consumer.current is None
+        return (self.session.state == ModelState.READY and self.consumer.current is None
+                and not (self.attachments is not None and self.attachments.preparing))
 
     # -- notices ----------------------------------------------------------------
 
@@ -114,21 +129,28 @@ class ConversationController(QObject):
         background, in its own message."""
         if not self.idle or not text or text.isspace():
             return False
+        if self.attachments is not None and not self.attachments.ready_to_send():
+            return False
         if text[:1].isspace() or text[-1:].isspace():
             text = text.strip()
         conv = self.conversation
         user = conv.add_user(text)
         self.rows.sync()
         self._persist(conv, user)
-        self._start_reply_for(conv)
+        if self.attachments is not None:
+            self.attachments.start(conv, user, lambda adapt: self._start_reply_for(conv, adapt=adapt), new=True)
+        else:
+            self._start_reply_for(conv)
         return True
 
     def _start_reply_for(
-        self, conv: Conversation, parent_id: str | None = None, existing: Message | None = None
+        self, conv: Conversation, parent_id: str | None = None, existing: Message | None = None,
+        adapt: Callable[[tuple[ChatMessage, ...]], tuple[ChatMessage, ...]] | None = None,
     ) -> Reply:
         """Start a reply to the end of ``conv``'s path, or under ``parent_id``
         (regenerating: a sibling of the earlier reply), or go on with
-        ``existing`` (continuing a stopped reply)."""
+        ``existing`` (continuing a stopped reply). ``adapt`` (attachments)
+        changes the messages the model is sent, on the inference thread."""
         if existing is not None:
             reply_msg = existing
             continue_text = existing.content
@@ -138,6 +160,8 @@ class ConversationController(QObject):
             continue_text = ""
         chosen = self.reply_settings(conv)  # as they are now: later changes are for later requests
         messages = conv.prompt_builder(upto=reply_msg, system_prompt=chosen.system_prompt)  # built on the inference thread
+        if adapt is not None:
+            messages = _adapted(messages, adapt)
         if conv is self.conversation:
             if parent_id is None and existing is None:
                 self.rows.sync()
@@ -261,7 +285,12 @@ class ConversationController(QObject):
         if msg is None or msg.role != Role.ASSISTANT.value or not self.idle:
             self._busy_notice()
             return False
-        self._start_reply_for(conv, parent_id=msg.parent_id if msg.parent_id else None)
+        parent_id = msg.parent_id if msg.parent_id else None
+        if self.attachments is not None:
+            self.attachments.start(conv, conv.get(parent_id) if parent_id else None,
+                                   lambda adapt: self._start_reply_for(conv, parent_id=parent_id, adapt=adapt))
+        else:
+            self._start_reply_for(conv, parent_id=parent_id)
         return True
 
     def send_edit(self, text: str, message_id: str) -> bool:
@@ -276,7 +305,10 @@ class ConversationController(QObject):
         user = conv.add_user(text, parent_id=original.parent_id)
         self._persist(conv, user)
         self._on_path_switched()
-        self._start_reply_for(conv)
+        if self.attachments is not None:
+            self.attachments.start(conv, user, lambda adapt: self._start_reply_for(conv, adapt=adapt), new=True)
+        else:
+            self._start_reply_for(conv)
         return True
 
     def continue_reply(self, reply_id: str) -> bool:
@@ -288,7 +320,11 @@ class ConversationController(QObject):
         if not self.idle:
             self._busy_notice()
             return False
-        self._start_reply_for(conv, existing=msg)
+        if self.attachments is not None:
+            self.attachments.start(conv, conv.get(msg.parent_id) if msg.parent_id else None,
+                                   lambda adapt: self._start_reply_for(conv, existing=msg, adapt=adapt))
+        else:
+            self._start_reply_for(conv, existing=msg)
         return True
 
     def switch_branch(self, message_id: str, step: int) -> None:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import regex
@@ -124,6 +125,8 @@ class PromptEdit(QPlainTextEdit):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        #: Takes a paste or drop of files or an image (True: taken, nothing is inserted).
+        self.file_paste: Callable[[QMimeData], bool] | None = None
         self.setAccessibleName(self.tr("Message"))
         self.setToolTip(
             self.tr(
@@ -147,12 +150,16 @@ class PromptEdit(QPlainTextEdit):
         # every drag-move event; asking for the format is O(1).
         if source is None:
             return False
+        if self.file_paste is not None and (source.hasUrls() or source.hasImage()):
+            return True
         return source.hasText() or super().canInsertFromMimeData(source)
 
     def insertFromMimeData(self, source: QMimeData | None) -> None:  # noqa: N802 (Qt API)
         """Paste (Ctrl+V, middle click, context menu) and drop both end here."""
         if source is None:
             return
+        if self.file_paste is not None and self.file_paste(source):
+            return  # files or an image: attached (app.ui.window.attachments)
         if source.hasText():
             text = mime_text(source)
             if pasted_text_is_large(text):

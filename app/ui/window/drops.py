@@ -1,5 +1,6 @@
-"""Dropping model files on the window: a drag carrying ``.gguf`` files opens
-the model instead of being pasted into the message box.
+"""Dropping files on the window: a drag carrying ``.gguf`` files opens the
+model instead of being pasted into the message box; other local files are
+attached to the message being written (``attach``: app.ui.window.attachments).
 
 ``GgufDrops`` is what the window's drag-and-drop handlers do: ``.gguf``
 files join Rill's list of models and the first one is opened; anything else
@@ -39,11 +40,20 @@ def gguf_paths_from_mime(mime: QMimeData | None) -> tuple[list[str], list[str]]:
     return models, others
 
 
+def local_files(mime: QMimeData | None) -> list[str]:
+    """The local files (not models) a drag carries: they are attached."""
+    _models, others = gguf_paths_from_mime(mime)
+    if mime is None or not mime.hasUrls():
+        return []
+    local = {url.toLocalFile() for url in mime.urls() if url.isLocalFile()}
+    return [p for p in others if p in local]
+
+
 class GgufDropFilter(QObject):
     """An event filter for a widget that takes drops itself (the message
     box): a drag carrying ``.gguf`` files goes to ``on_drop`` (the window
     opens the model) instead of being pasted as text. Other drags are left
-    to the widget."""
+    to the widget (which attaches files: ``PromptEdit.file_paste``)."""
 
     def __init__(self, on_drop: Callable[[QMimeData | None], bool], parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -68,12 +78,15 @@ class GgufDropFilter(QObject):
 
 class GgufDrops(QObject):
     """Drops of model files on a window (see the module docstring):
-    ``open_model(path)`` opens one; messages go to ``status_bar``."""
+    ``open_model(path)`` opens one; messages go to ``status_bar``. With
+    ``attach``, other local files are attached to the message being written."""
 
-    def __init__(self, status_bar: QStatusBar, open_model: Callable[[str], None], parent: QObject | None = None) -> None:
+    def __init__(self, status_bar: QStatusBar, open_model: Callable[[str], None], parent: QObject | None = None,
+                 attach: Callable[[list[str]], None] | None = None) -> None:
         super().__init__(parent)
         self._status_bar = status_bar
         self._open_model = open_model
+        self.attach = attach
 
     def _not_a_model(self, others: list[str]) -> str:
         if others:
@@ -88,6 +101,10 @@ class GgufDrops(QObject):
         model was opened."""
         found, others = gguf_paths_from_mime(mime)
         if not found:
+            files = local_files(mime)
+            if self.attach is not None and files:
+                self.attach(files)
+                return False
             self._status_bar.showMessage(self._not_a_model(others), MESSAGE_MS)
             return False
         for path in found:
@@ -105,7 +122,7 @@ class GgufDrops(QObject):
 
     def drag_entered(self, event: QDragEnterEvent) -> None:
         found, others = gguf_paths_from_mime(event.mimeData())
-        if found:
+        if found or (self.attach is not None and local_files(event.mimeData())):
             event.acceptProposedAction()
             return
         if others:
@@ -113,13 +130,13 @@ class GgufDrops(QObject):
         event.ignore()
 
     def drag_moved(self, event: QDragMoveEvent) -> None:
-        if gguf_paths_from_mime(event.mimeData())[0]:
+        if gguf_paths_from_mime(event.mimeData())[0] or (self.attach is not None and local_files(event.mimeData())):
             event.acceptProposedAction()
         else:
             event.ignore()
 
     def dropped(self, event: QDropEvent) -> None:
-        if self.open_dropped(event.mimeData()):
+        if self.open_dropped(event.mimeData()) or (self.attach is not None and local_files(event.mimeData())):
             event.acceptProposedAction()
         else:
             event.ignore()

@@ -35,6 +35,7 @@ from app.ui.misc.theme import mark_window, theme_manager
 from app.ui.services.lifecycle import AppServices
 from app.ui.sidebar.sidebar import Sidebar
 from app.ui.window.appearance_menu import AppearanceControls
+from app.ui.window.attachments import AttachmentWiring
 from app.ui.window.chat_area import ChatArea
 from app.ui.window.context_meter import ContextMeter, ContextTracker
 from app.ui.window.empty_state import EmptyState
@@ -148,6 +149,7 @@ class MainWindow(QMainWindow):
         self.queued = QueuedMessages(self.chat, self)
         self.chat_area.composer.add_tray_widget(self.queued.tray)
         self.send_controller = SendController(self.chat, self.prompt_area, self._status_bar, self, self.queued)
+        self.attachments = AttachmentWiring(self.chat, self.store, self.chat_area, self)
         self._connect_signals()
         self.install_search()
         self.install_model_files()
@@ -408,7 +410,7 @@ class MainWindow(QMainWindow):
         self.load_progress = LoadProgress(self.chat)
         self._status_bar.addPermanentWidget(self.load_progress)
         self.setAcceptDrops(True)
-        self._drops = GgufDrops(self._status_bar, self.model_open_requested.emit, self)
+        self._drops = GgufDrops(self._status_bar, self.model_open_requested.emit, self, attach=self.attachments.attach)
         # The message box takes drops as text: a .gguf dropped there opens instead.
         self._gguf_drop_filter = GgufDropFilter(self.open_dropped, self)
         viewport = self.prompt.viewport()

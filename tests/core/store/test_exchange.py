@@ -126,7 +126,7 @@ def test_round_trip_is_exact(open_store: Callable[[str], Any]) -> None:
     assert without_exported_at(export_json(dst)) == without_exported_at(first)
 
     doc = json.loads(first)
-    assert doc["format"] == "rill.export" and doc["version"] == 1
+    assert doc["format"] == "rill.export" and doc["version"] == 2
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", doc["exported_at"])
     c1 = doc["conversations"][0]
     assert c1["id"] == "c1" * 16 and c1["current_leaf"] == "a3" and c1["params"] == {"temperature": 0.7, "top_p": 0.9}
@@ -308,8 +308,8 @@ BAD_CASES = {
                           "expected a whole number, got the number 2.5", '"tokens": 2.5'),
     "wrong format": (_set(("format",), "chatgpt"), "format", 'expected "rill.export", got "chatgpt"',
                      '"format": "chatgpt"'),
-    "newer version": (_set(("version",), 2), "version", "written by a newer Rill (format version 2)", '"version": 2'),
-    "version not a number": (_set(("version",), "1"), "version", 'expected a format version (1), got "1"', None),
+    "newer version": (_set(("version",), 3), "version", "written by a newer Rill (format version 3)", '"version": 3'),
+    "version not a number": (_set(("version",), "1"), "version", 'expected a format version (1 or 2), got "1"', None),
     "missing conversations": (_delete(("conversations",)), "the top level",
                               'missing the required field "conversations"', None),
 }

@@ -59,7 +59,8 @@ def test_one_record_for_what_a_conversation_is() -> None:
     meta = {f.name for f in dataclasses.fields(ConversationMeta)}
     assert meta == {"id", "title", "created_at", "updated_at", "pinned", "model"}
     assert issubclass(Conversation, ConversationMeta) and issubclass(ConversationInfo, ConversationMeta)
-    assert {f.name for f in dataclasses.fields(ParsedConversation)} == {"info", "messages", "cut"}  # cut: the import's
+    # cut: the import's; attachments: format version 2 (app.core.store.exchange.attachments_json)
+    assert {f.name for f in dataclasses.fields(ParsedConversation)} == {"info", "messages", "cut", "attachments"}
     conv = Conversation(title="x", pinned=True)
     info = info_from_conversation(conv)
     assert all(getattr(info, name) == getattr(conv, name) for name in meta)

@@ -336,15 +336,22 @@ def test_dropping_a_gguf_adds_and_opens_it(qtbot, make_window, tmp_path: Path) -
         pass
 
 
-def test_dropping_another_file_is_refused_with_a_message(qtbot, make_window, tmp_path: Path) -> None:
+def test_dropping_another_file_attaches_it_and_a_url_is_refused(qtbot, make_window, tmp_path: Path) -> None:
     window = make_window(*scripted_factory(rate=0))
     text = tmp_path / "notes.txt"
     text.write_text("hello")
-    with qtbot.assertNotEmitted(window.model_open_requested):
-        assert not window.open_dropped(file_mime(text))
+    service = window.attachments.service
+    with qtbot.assertNotEmitted(window.model_open_requested), qtbot.waitSignal(service.attachment_read, timeout=10000):
         event = send_drop(window, file_mime(text))
+    assert event.isAccepted()
+    assert [a.name for a in service.pending] == ["notes.txt"]
+    url = QMimeData()
+    url.setUrls([QUrl("https://example.com/model.bin")])
+    with qtbot.assertNotEmitted(window.model_open_requested):
+        assert not window.open_dropped(url)
+        event = send_drop(window, url)
     assert not event.isAccepted()
-    assert window.statusBar().currentMessage() == "notes.txt is not a model: Rill opens .gguf model files."
+    assert window.statusBar().currentMessage() == "model.bin is not a model: Rill opens .gguf model files."
     assert settings.known_models() == []
     assert window.chat.state == ChatState.IDLE
 

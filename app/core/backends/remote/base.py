@@ -176,15 +176,24 @@ class RemoteBackend:
     def _deltas(self, response: httpx.Response) -> Iterator[Delta]:
         raise NotImplementedError
 
-    @staticmethod
-    def _wire_messages(request: GenerationRequest) -> list[dict[str, str]]:
-        """The request's messages as JSON. A reply to continue goes last as an
+    def _wire_messages(self, request: GenerationRequest) -> list[dict[str, Any]]:
+        """The request's messages as JSON (images as the server's protocol
+        wants them: ``_with_images``). A reply to continue goes last as an
         assistant message: llama-server and Ollama continue it (prefill);
         other servers answer it as a new turn."""
-        messages = [{"role": m.role, "content": m.content} for m in request.messages]
+        messages = [self._with_images({"role": m.role, "content": m.content}, m.images) if m.images
+                    else {"role": m.role, "content": m.content} for m in request.messages]
         if request.continue_text:
             messages.append({"role": "assistant", "content": request.continue_text})
         return messages
+
+    @staticmethod
+    def _with_images(message: dict[str, Any], images: tuple[tuple[str, str], ...]) -> dict[str, Any]:
+        """``message`` carrying ``images`` the OpenAI way: its content becomes
+        parts, the text first, then one ``image_url`` part per image (a data URL)."""
+        parts: list[dict[str, Any]] = [{"type": "text", "text": message["content"]}]
+        parts += [{"type": "image_url", "image_url": {"url": f"data:{mime};base64,{data}"}} for mime, data in images]
+        return {**message, "content": parts}
 
     # -- Backend protocol -------------------------------------------------------
     def load(self, cancel: threading.Event | None = None, progress: LoadProgress | None = None) -> ModelInfo:

@@ -21,6 +21,11 @@ from app.core.base.i18n import translate
 class OllamaBackend(RemoteBackend):
     kind = "ollama"
 
+    @staticmethod
+    def _with_images(message: dict[str, Any], images: tuple[tuple[str, str], ...]) -> dict[str, Any]:
+        """Ollama's way: the base64 data in the message's ``images`` list."""
+        return {**message, "images": [data for _mime, data in images]}
+
     def _models_request(self) -> tuple[str, str]:
         return "GET", f"{self.server.api_root}/api/tags"
 

@@ -1,5 +1,11 @@
 """Export: the conversations to export, and Rill's JSON format (written one
-conversation at a time)."""
+conversation at a time).
+
+Format versions: 1, the conversations and their messages; 2 (this Rill)
+adds each conversation's ``attachments`` and ``sources`` when it has any
+(``attachments_json``: the documented migration is that a version 1 file is
+read as a version 2 file without them). A reader of the store without
+attachments (the quit guard's conversations in memory) writes none."""
 
 from __future__ import annotations
 
@@ -13,12 +19,13 @@ from app import __version__
 from app.core.base.i18n import translate
 from app.core.conversation.model import Conversation, Message, MessageStatus
 from app.core.store.clean import clean_text
+from app.core.store.exchange.attachments_json import attachments_to_json
 from app.core.store.exchange.errors import UnknownConversationError
 from app.core.store.rows import ConversationInfo, info_from_conversation
 
 FORMAT_NAME = "rill.export"
 #: The version this Rill writes and the newest it reads.
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 #: Conversations fetched per ``list_conversations`` call while exporting everything.
 PAGE_SIZE = 500
 
@@ -171,7 +178,10 @@ def write_json(store: StoreReader, conversation_ids: Iterable[str] | None, out: 
     for i, info in enumerate(infos):
         messages = store.load_messages(info.id)
         n_messages += len(messages)
-        text = json.dumps(conversation_to_dict(info, messages), indent=2, ensure_ascii=False)
+        conv = conversation_to_dict(info, messages)
+        if hasattr(store, "load_attachments"):
+            conv.update(attachments_to_json(store, info.id))  # type: ignore[arg-type]  # a Store: it has them all
+        text = json.dumps(conv, indent=2, ensure_ascii=False)
         # JSON strings never hold a raw newline, so re-indenting by lines is exact.
         out.write("    " + text.replace("\n", "\n    "))
         out.write(",\n" if i < len(infos) - 1 else "\n")

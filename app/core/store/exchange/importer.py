@@ -13,6 +13,8 @@ from typing import Protocol
 from app.core.base.i18n import translate
 from app.core.base.limits import MAX_MESSAGE_CHARS
 from app.core.conversation.model import Message
+from app.core.store.attachments import AttachmentContent
+from app.core.store.exchange.attachments_json import ParsedAttachments
 from app.core.store.exchange.export_json import StoreReader
 from app.core.store.exchange.validate import ParsedConversation, parse_export
 from app.core.store.rows import ConversationInfo
@@ -64,7 +66,12 @@ def _as_copy(conv: ParsedConversation) -> ParsedConversation:
     ]
     leaf = conv.info.current_leaf
     info = dataclasses.replace(conv.info, id=uuid.uuid4().hex, current_leaf=new[leaf] if leaf else None)
-    return ParsedConversation(info, messages, [new[m] for m in conv.cut])
+    attached = ParsedAttachments(
+        [(new[mid], dataclasses.replace(c, attachment=dataclasses.replace(c.attachment, id=uuid.uuid4().hex)))
+         for mid, c in conv.attachments.items],
+        {new[mid]: items for mid, items in conv.attachments.sources.items()},
+    )
+    return ParsedConversation(info, messages, [new[m] for m in conv.cut], attached)
 
 
 def import_json(store: StoreWriter, text: str) -> ImportResult:
@@ -91,6 +98,7 @@ def import_parsed(store: StoreWriter, parsed: Sequence[ParsedConversation]) -> I
                 conv = copy
             store.create_conversation(conv.info)
             store.add_messages(conv.id, conv.messages)  # keeps updated_at as given
+            _add_attachments(store, conv)
             ids.append(conv.id)
             n_messages += len(conv.messages)
     return ImportResult(
@@ -98,6 +106,20 @@ def import_parsed(store: StoreWriter, parsed: Sequence[ParsedConversation]) -> I
         titles=tuple(c.title for c in parsed), message_counts=tuple(len(c.messages) for c in parsed),
         notices=tuple(notices),
     )
+
+
+def _add_attachments(store: StoreWriter, conv: ParsedConversation) -> None:
+    """The conversation's attachments (by message, in order) and its replies' sources."""
+    save = getattr(store, "save_attachments", None)
+    if save is None:
+        return
+    by_message: dict[str, list[AttachmentContent]] = {}
+    for message_id, content in conv.attachments.items:
+        by_message.setdefault(message_id, []).append(content)
+    for message_id, items in by_message.items():
+        save(conv.id, message_id, items)
+    for reply_id, sources in conv.attachments.sources.items():
+        store.save_sources(conv.id, reply_id, sources)  # type: ignore[attr-defined]  # it has save_attachments
 
 
 def _cut_notice(conv: ParsedConversation) -> str:

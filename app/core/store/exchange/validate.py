@@ -14,6 +14,7 @@ from typing import Any
 from app.core.base.i18n import translate
 from app.core.base.limits import CUT_MARK, MAX_MESSAGE_CHARS, MAX_TITLE_CHARS
 from app.core.conversation.model import DEFAULT_SYSTEM_PROMPT, Message, MessageMeta, MessageStatus, Role
+from app.core.store.exchange.attachments_json import AttachmentsFormatError, ParsedAttachments, parse_attachments
 from app.core.store.exchange.errors import ImportFormatError
 from app.core.store.exchange.export_json import FORMAT_NAME, FORMAT_VERSION
 from app.core.store.exchange.locate import JsonPath, line_column, locate
@@ -224,6 +225,8 @@ class ParsedConversation:
     info: ConversationInfo
     messages: list[Message]
     cut: list[str] = field(default_factory=list)
+    #: Its attachments and replies' sources (format version 2; empty for version 1).
+    attachments: ParsedAttachments = field(default_factory=ParsedAttachments)
 
     @property
     def id(self) -> str:
@@ -359,7 +362,11 @@ def _parse_conversation(raw: Any, path: JsonPath, seen_messages: dict[str, JsonP
         id=conv_id, title=title, created_at=float(created_at), updated_at=float(updated_at), pinned=pinned,
         model=model, system_prompt=system_prompt, params=params, current_leaf=leaf,
     )
-    return ParsedConversation(info, _parents_first(messages), cut)
+    try:
+        attached = parse_attachments(r.obj, set(where))
+    except AttachmentsFormatError as e:
+        raise _Invalid(path + e.path, e.problem) from e
+    return ParsedConversation(info, _parents_first(messages), cut, attached)
 
 
 def _no_such_message(message_id: Any) -> str:
@@ -378,7 +385,7 @@ def _parse_document(doc: Any) -> list[ParsedConversation]:
     if "version" not in top.obj:
         raise _Invalid((), translate("Exchange", 'missing the required field "{key}"').format(key="version"))
     if not (_is_number(version) and float(version).is_integer() and version >= 1):
-        raise _expected(("version",), translate("Exchange", "a format version (1)"), version)
+        raise _expected(("version",), translate("Exchange", "a format version (1 or 2)"), version)
     if version > FORMAT_VERSION:
         raise _Invalid(("version",), translate(
             "Exchange", "this file was written by a newer Rill (format version {version}); "

@@ -1,0 +1,162 @@
+"""The window's attachments: the service, the sending hook, and the window's
+ways in and out (the attach button, drops and pastes, the chips above the
+message box, the sources of the last reply).
+
+``AttachmentWiring`` creates the ``AttachmentService`` (its store is the
+window's ``StoreService``), hands the ``AttachmentSending`` hook to the
+conversation controller, puts the paperclip at the start of the composer's
+row and the chip tray, the conversation's files and the last reply's sources
+above the text (``ComposerCard``'s slots), takes pasted files and images
+(``PromptEdit.file_paste``), and asks the store about each conversation shown
+(its attachments and its replies' sources).
+
+Threading rule: GUI thread only. A pasted image is written to a file on a
+background call (encoding a screenshot takes longer than a frame).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from PyQt6.QtCore import QMimeData, QObject
+from PyQt6.QtGui import QImage
+
+from app.core.attachments.record import Attachment
+from app.core.base.settings import data_dir
+from app.core.conversation.model import Conversation, Role
+from app.ui.attachments.button import AttachButton
+from app.ui.attachments.files import ConversationFiles
+from app.ui.attachments.sending import AttachmentSending
+from app.ui.attachments.service import AttachmentService
+from app.ui.attachments.sources import SourcesStrip
+from app.ui.attachments.tray import ChipTray
+from app.ui.conversation.controller import ChatController
+from app.ui.services.background import BackgroundCalls
+from app.ui.services.model_session import ModelState
+from app.ui.services.store import StoreService
+from app.ui.window.chat_area import ChatArea
+from app.ui.window.drops import local_files
+
+#: Where pasted images are written before they are read (under the data folder).
+PASTED_DIR = "pasted"
+
+
+class AttachmentWiring(QObject):
+    """See the module docstring."""
+
+    def __init__(self, chat: ChatController, store: StoreService, area: ChatArea, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        convs = chat.conversations
+        self.chat = chat
+        self.service = AttachmentService(store, self)
+
+        def context() -> int:
+            info = chat.model_info
+            return info.n_ctx if info is not None else 0
+
+        def ready() -> bool:
+            return convs.session.state == ModelState.READY and convs.consumer.current is None
+
+        self._context = context
+        self.sending = AttachmentSending(
+            self.service, context, lambda conv: convs.reply_settings(conv).params.max_tokens, convs.notify, ready, self)
+        self.sending.can_see_images = self.can_see_images
+        convs.attachments = self.sending
+        self._convs = convs
+        self.button = AttachButton()
+        self.tray = ChipTray(self.service, self.planned, self.can_see_images)
+        self.sources = SourcesStrip()
+        self.files = ConversationFiles()
+        composer = area.composer  # its slots for other features (app.ui.window.composer)
+        composer.add_leading_widget(self.button)
+        composer.set_tray(self.tray)
+        composer.add_tray_widget(self.files)
+        composer.add_tray_widget(self.sources)
+        area.prompt_area.editor.file_paste = self.take_paste
+        self._calls = BackgroundCalls(self)
+        self._connect_signals()
+
+    def _connect_signals(self) -> None:
+        self._convs.conversation_shown.connect(self._on_conversation_shown)
+        self.button.files_chosen.connect(self.attach)
+        self.sending.sources_attached.connect(self.sources.show_sources)
+        self.service.sources_loaded.connect(self._on_sources_loaded)
+        self.service.files_loaded.connect(self._on_files_loaded)
+        self.chat.model_ready.connect(self._on_model_ready)
+
+    def can_see_images(self) -> bool:
+        """Whether the current model is sent images: a model on a server
+        (OpenAI-compatible or Ollama: the server decides whether it can look);
+        a local GGUF model is sent text only."""
+        info = self.chat.model_info
+        return info is not None and info.path.startswith(("http://", "https://"))
+
+    def planned(self) -> list[Attachment]:
+        """The pending attachments with the mode they would get now."""
+        conv = self._convs.conversation
+        reply = self._convs.reply_settings(conv).params.max_tokens
+        return self.service.planned(self._context(), reply, [m.content for m in conv.messages])
+
+    def attach(self, paths: Sequence[str]) -> None:
+        """Attach files to the message being written (button, drop, paste, doctor)."""
+        self.service.add_files(list(paths))
+
+    def take_paste(self, mime: QMimeData) -> bool:
+        """A paste or drop into the message box: local files are attached, an
+        image is written to a file (on a worker) and attached; True when taken."""
+        files = local_files(mime)
+        if files:
+            self.attach(files)
+            return True
+        if mime.hasImage():
+            image = mime.imageData()
+            if isinstance(image, QImage) and not image.isNull():
+                self._attach_image(image.copy())
+                return True
+        return False
+
+    def _attach_image(self, image: QImage) -> None:
+        folder = data_dir() / PASTED_DIR
+        path = folder / f"pasted-{time.strftime('%Y%m%d-%H%M%S')}-{threading.get_ident() % 1000:03d}.png"
+
+        def save(_cancel: threading.Event) -> str:
+            folder.mkdir(parents=True, exist_ok=True)
+            if not image.save(str(path), "PNG"):
+                raise OSError("the pasted image could not be written")
+            return str(path)
+
+        def done(result: Any, error: BaseException | None) -> None:
+            if error is None and isinstance(result, str):
+                self.attach([result])
+            else:
+                self._convs.notify(self.tr("The pasted image could not be attached."), "error")
+
+        self._calls.run(save, done, name="rill-paste-image")
+
+    def _on_model_ready(self, _info: object) -> None:
+        self.button.set_vision(self.can_see_images())
+        self.tray.refresh_modes()
+
+    def _on_conversation_shown(self, conv: Conversation) -> None:
+        self.service.look_up(conv.id)
+        self._show_last_sources(conv)
+        self.files.show_files(self.service.files.get(conv.id, ()))
+
+    def _on_files_loaded(self, conversation_id: str) -> None:
+        if self._convs.conversation.id == conversation_id:
+            self.files.show_files(self.service.files.get(conversation_id, ()))
+
+    def _on_sources_loaded(self, conversation_id: str) -> None:
+        conv = self._convs.conversation
+        if conv.id == conversation_id:
+            self._show_last_sources(conv)
+
+    def _show_last_sources(self, conv: Conversation) -> None:
+        for m in reversed(conv.messages):
+            if m.role == Role.ASSISTANT.value and m.id in self.service.sources:
+                self.sources.show_sources(m.id, self.service.sources[m.id])
+                return
+        self.sources.show_sources("", ())
