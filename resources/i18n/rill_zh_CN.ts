@@ -118,26 +118,226 @@
         <translation>服务器</translation>
     </message>
 </context><context>
+    <name>AttachButton</name>
+    <message>
+        <location filename="../../app/ui/attachments/button.py" line="33" />
+        <source>Attach files</source>
+        <translation>附加文件</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/attachments/button.py" line="41" />
+        <source>Attach files: PDF, DOCX, text, Markdown, code, CSV, JSON, HTML and images</source>
+        <translation>附加文件：PDF、DOCX、文本、Markdown、代码、CSV、JSON、HTML 和图片</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/attachments/button.py" line="43" />
+        <source>Attach files: PDF, DOCX, text, Markdown, code, CSV, JSON and HTML (the current model cannot see images)</source>
+        <translation>附加文件：PDF、DOCX、文本、Markdown、代码、CSV、JSON 和 HTML（当前模型无法识别图片）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/attachments/button.py" line="48" />
+        <source>Attach Files</source>
+        <translation>附加文件</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/attachments/button.py" line="50" />
+        <source>Documents and images ({patterns})</source>
+        <translation>文档和图片（{patterns}）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/attachments/button.py" line="51" />
+        <source>All files (*)</source>
+        <translation>所有文件 (*)</translation>
+    </message>
+</context><context>
     <name>AttachmentChip</name>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="246" />
+        <location filename="../../app/ui/conversation/prompt.py" line="253" />
         <source>Pasted text · {size} · ≈{tokens} tokens</source>
         <translation>粘贴的文本 · {size} · ≈{tokens} 个 token</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="249" />
+        <location filename="../../app/ui/conversation/prompt.py" line="256" />
         <source>Pasted text ({size}, {chars} characters), sent after your message. Begins: “{preview}”</source>
         <translation>粘贴的文本（{size}，{chars} 个字符），将附在你的消息之后发送。开头：“{preview}”</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="265" />
+        <location filename="../../app/ui/conversation/prompt.py" line="272" />
         <source>Remove pasted text ({size})</source>
         <translation>移除粘贴的文本（{size}）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="266" />
+        <location filename="../../app/ui/conversation/prompt.py" line="273" />
         <source>Remove this attachment: it will not be sent</source>
         <translation>移除此附件：它不会被发送</translation>
+    </message>
+</context><context>
+    <name>AttachmentSending</name>
+    <message>
+        <location filename="../../app/ui/attachments/sending.py" line="70" />
+        <source>The attached files are still being read. Send again once they are ready.</source>
+        <translation>附加的文件仍在读取中。读取完成后请再次发送。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/attachments/sending.py" line="92" />
+        <source>The model is not ready any more: the message was not answered.</source>
+        <translation>模型已不再就绪：这条消息没有得到回答。</translation>
+    </message>
+</context><context>
+    <name>AttachmentService</name>
+    <message>
+        <location filename="../../app/ui/attachments/service.py" line="134" />
+        <source>At most {n} files can be attached to one message.</source>
+        <translation>一条消息最多可附加 {n} 个文件。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/attachments/service.py" line="163" />
+        <source>This file could not be read.</source>
+        <translation>无法读取此文件。</translation>
+    </message>
+</context><context>
+    <name>AttachmentWiring</name>
+    <message>
+        <location filename="../../app/ui/window/attachments.py" line="135" />
+        <source>The pasted image could not be attached.</source>
+        <translation>无法附加粘贴的图片。</translation>
+    </message>
+</context><context>
+    <name>Attachments</name>
+    <message>
+        <location filename="../../app/ui/attachments/images.py" line="48" />
+        <location filename="../../app/ui/attachments/images.py" line="45" />
+        <source>This image cannot be read (it is damaged or not an image).</source>
+        <translation>无法读取此图片（已损坏或不是图片）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/attachments/images.py" line="53" />
+        <source>This image is {w} × {h} pixels: too large to open (at most {max} million pixels). Scale it down first.</source>
+        <translation>此图片为 {w} × {h} 像素：太大，无法打开（最多 {max} 百万像素）。请先缩小它。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/attachments/images.py" line="60" />
+        <source>This image cannot be read: {reason}.</source>
+        <translation>无法读取此图片：{reason}。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/attachments/pdf.py" line="72" />
+        <location filename="../../app/core/attachments/textfile.py" line="67" />
+        <location filename="../../app/core/attachments/docx.py" line="107" />
+        <location filename="../../app/core/attachments/extract.py" line="42" />
+        <source>Reading was cancelled.</source>
+        <translation>已取消读取。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/attachments/extract.py" line="48" />
+        <source>{name} is no longer there (it was moved or deleted).</source>
+        <translation>{name} 已不存在（已被移动或删除）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/attachments/extract.py" line="71" />
+        <source>{name} is a folder; attach the files in it instead.</source>
+        <translation>{name} 是一个文件夹；请改为附加其中的文件。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/attachments/extract.py" line="74" />
+        <source>This file is {size}; files up to {limit} can be attached.</source>
+        <translation>此文件大小为 {size}；可附加的文件最大为 {limit}。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/attachments/extract.py" line="83" />
+        <source>Rill cannot read this kind of file.</source>
+        <translation>Rill 无法读取这种文件。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/attachments/extract.py" line="96" />
+        <source>This file could not be read ({error}).</source>
+        <translation>无法读取此文件（{error}）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/attachments/extract.py" line="99" />
+        <source>This file holds no text.</source>
+        <translation>此文件不含文本。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/attachments/extract.py" line="104" />
+        <source>{name} cannot be opened: {reason}.</source>
+        <translation>无法打开 {name}：{reason}。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/attachments/extract.py" line="114" />
+        <source>PDF files cannot be read here.</source>
+        <translation>此处无法读取 PDF 文件。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/attachments/docx.py" line="39" />
+        <source>This file is not a readable DOCX document.</source>
+        <translation>此文件不是可读取的 DOCX 文档。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/attachments/docx.py" line="51" />
+        <source>This DOCX holds {count} parts (at most {limit} are read): it is not a normal document.</source>
+        <translation>此 DOCX 包含 {count} 个部分（最多读取 {limit} 个）：这不是正常的文档。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/attachments/docx.py" line="114" />
+        <source>This DOCX unpacks to more than {limit} of text markup: it is not read (it may be a ZIP bomb).</source>
+        <translation>此 DOCX 解压后的文本标记超过 {limit}：不予读取（它可能是 ZIP 炸弹）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/attachments/textfile.py" line="105" />
+        <location filename="../../app/core/attachments/docx.py" line="120" />
+        <source>Only the first {chars} characters were read.</source>
+        <translation>只读取了前 {chars} 个字符。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/attachments/docx.py" line="124" />
+        <source>This DOCX declares its own XML entities, which Rill does not read.</source>
+        <translation>此 DOCX 声明了自己的 XML 实体，Rill 不读取这些内容。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/attachments/textfile.py" line="69" />
+        <source>This file is not text (it holds binary data), so it cannot be attached as text.</source>
+        <translation>此文件不是文本（含有二进制数据），因此无法作为文本附加。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/attachments/context.py" line="145" />
+        <source>Sources: {list}</source>
+        <translation>来源：{list}</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/attachments/pdf.py" line="47" />
+        <source>This PDF is protected by a password, so its text cannot be read.</source>
+        <translation>此 PDF 受密码保护，因此无法读取其文本。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/attachments/pdf.py" line="51" />
+        <source>This PDF is damaged or not a PDF, so its text cannot be read.</source>
+        <translation>此 PDF 已损坏或不是 PDF，因此无法读取其文本。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/attachments/pdf.py" line="65" />
+        <source>This PDF has no pages.</source>
+        <translation>此 PDF 没有页面。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/attachments/pdf.py" line="79" />
+        <source>Only the first {pages} of {count} pages were read (the text limit was reached).</source>
+        <translation>只读取了 {count} 页中的前 {pages} 页（已达到文本上限）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/attachments/pdf.py" line="84" />
+        <source>Only the first {pages} of {count} pages were read.</source>
+        <translation>只读取了 {count} 页中的前 {pages} 页。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/attachments/pdf.py" line="90" />
+        <source>This PDF has no text layer (it may be scanned), so there is no text to read. Run text recognition (OCR) on it first.</source>
+        <translation>此 PDF 没有文本层（可能是扫描件），因此没有可读取的文本。请先对其进行文字识别（OCR）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/llama/embedder.py" line="47" />
+        <source>The embedding model {name} could not be loaded: {error}</source>
+        <translation>无法加载嵌入模型 {name}：{error}</translation>
     </message>
 </context><context>
     <name>Backend</name>
@@ -194,22 +394,22 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
 请在“模型”菜单中选择模型：GGUF 文件，或服务器（模型 › 服务器…）。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/conversation_controller.py" line="241" />
+        <location filename="../../app/ui/conversation/conversation_controller.py" line="265" />
         <source>Rill is still answering in “{title}”. Stop it (Esc) or wait, then try again.</source>
         <translation>Rill 仍在“{title}”中回复。请先停止（Esc）或等待其完成，然后重试。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/conversation_controller.py" line="245" />
+        <location filename="../../app/ui/conversation/conversation_controller.py" line="269" />
         <source>Rill is still answering in “another conversation”. Stop it (Esc) or wait, then try again.</source>
         <translation>Rill 仍在另一个对话中回复。请先停止（Esc）或等待其完成，然后重试。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/conversation_controller.py" line="317" />
+        <location filename="../../app/ui/conversation/conversation_controller.py" line="353" />
         <source>Message deleted</source>
         <translation>已删除消息</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../app/ui/conversation/conversation_controller.py" line="319" />
+        <location filename="../../app/ui/conversation/conversation_controller.py" line="355" />
         <source>%n messages deleted</source>
         <translation>
             <numerusform>已删除 %n 条消息</numerusform>
@@ -304,12 +504,12 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>正在读取你的消息… {done} / {total} 个词元</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/view.py" line="168" />
+        <location filename="../../app/ui/conversation/view.py" line="169" />
         <source>Conversation</source>
         <translation>对话</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/view.py" line="170" />
+        <location filename="../../app/ui/conversation/view.py" line="171" />
         <source>The messages of this conversation. Each message's actions (Copy, Edit, Regenerate, Delete…) show as buttons under it; the menu key (Shift+F10) lists them by name for the message last clicked, or for the last message.</source>
         <translation>此对话的消息。每条消息的操作（复制、编辑、重新生成、删除…）以按钮形式显示在其下方；菜单键（Shift+F10）按名称列出最后点击的消息或最后一条消息的操作。</translation>
     </message>
@@ -422,6 +622,13 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>删除</translation>
     </message>
 </context><context>
+    <name>ChipTray</name>
+    <message>
+        <location filename="../../app/ui/attachments/tray.py" line="38" />
+        <source>Attached files</source>
+        <translation>附加的文件</translation>
+    </message>
+</context><context>
     <name>ContextMeter</name>
     <message>
         <location filename="../../app/ui/window/context_meter.py" line="44" />
@@ -453,6 +660,33 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <source>{usage} Over the limit, the model no longer sees the earlier messages (Settings chooses which).</source>
         <extracomment>{usage} is the sentence before (how much of the context is used).</extracomment>
         <translation>{usage}已超出上限，模型将看不到较早的消息（具体舍弃哪些由设置决定）。</translation>
+    </message>
+</context><context>
+    <name>ConversationFiles</name>
+    <message>
+        <location filename="../../app/ui/attachments/files.py" line="34" />
+        <source>{name} (not read)</source>
+        <translation>{name}（未读取）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/attachments/files.py" line="36" />
+        <source>{name} (image)</source>
+        <translation>{name}（图片）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/attachments/files.py" line="38" />
+        <source>{name} (best passages)</source>
+        <translation>{name}（最相关段落）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/attachments/files.py" line="39" />
+        <source>{name} (whole)</source>
+        <translation>{name}（全文）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/attachments/files.py" line="47" />
+        <source>Files in this conversation: {files}</source>
+        <translation>此对话中的文件：{files}</translation>
     </message>
 </context><context>
     <name>ConversationListModel</name>
@@ -621,6 +855,74 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
 </context><context>
     <name>Exchange</name>
     <message>
+        <location filename="../../app/core/store/exchange/attachments_json.py" line="98" />
+        <source>expected {expected}</source>
+        <translation>应为 {expected}</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/store/exchange/validate.py" line="123" />
+        <location filename="../../app/core/store/exchange/attachments_json.py" line="106" />
+        <source>a string</source>
+        <translation>字符串</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/store/exchange/attachments_json.py" line="115" />
+        <source>a whole number, 0 or more</source>
+        <translation>大于或等于 0 的整数</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/store/exchange/validate.py" line="203" />
+        <location filename="../../app/core/store/exchange/validate.py" line="68" />
+        <location filename="../../app/core/store/exchange/attachments_json.py" line="133" />
+        <source>a list</source>
+        <translation>列表</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/store/exchange/attachments_json.py" line="135" />
+        <source>more than {limit} attachments</source>
+        <translation>超过 {limit} 个附件</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/store/exchange/validate.py" line="197" />
+        <location filename="../../app/core/store/exchange/validate.py" line="66" />
+        <location filename="../../app/core/store/exchange/attachments_json.py" line="172" />
+        <location filename="../../app/core/store/exchange/attachments_json.py" line="143" />
+        <source>an object</source>
+        <translation>对象</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/store/exchange/validate.py" line="373" />
+        <location filename="../../app/core/store/exchange/attachments_json.py" line="159" />
+        <location filename="../../app/core/store/exchange/attachments_json.py" line="146" />
+        <source>no message with id {id} in this conversation</source>
+        <translation>此对话中没有 ID 为 {id} 的消息</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/store/exchange/attachments_json.py" line="149" />
+        <source>a list of objects</source>
+        <translation>对象列表</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/store/exchange/attachments_json.py" line="156" />
+        <source>an attachment (an object)</source>
+        <translation>附件（一个对象）</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/store/exchange/attachments_json.py" line="166" />
+        <source>a list of offsets into the text</source>
+        <translation>文本中的偏移量列表</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/store/exchange/attachments_json.py" line="179" />
+        <source>base64 data</source>
+        <translation>base64 数据</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/store/exchange/attachments_json.py" line="182" />
+        <source>This image was too large to import.</source>
+        <translation>此图片太大，无法导入。</translation>
+    </message>
+    <message>
         <location filename="../../app/core/store/exchange/errors.py" line="24" />
         <source>line {line}, column {column}: {path}: {problem}</source>
         <translation>第 {line} 行第 {column} 列：{path}：{problem}</translation>
@@ -631,231 +933,209 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>第 {line} 行第 {column} 列：{problem}</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/export_json.py" line="108" />
+        <location filename="../../app/core/store/exchange/export_json.py" line="115" />
         <source>{prefix} is the start of {count} conversation ids; give more of it</source>
         <translation>{prefix} 是 {count} 个对话 ID 的开头，请提供更完整的 ID</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/export_json.py" line="113" />
+        <location filename="../../app/core/store/exchange/export_json.py" line="120" />
         <source>no conversation with id {id}</source>
         <translation>没有 ID 为 {id} 的对话</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="51" />
+        <location filename="../../app/core/store/exchange/validate.py" line="52" />
         <source>the top level</source>
         <translation>顶层</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="60" />
+        <location filename="../../app/core/store/exchange/validate.py" line="61" />
         <source>the number {value}</source>
         <translation>数字 {value}</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="196" />
-        <location filename="../../app/core/store/exchange/validate.py" line="65" />
-        <source>an object</source>
-        <translation>对象</translation>
-    </message>
-    <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="202" />
-        <location filename="../../app/core/store/exchange/validate.py" line="67" />
-        <source>a list</source>
-        <translation>列表</translation>
-    </message>
-    <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="85" />
+        <location filename="../../app/core/store/exchange/validate.py" line="86" />
         <source>contains {escape}, half of a surrogate pair, which is not a character (the file was damaged or badly encoded)</source>
         <translation>包含 {escape}，它是代理对的一半，不是有效字符（文件已损坏或编码有误）</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="93" />
+        <location filename="../../app/core/store/exchange/validate.py" line="94" />
         <source>expected {expected}, got {got}</source>
         <translation>应为{expected}，实际为{got}</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="103" />
+        <location filename="../../app/core/store/exchange/validate.py" line="104" />
         <source>expected {what} (a JSON object), got {got}</source>
         <translation>应为{what}（JSON 对象），实际为{got}</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="379" />
-        <location filename="../../app/core/store/exchange/validate.py" line="112" />
+        <location filename="../../app/core/store/exchange/validate.py" line="386" />
+        <location filename="../../app/core/store/exchange/validate.py" line="113" />
         <source>missing the required field "{key}"</source>
         <translation>缺少必填字段“{key}”</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="122" />
+        <location filename="../../app/core/store/exchange/validate.py" line="123" />
         <source>a string or null</source>
         <translation>字符串或 null</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="122" />
-        <source>a string</source>
-        <translation>字符串</translation>
-    </message>
-    <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="132" />
+        <location filename="../../app/core/store/exchange/validate.py" line="133" />
         <source>expected an id, got an empty string</source>
         <translation>应为 ID，实际为空字符串</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="134" />
+        <location filename="../../app/core/store/exchange/validate.py" line="135" />
         <source>an id may be at most {limit} characters, this one has {length}</source>
         <translation>ID 最多 {limit} 个字符，此 ID 有 {length} 个</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="138" />
+        <location filename="../../app/core/store/exchange/validate.py" line="139" />
         <source>an id may not contain control characters</source>
         <translation>ID 不能包含控制字符</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="149" />
+        <location filename="../../app/core/store/exchange/validate.py" line="150" />
         <source>a number or null</source>
         <translation>数字或 null</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="149" />
+        <location filename="../../app/core/store/exchange/validate.py" line="150" />
         <source>a number</source>
         <translation>数字</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="152" />
+        <location filename="../../app/core/store/exchange/validate.py" line="153" />
         <source>this number is out of range</source>
         <translation>该数字超出范围</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="154" />
+        <location filename="../../app/core/store/exchange/validate.py" line="155" />
         <source>expected a number ≥ {minimum}, got {value}</source>
         <translation>应为 ≥ {minimum} 的数字，实际为 {value}</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="164" />
+        <location filename="../../app/core/store/exchange/validate.py" line="165" />
         <source>a whole number</source>
         <translation>整数</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="166" />
+        <location filename="../../app/core/store/exchange/validate.py" line="167" />
         <source>expected a whole number ≥ {minimum}, got {value}</source>
         <translation>应为 ≥ {minimum} 的整数，实际为 {value}</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="169" />
+        <location filename="../../app/core/store/exchange/validate.py" line="170" />
         <source>the number {value} is out of range</source>
         <translation>数字 {value} 超出范围</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="178" />
+        <location filename="../../app/core/store/exchange/validate.py" line="179" />
         <source>true or false</source>
         <translation>true 或 false</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="186" />
+        <location filename="../../app/core/store/exchange/validate.py" line="187" />
         <source>{choices} or {last}</source>
         <translation>{choices} 或 {last}</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="241" />
+        <location filename="../../app/core/store/exchange/validate.py" line="244" />
         <source>the reply's facts</source>
         <translation>回复的元数据</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="273" />
+        <location filename="../../app/core/store/exchange/validate.py" line="276" />
         <source>a conversation</source>
         <translation>对话</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="299" />
+        <location filename="../../app/core/store/exchange/validate.py" line="302" />
         <source>a message</source>
         <translation>消息</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="304" />
+        <location filename="../../app/core/store/exchange/validate.py" line="307" />
         <source>duplicate message id {id} (also used by {other})</source>
         <translation>消息 ID {id} 重复（{other} 也使用了它）</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="330" />
+        <location filename="../../app/core/store/exchange/validate.py" line="333" />
         <source>a message cannot be its own parent</source>
         <translation>消息不能是自己的父消息</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="334" />
+        <location filename="../../app/core/store/exchange/validate.py" line="337" />
         <source>{id} is a message of another conversation ({conversation}), not of this one</source>
         <translation>{id} 是另一个对话（{conversation}）中的消息，不属于此对话</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="350" />
+        <location filename="../../app/core/store/exchange/validate.py" line="353" />
         <source>the parent links form a cycle ({ids}); every message must lead back to a first message</source>
         <translation>父消息链接形成了循环（{ids}）；每条消息都必须能追溯到一条起始消息</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="366" />
-        <source>no message with id {id} in this conversation</source>
-        <translation>此对话中没有 ID 为 {id} 的消息</translation>
-    </message>
-    <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="370" />
+        <location filename="../../app/core/store/exchange/validate.py" line="377" />
         <source>a Rill export</source>
         <translation>Rill 导出文件</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="372" />
+        <location filename="../../app/core/store/exchange/validate.py" line="379" />
         <source>not a Rill export: missing "format": "{format}"</source>
         <translation>不是 Rill 导出文件：缺少 "format": "{format}"</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="381" />
-        <source>a format version (1)</source>
-        <translation>格式版本号（1）</translation>
+        <location filename="../../app/core/store/exchange/validate.py" line="388" />
+        <source>a format version (1 or 2)</source>
+        <translation>格式版本（1 或 2）</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="383" />
+        <location filename="../../app/core/store/exchange/validate.py" line="390" />
         <source>this file was written by a newer Rill (format version {version}); this Rill reads version {known}: update Rill to import it</source>
         <translation>此文件由较新版本的 Rill 写入（格式版本 {version}）；当前 Rill 只能读取版本 {known}：请更新 Rill 后再导入</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="395" />
+        <location filename="../../app/core/store/exchange/validate.py" line="402" />
         <source>duplicate conversation id {id} (also used by {other})</source>
         <translation>对话 ID {id} 重复（{other} 也使用了它）</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="404" />
+        <location filename="../../app/core/store/exchange/validate.py" line="411" />
         <source>{name} is not allowed in JSON</source>
         <translation>JSON 中不允许使用 {name}</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="411" />
+        <location filename="../../app/core/store/exchange/validate.py" line="418" />
         <source>the file is empty (expected a Rill JSON export)</source>
         <translation>文件为空（应为 Rill JSON 导出文件）</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="416" />
+        <location filename="../../app/core/store/exchange/validate.py" line="423" />
         <source>not valid JSON: {error} (this looks like Markdown: only Rill's JSON exports can be imported)</source>
         <translation>不是有效的 JSON：{error}（这看起来是 Markdown 文件：只能导入 Rill 的 JSON 导出文件）</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="425" />
-        <location filename="../../app/core/store/exchange/validate.py" line="419" />
+        <location filename="../../app/core/store/exchange/validate.py" line="432" />
+        <location filename="../../app/core/store/exchange/validate.py" line="426" />
         <source>not valid JSON: {error}</source>
         <translation>不是有效的 JSON：{error}</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="428" />
+        <location filename="../../app/core/store/exchange/validate.py" line="435" />
         <source>not valid JSON: nested too deeply</source>
         <translation>不是有效的 JSON：嵌套层级过深</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/validate.py" line="444" />
+        <location filename="../../app/core/store/exchange/validate.py" line="451" />
         <source>not UTF-8 text (byte {byte}: {reason})</source>
         <translation>不是 UTF-8 文本（第 {byte} 字节：{reason}）</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/importer.py" line="104" />
+        <location filename="../../app/core/store/exchange/importer.py" line="126" />
         <source>(untitled)</source>
         <translation>（无标题）</translation>
     </message>
     <message>
-        <location filename="../../app/core/store/exchange/importer.py" line="105" />
+        <location filename="../../app/core/store/exchange/importer.py" line="127" />
         <source>{count} message(s) of “{title}” were longer than {limit} characters, the most Rill keeps in a message: each was cut to that length (it ends with “[…]”).</source>
         <translation>“{title}”中有 {count} 条消息超过 {limit} 个字符（Rill 单条消息保留的上限）：每条都已截断到该长度（以“[…]”结尾）。</translation>
     </message>
@@ -1018,6 +1298,83 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <location filename="../../app/ui/dialogs/export_process.py" line="145" />
         <source>the exporter could not be started</source>
         <translation>无法启动导出程序</translation>
+    </message>
+</context><context>
+    <name>FileChip</name>
+    <message>
+        <location filename="../../app/ui/attachments/chips.py" line="51" />
+        <source>Remove this file: it will not be sent</source>
+        <translation>移除此文件：它将不会被发送</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/attachments/chips.py" line="84" />
+        <source>{name} · reading… {percent} %</source>
+        <translation>{name} · 正在读取… {percent} %</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/attachments/chips.py" line="86" />
+        <source>{name} · {error}</source>
+        <translation>{name} · {error}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/attachments/chips.py" line="89" />
+        <source>image</source>
+        <translation>图片</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/attachments/chips.py" line="89" />
+        <source>this model cannot see images</source>
+        <translation>此模型无法识别图片</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../app/ui/attachments/chips.py" line="92" />
+        <source>%n page(s)</source>
+        <translation><numerusform>%n 页</numerusform></translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/attachments/chips.py" line="93" />
+        <source>≈{tokens} tokens</source>
+        <translation>≈{tokens} 个词元</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/attachments/chips.py" line="95" />
+        <source>whole</source>
+        <translation>全文</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/attachments/chips.py" line="97" />
+        <source>best passages (keyword search)</source>
+        <translation>最相关段落（关键词搜索）</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/attachments/chips.py" line="105" />
+        <source>Reading {name}… Click × to cancel.</source>
+        <translation>正在读取 {name}… 点击 × 取消。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/attachments/chips.py" line="110" />
+        <source>The current model cannot see images: this image will not be sent to it.</source>
+        <translation>当前模型无法识别图片：此图片不会发送给它。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/attachments/chips.py" line="111" />
+        <source>Sent to the model as an image. Click to preview.</source>
+        <translation>作为图片发送给模型。点击预览。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/attachments/chips.py" line="113" />
+        <source>Too long for what the context has left: each question gets the passages that match it best, with their page. Click to preview.</source>
+        <translation>超出上下文剩余空间：每个问题会获得与之最匹配的段落及其页码。点击预览。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/attachments/chips.py" line="115" />
+        <source>Sent whole with your message. Click to preview.</source>
+        <translation>随消息完整发送。点击预览。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/attachments/chips.py" line="126" />
+        <source>Remove {name}</source>
+        <translation>移除 {name}</translation>
     </message>
 </context><context>
     <name>FindBar</name>
@@ -2056,24 +2413,24 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
 </context><context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../app/ui/window/drops.py" line="80" />
+        <location filename="../../app/ui/window/drops.py" line="93" />
         <source>{name} is not a model: Rill opens .gguf model files.</source>
         <translation>{name} 不是模型：Rill 只能打开 .gguf 模型文件。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/drops.py" line="83" />
+        <location filename="../../app/ui/window/drops.py" line="96" />
         <source>That is not a model: Rill opens .gguf model files.</source>
         <translation>这不是模型：Rill 只能打开 .gguf 模型文件。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../app/ui/window/drops.py" line="98" />
+        <location filename="../../app/ui/window/drops.py" line="115" />
         <source>Opening {name}… (%n more added to Model › Manage Models…)</source>
         <translation>
             <numerusform>正在打开 {name}…（另有 %n 个已添加到“模型 › 管理模型…”）</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/drops.py" line="102" />
+        <location filename="../../app/ui/window/drops.py" line="119" />
         <source>Opening {name}…</source>
         <translation>正在打开 {name}…</translation>
     </message>
@@ -2128,7 +2485,7 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
     <message>
         <location filename="../../app/ui/window/library_wiring.py" line="209" />
         <location filename="../../app/ui/window/library_wiring.py" line="109" />
-        <location filename="../../app/ui/window/main_window.py" line="239" />
+        <location filename="../../app/ui/window/main_window.py" line="241" />
         <location filename="../../app/ui/window/quit_guard.py" line="156" />
         <source>New chat</source>
         <translation>新对话</translation>
@@ -2139,52 +2496,52 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>撤销</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="240" />
+        <location filename="../../app/ui/window/main_window.py" line="242" />
         <source>{title} — Rill</source>
         <translation>{title} — Rill</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="263" />
+        <location filename="../../app/ui/window/main_window.py" line="265" />
         <source>Conversation copied as Markdown</source>
         <translation>已将对话复制为 Markdown</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="266" />
+        <location filename="../../app/ui/window/main_window.py" line="268" />
         <source>Code copied</source>
         <translation>已复制代码</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="266" />
+        <location filename="../../app/ui/window/main_window.py" line="268" />
         <source>Message copied</source>
         <translation>已复制消息</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="266" />
+        <location filename="../../app/ui/window/main_window.py" line="268" />
         <source>Copied</source>
         <translation>已复制</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="299" />
+        <location filename="../../app/ui/window/main_window.py" line="301" />
         <source>Open Model</source>
         <translation>打开模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="299" />
+        <location filename="../../app/ui/window/main_window.py" line="301" />
         <source>GGUF models (*.gguf);;All files (*)</source>
         <translation>GGUF 模型 (*.gguf);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="322" />
+        <location filename="../../app/ui/window/main_window.py" line="324" />
         <source>Models</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="323" />
+        <location filename="../../app/ui/window/main_window.py" line="325" />
         <source>Choose the model: local files, servers' models, Get More Models…</source>
         <translation>选择模型：本地文件、服务器的模型、获取更多模型…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="324" />
+        <location filename="../../app/ui/window/main_window.py" line="326" />
         <source>Choose the model</source>
         <translation>选择模型</translation>
     </message>
@@ -2400,22 +2757,22 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>正在导出… {percent}%</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/queued.py" line="58" />
+        <location filename="../../app/ui/window/queued.py" line="60" />
         <source>Queued: {text}</source>
         <translation>排队中：{text}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/queued.py" line="63" />
+        <location filename="../../app/ui/window/queued.py" line="65" />
         <source>Queued message: {text}</source>
         <translation>排队的消息：{text}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/queued.py" line="64" />
+        <location filename="../../app/ui/window/queued.py" line="66" />
         <source>Edit the queued message</source>
         <translation>编辑排队的消息</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/queued.py" line="65" />
+        <location filename="../../app/ui/window/queued.py" line="67" />
         <source>Remove the queued message</source>
         <translation>移除排队的消息</translation>
     </message>
@@ -3143,56 +3500,63 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>未知的溢出策略 {value}：请使用 {policies} 之一。</translation>
     </message>
 </context><context>
+    <name>PreviewDialog</name>
+    <message>
+        <location filename="../../app/ui/attachments/preview.py" line="45" />
+        <source>[… {n} more characters]</source>
+        <translation>[… 还有 {n} 个字符]</translation>
+    </message>
+</context><context>
     <name>PromptArea</name>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="294" />
+        <location filename="../../app/ui/conversation/prompt.py" line="301" />
         <source>Message composer</source>
         <translation>消息输入框</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="307" />
+        <location filename="../../app/ui/conversation/prompt.py" line="314" />
         <source>Attachments</source>
         <translation>附件</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="308" />
+        <location filename="../../app/ui/conversation/prompt.py" line="315" />
         <source>Pasted text sent with your message</source>
         <translation>随消息一起发送的粘贴文本</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="318" />
+        <location filename="../../app/ui/conversation/prompt.py" line="325" />
         <source>Message too long</source>
         <translation>消息过长</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="320" />
+        <location filename="../../app/ui/conversation/prompt.py" line="327" />
         <source>Tokens are estimated without the model's tokenizer; the real count differs a little.</source>
         <translation>token 数是估算值（未使用模型的分词器），与实际数量会略有出入。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="457" />
+        <location filename="../../app/ui/conversation/prompt.py" line="464" />
         <source>This message is about {tokens} tokens; the model's context holds {limit}. Send a shorter message.</source>
         <translation>这条消息约有 {tokens} 个 token，而模型的上下文只能容纳 {limit} 个。请发送更短的消息。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="462" />
+        <location filename="../../app/ui/conversation/prompt.py" line="469" />
         <source>This message is about {tokens} tokens; the model's context holds {limit}. Remove the attachment or send a shorter part.</source>
         <translation>这条消息约有 {tokens} 个 token，而模型的上下文只能容纳 {limit} 个。请移除附件，或只发送其中较短的一部分。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="467" />
+        <location filename="../../app/ui/conversation/prompt.py" line="474" />
         <source>This message is about {tokens} tokens; the model's context holds {limit}. Remove an attachment or send a shorter part.</source>
         <translation>这条消息约有 {tokens} 个 token，而模型的上下文只能容纳 {limit} 个。请移除某个附件，或只发送其中较短的一部分。</translation>
     </message>
 </context><context>
     <name>PromptEdit</name>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="127" />
+        <location filename="../../app/ui/conversation/prompt.py" line="130" />
         <source>Message</source>
         <translation>消息</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="129" />
+        <location filename="../../app/ui/conversation/prompt.py" line="132" />
         <source>Type your message. Enter sends it, Shift+Enter starts a new line. Long pasted text becomes an attachment above the box.</source>
         <translation>输入消息。按 Enter 发送，按 Shift+Enter 换行。粘贴的长文本会变成附件，显示在输入框上方。</translation>
     </message>
@@ -3284,7 +3648,7 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>{server} 在回复过程中关闭了连接，回复未完成。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/base.py" line="365" />
+        <location filename="../../app/core/backends/remote/base.py" line="374" />
         <location filename="../../app/core/backends/remote/errors.py" line="115" />
         <source>{server} closed the connection before the reply was complete.</source>
         <translation>{server} 在回复完成前关闭了连接。</translation>
@@ -3451,57 +3815,57 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>{server}：{problem}</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/base.py" line="203" />
+        <location filename="../../app/core/backends/remote/base.py" line="212" />
         <source>{server} does not list its models.</source>
         <translation>{server} 未提供模型列表。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/base.py" line="207" />
+        <location filename="../../app/core/backends/remote/base.py" line="216" />
         <source>{server} offers no model. Load one in the server, or name one in Model › Servers….</source>
         <translation>{server} 没有可用的模型。请在服务器中加载一个模型，或在“模型 › 服务器…”中指定模型。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/base.py" line="212" />
+        <location filename="../../app/core/backends/remote/base.py" line="221" />
         <source>{server} does not list the model {model}; it lists: {models}.</source>
         <translation>{server} 的模型列表中没有 {model}；列出的模型有：{models}。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/base.py" line="223" />
+        <location filename="../../app/core/backends/remote/base.py" line="232" />
         <source>the server's</source>
         <translation>由服务器提供</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/base.py" line="243" />
+        <location filename="../../app/core/backends/remote/base.py" line="252" />
         <source>the model list is not JSON (is the server kind right?)</source>
         <translation>模型列表不是 JSON（服务器类型是否正确？）</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/base.py" line="248" />
+        <location filename="../../app/core/backends/remote/base.py" line="257" />
         <source>the model list has an unexpected shape (is the server kind right?)</source>
         <translation>模型列表的结构不符合预期（服务器类型是否正确？）</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/base.py" line="360" />
+        <location filename="../../app/core/backends/remote/base.py" line="369" />
         <source>{server} ended the reply without sending anything. The conversation may be longer than the server's context window: start a new chat or shorten the message.</source>
         <translation>{server} 未发送任何内容就结束了回复。对话可能超出了服务器的上下文窗口：请新建对话或缩短消息。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/base.py" line="397" />
+        <location filename="../../app/core/backends/remote/base.py" line="406" />
         <source>a malformed JSON event: {text}</source>
         <translation>格式错误的 JSON 事件：{text}</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/base.py" line="399" />
+        <location filename="../../app/core/backends/remote/base.py" line="408" />
         <source>a malformed JSON line: {text}</source>
         <translation>格式错误的 JSON 行：{text}</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/base.py" line="401" />
+        <location filename="../../app/core/backends/remote/base.py" line="410" />
         <source>a malformed JSON reply: {text}</source>
         <translation>格式错误的 JSON 回复：{text}</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/base.py" line="416" />
+        <location filename="../../app/core/backends/remote/base.py" line="425" />
         <source>the reply is not a stream ({content_type}); is the URL that of the API, and the server kind right?</source>
         <translation>回复不是流式输出（{content_type}）；URL 是否为 API 地址，服务器类型是否正确？</translation>
     </message>
@@ -3516,7 +3880,7 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>回复既不是流式输出，也不是对话补全（chat completion）</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/ollama.py" line="64" />
+        <location filename="../../app/core/backends/remote/ollama.py" line="69" />
         <source>a line that is not a JSON object</source>
         <translation>不是 JSON 对象的一行数据</translation>
     </message>
@@ -4552,6 +4916,18 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <location filename="../../app/ui/misc/single_instance.py" line="285" />
         <source>Another Rill (process {pid}) is using this data folder but does not answer; starting anyway.</source>
         <translation>另一个 Rill（进程 {pid}）正在使用此数据文件夹，但没有响应；仍将继续启动。</translation>
+    </message>
+</context><context>
+    <name>SourcesStrip</name>
+    <message>
+        <location filename="../../app/ui/attachments/sources.py" line="62" />
+        <source>Sources:</source>
+        <translation>来源：</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/attachments/sources.py" line="63" />
+        <source>Sources: {list}</source>
+        <translation>来源：{list}</translation>
     </message>
 </context><context>
     <name>Store</name>

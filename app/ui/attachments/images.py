@@ -37,8 +37,8 @@ class ScaledImage:
     original: tuple[int, int]
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("Attachments", text)
+def _unreadable() -> str:
+    return QCoreApplication.translate("Attachments", "This image cannot be read (it is damaged or not an image).")
 
 
 def read_image(path: str, max_side: int = MAX_SIDE) -> ScaledImage:
@@ -46,22 +46,24 @@ def read_image(path: str, max_side: int = MAX_SIDE) -> ScaledImage:
     reader = QImageReader(path)
     reader.setAutoTransform(True)
     if not reader.canRead():
-        raise AttachmentError(_tr("This image cannot be read (it is damaged or not an image)."))
+        raise AttachmentError(_unreadable())
     size = reader.size()
     if not size.isValid() or size.isEmpty():
-        raise AttachmentError(_tr("This image cannot be read (it is damaged or not an image)."))
+        raise AttachmentError(_unreadable())
     w, h = size.width(), size.height()
     scale = min(1.0, max_side / max(w, h))
     target = QSize(max(1, round(w * scale)), max(1, round(h * scale)))
     if w * h > limits.MAX_IMAGE_PIXELS and not reader.supportsOption(QImageIOHandler.ImageOption.ScaledSize):
-        raise AttachmentError(_tr("This image is {w} × {h} pixels: too large to open (at most {max} million "
-                                  "pixels). Scale it down first.").format(
+        raise AttachmentError(QCoreApplication.translate(
+            "Attachments", "This image is {w} × {h} pixels: too large to open (at most {max} million "
+            "pixels). Scale it down first.").format(
             w=f"{w:,}", h=f"{h:,}", max=limits.MAX_IMAGE_PIXELS // 1_000_000))
     if scale < 1.0:
         reader.setScaledSize(target)
     image = reader.read()
     if image.isNull():
-        raise AttachmentError(_tr("This image cannot be read: {reason}.").format(reason=reader.errorString()))
+        raise AttachmentError(QCoreApplication.translate(
+            "Attachments", "This image cannot be read: {reason}.").format(reason=reader.errorString()))
     if image.width() > max_side or image.height() > max_side:  # a reader that ignored the scaled size
         image = image.scaled(target.width(), target.height())
     alpha = image.hasAlphaChannel()
