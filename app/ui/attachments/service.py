@@ -3,7 +3,8 @@ what each question's prompt gets from a conversation's attachments.
 
 ``AttachmentService.add_files(paths)`` gives each file a chip at once
 (``attachment_added``: its name, "reading…"), then reads it on a background
-call: the core's ``extract`` (QtPdf for PDFs, on the worker), chunking, an
+call: the core's ``extract`` and chunking in a child process (QtPdf for PDFs;
+``reading_process``), an
 image scaled by ``images.read_image``. ``attachment_read`` follows with the
 result (or its error); ``remove`` cancels a read still running.
 
@@ -41,9 +42,7 @@ from typing import Any
 
 from PyQt6.QtCore import QObject, pyqtSignal
 
-from app.core.attachments.chunking import chunk
 from app.core.attachments.context import Source
-from app.core.attachments.extract import extract
 from app.core.attachments.plan import Budget, PromptPlan, conversation_tokens, decide_new_modes
 from app.core.attachments.record import Attachment, AttachmentError, AttachmentKind
 from app.core.backends.base import BackendError
@@ -52,7 +51,7 @@ from app.core.base import limits
 from app.core.store import Store, StoreError
 from app.core.store.attachments import AttachmentContent
 from app.ui.attachments.images import IMAGE_TOKENS, read_image
-from app.ui.attachments.pdf_reader import open_pdf
+from app.ui.attachments.reading_process import read_out_of_process
 from app.ui.services.background import BackgroundCalls
 from app.ui.services.store import StoreService
 
@@ -67,7 +66,7 @@ def read_attachment(
 ) -> AttachmentContent:
     """Read one file completely (a worker thread): text and chunks (with their
     vectors when an embedding model is set), or a scaled image."""
-    att, extracted = extract(path, pdf_opener=open_pdf, cancel=cancel, progress=progress)
+    att, extracted, chunks = read_out_of_process(path, cancel, progress)  # its GIL is not the window's
     if not att.ok:
         return AttachmentContent(att)
     if att.kind is AttachmentKind.IMAGE:
@@ -77,7 +76,6 @@ def read_attachment(
             return AttachmentContent(att.failed(str(e)))
         return AttachmentContent(replace(att, tokens=IMAGE_TOKENS, pages=1), image=image.data, mime=image.mime)
     assert extracted is not None
-    chunks = tuple(chunk(extracted))
     if embedder is None or not chunks:
         return AttachmentContent(att, extracted, chunks)
     try:
