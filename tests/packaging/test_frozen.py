@@ -192,8 +192,9 @@ def test_bundle_contents_are_lean(bundle: Path) -> None:
     forbidden = sorted(str(p.relative_to(bundle)) for p in files if FORBIDDEN.search("/" + str(p.relative_to(bundle))))
     assert not forbidden, f"unwanted files in the bundle: {forbidden[:20]}"
     qt_modules = sorted(p.name.split(".")[0] for p in (INTERNAL / "PyQt6").glob("Qt*.so"))
-    # QtNetwork: one Rill per data dir (QLocalServer); QtSvg: formula images (app/ui/misc/math_images.py)
-    assert qt_modules == ["QtCore", "QtGui", "QtNetwork", "QtSvg", "QtWidgets"]
+    # QtNetwork: one Rill per data dir (QLocalServer); QtSvg: formula images (app/ui/misc/math_images.py);
+    # QtPdf: attached PDFs (app/ui/attachments/pdf_reader.py); QtPrintSupport: File › Print…
+    assert qt_modules == ["QtCore", "QtGui", "QtNetwork", "QtPdf", "QtPrintSupport", "QtSvg", "QtWidgets"]
     platforms = {p.name for p in (INTERNAL / "PyQt6" / "Qt6" / "plugins" / "platforms").iterdir()}
     assert {"libqoffscreen.so", "libqxcb.so", "libqwayland.so"} <= platforms
     assert (INTERNAL / "PyQt6" / "Qt6" / "plugins" / "iconengines" / "libqsvgicon.so").is_file()

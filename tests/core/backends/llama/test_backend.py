@@ -10,7 +10,7 @@ import contextlib
 import logging
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -142,8 +142,8 @@ def test_cancel_during_prompt_evaluation(
     abortable = backend._abortable
 
     @contextlib.contextmanager
-    def cancelling_abortable(event: threading.Event) -> Iterator[None]:
-        with abortable(event):
+    def cancelling_abortable(event: threading.Event, check: Callable[[], None] | None = None) -> Iterator[None]:
+        with abortable(event, check):
             cancel.set()  # the abort callback is in place: evaluation begins, and is cancelled
             yield
 
