@@ -134,7 +134,8 @@ def test_gated_model_then_the_token_in_the_keyring(qtbot, dialog: GetModelsDialo
     dialog.download_button.click()
     qtbot.waitUntil(lambda: bool(dialog.service.jobs()) and dialog.service.jobs()[0].state == FAILED, timeout=5000)
     row = next(iter(dialog.downloads.rows.values()))
-    assert "token" in row.status.text() and row.resume_button.isVisible()
+    # the job's state is the service's; the row hears of it by a queued signal
+    qtbot.waitUntil(lambda: "token" in row.status.text() and row.resume_button.isVisible(), timeout=5000)
     settings = HubSettingsDialog(dialog)
     qtbot.addWidget(settings)
     settings.token_edit.setText(hub.token)
