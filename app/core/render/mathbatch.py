@@ -84,7 +84,6 @@ class AheadTypesetter:
         self._workers = max(1, min(MAX_WORKERS, workers))
         self._min = min_formulas or MIN_FORMULAS
         self._pool: Executor | None = None
-        self._lock = threading.Lock()
         self.typeset = 0  # formulas typeset by the processes (for tests and the benchmark)
 
     def __enter__(self) -> AheadTypesetter:
@@ -94,22 +93,9 @@ class AheadTypesetter:
         self.close()
 
     def close(self) -> None:
-        with self._lock:
-            pool, self._pool = self._pool, None
+        pool, self._pool = self._pool, None
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
-
-    @property
-    def running(self) -> bool:
-        """Its processes are up."""
-        return self._pool is not None
-
-    def ahead(self, wanted: Iterable[Wanted]) -> int:
-        """Typeset what of ``wanted`` is not cached yet (all of it, or none when
-        there are fewer than ``min_formulas`` (default ``MIN_FORMULAS``) or one
-        core); how many were."""
-        with self._lock:
-            return self._ahead(wanted)
 
     def _drop_pool(self) -> None:
         pool, self._pool = self._pool, None
@@ -117,12 +103,13 @@ class AheadTypesetter:
             pool.shutdown(wait=False, cancel_futures=True)
         self._workers = 1
 
-    def _ahead(self, wanted: Iterable[Wanted]) -> int:
+    def ahead(self, wanted: Iterable[Wanted]) -> int:
+        """Typeset what of ``wanted`` is not cached yet (all of it, or none when
+        there are fewer than ``min_formulas`` (default ``MIN_FORMULAS``) or one
+        core); how many were."""
         todo = [w for w in dict.fromkeys(wanted) if mathsvg.cached_formula(*w) is None]
         todo = todo[: mathsvg.CACHE_SIZE // 2]  # never more than the cache keeps
-        if not todo or self._workers < 2:
-            return 0
-        if len(todo) < self._min:
+        if len(todo) < self._min or self._workers < 2:
             return 0
         if self._pool is None:
             try:

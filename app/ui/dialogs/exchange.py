@@ -91,14 +91,22 @@ def _export_in_process(
     process: ExportProcess | None, fmt: str,
 ) -> None:
     colours = "dark" if fmt == "html" and theme.current().is_dark else "light"
+    _with_database(store, done, QCoreApplication.translate("ExchangeActions", "Export failed: the history is not available"),
+                   None if process is None else lambda db: process.start(db, path, conversation_ids, done, fmt, colours))
 
+
+def _with_database(store: StoreService, done: Callable[[str], None], unavailable: str,
+                   launch: Callable[[Path], bool] | None) -> None:
+    """``launch(database path)`` once every write queued before it has landed
+    (a child process reads the same file); ``done`` says why not when the
+    history is not there or an export already runs."""
     def start(db: Path | None) -> None:
-        if process is None or db is None:
-            done(QCoreApplication.translate("ExchangeActions", "Export failed: the history is not available"))
-        elif not process.start(db, path, conversation_ids, done, fmt, colours):
+        if launch is None or db is None:
+            done(unavailable)
+        elif not launch(db):
             done(QCoreApplication.translate("ExchangeActions", "An export is already running."))
 
-    store.read(lambda s: s.path, start)  # after every write queued before it
+    store.read(lambda s: s.path, start)
 
 
 def print_on(
@@ -122,13 +130,8 @@ def print_on(
             "ExchangeActions", "Printing failed: no printer is set up on this computer (choose Print to File)."))
         return
 
-    def start(db: Path | None) -> None:
-        if db is None:
-            done(QCoreApplication.translate("ExchangeActions", "Printing failed: the history is not available"))
-        elif not process.start_print(db, job.printer, printing.job_arguments(job), conversation_ids, done):
-            done(QCoreApplication.translate("ExchangeActions", "An export is already running."))
-
-    store.read(lambda s: s.path, start)
+    _with_database(store, done, QCoreApplication.translate("ExchangeActions", "Printing failed: the history is not available"),
+                   lambda db: process.start_print(db, job.printer, printing.job_arguments(job), conversation_ids, done))
 
 
 def import_from(store: StoreService, path: Path, done: Callable[[str, bool], None]) -> None:

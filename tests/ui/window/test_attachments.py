@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PyQt6.QtCore import Qt
+from PyQt6.QtCore import QCoreApplication, Qt
 
 from app.core.attachments.record import AttachmentMode
 from app.core.backends.scripted import ScriptedBackend
@@ -234,7 +234,7 @@ def test_removing_a_file_being_read_cancels_its_read(qtbot: Any, make_window: An
         assert service.reading
         service.remove(att.id)
         assert join_background_threads(10.0)
-        qtbot.wait(50)  # a late result would arrive within this
+        QCoreApplication.sendPostedEvents()  # a late result, queued by the finished thread, is delivered now
     assert service.pending == [] and window.attachments.tray.chips == {} and not window.attachments.tray.isVisible()
     assert all(0.0 <= f <= 1.0 for f in progress)
 
