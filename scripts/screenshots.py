@@ -13,6 +13,8 @@ earlier exchange is fixed too. Scenes:
   (search.png), then Settings (settings.png) and Models (models.png).
 * ``hub``: Model › Get More Models… against a fake Hub on 127.0.0.1
   (scripts/screenshots_hub.py): hub.png.
+* ``attachments``: a 300-page PDF and an image attached (attachments.png),
+  then the answer with its source page (sources.png).
 * ``composer``: a new conversation's welcome (empty.png), a long prompt
   being read (progress.png), and a message queued meanwhile (queued.png).
 """
@@ -239,6 +241,48 @@ def composer_scene(out_dir: str) -> int:
     return app.exec()
 
 
+def attachments_scene(out_dir: str) -> int:
+    """A 300-page PDF and a screenshot attached (their chips), then a question
+    answered from the PDF's best passages, with its sources."""
+    import tempfile
+
+    from PyQt6.QtGui import QColor, QImage
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from tests.helpers.pdfs import filler_page, make_pdf
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    files = Path(tempfile.mkdtemp())
+    pages = [filler_page(n) for n in range(1, 301)]
+    pages[216] = pages[216] + ["The audit found that the warehouse in Tromso stores exactly 4,711 crates."]
+    (files / "annual-report.pdf").write_bytes(make_pdf(pages))
+    image = QImage(1280, 800, QImage.Format.Format_RGB32)
+    image.fill(QColor("#3b6ea5"))
+    image.save(str(files / "screenshot.png"))
+    answer = files / "answer.md"
+    answer.write_text("The warehouse in Tromsø stores **4,711 crates** (page 217 of the report).\n", encoding="utf-8")
+    app = make_application()
+    factory = scripted_factory(rate=200, text_file=str(answer))
+    window = create_window(*factory, persist=False)
+    window.resize(980, 700)
+    window.show()
+
+    def on_ready(_info: object) -> None:
+        window.attachments.attach([str(files / "annual-report.pdf"), str(files / "screenshot.png")])
+        window.prompt.setPlainText("How many crates does the warehouse in Tromsø store?")
+        QTimer.singleShot(4000, lambda: (save_shot(window, out / "attachments.png"), ask()))
+
+    def ask() -> None:
+        window.chat.reply_settled.connect(lambda _s: QTimer.singleShot(
+            600, lambda: (save_shot(window, out / "sources.png"), window.close())))
+        window.send_controller.send()
+
+    window.chat.model_ready.connect(on_ready)
+    QTimer.singleShot(60000, app.quit)
+    return app.exec()
+
+
 LIBRARY = [
     ("Plan a three-day trip to Kyoto", "Day 1: Fushimi Inari early, then Gion in the evening."),
     ("Explain Python decorators", "A decorator takes a function and returns a new one that wraps it."),
@@ -353,7 +397,8 @@ if __name__ == "__main__":
     import argparse
 
     parser = argparse.ArgumentParser()
-    parser.add_argument("--scene", default="main", choices=["main", "thinking", "library", "hub", "math", "composer"])
+    parser.add_argument("--scene", default="main", choices=["main", "thinking", "library", "hub", "math", "composer",
+                                                                      "attachments"])
     parser.add_argument("--theme", default="light", choices=["light", "dark"])
     parser.add_argument("--lang", default="en")
     parser.add_argument("out", nargs="?", default="docs/screenshots")
@@ -374,4 +419,6 @@ if __name__ == "__main__":
         sys.exit(math_scene(ns.out, ns.theme))
     if ns.scene == "composer":
         sys.exit(composer_scene(ns.out))
+    if ns.scene == "attachments":
+        sys.exit(attachments_scene(ns.out))
     sys.exit(main(ns.out, ns.theme, ns.lang))

@@ -20,7 +20,7 @@ sleep 1
 # Each scene in a fresh profile: the pictures never show the user's own history.
 for args in "--scene main" "--scene main --theme dark" "--scene main --theme dark --lang zh_CN" \
             "--scene thinking" "--scene library" "--scene hub" "--scene math" "--scene math --theme dark" \
-            "--scene composer"; do
+            "--scene composer" "--scene attachments"; do
   profile="$(mktemp -d)"
   # shellcheck disable=SC2086 # (the scene's options are words)
   DISPLAY="$display" QT_QPA_PLATFORM=xcb XDG_CONFIG_HOME="$profile/config" XDG_DATA_HOME="$profile/data" \

@@ -20,10 +20,11 @@ from dataclasses import replace
 
 from PyQt6.QtCore import Qt, pyqtSignal
 from PyQt6.QtGui import QMouseEvent
-from PyQt6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QWidget
+from PyQt6.QtWidgets import QFrame, QHBoxLayout, QToolButton, QWidget
 
 from app.core.attachments.record import Attachment, AttachmentKind, AttachmentMode
 from app.core.text.tokens_estimate import format_byte_size, format_token_count
+from app.ui.misc.elided import ElidedLabel
 
 
 class FileChip(QFrame):
@@ -41,9 +42,8 @@ class FileChip(QFrame):
         self.reading = True
         self.can_see_images = False
         self._progress = 0.0
-        self.label = QLabel()
+        self.label = ElidedLabel()  # a long name shortens; the tray never widens the window
         self.label.setObjectName("attachmentLabel")
-        self.label.setTextFormat(Qt.TextFormat.PlainText)
         self.remove_button = QToolButton()
         self.remove_button.setObjectName("attachmentRemove")
         self.remove_button.setText("×")
