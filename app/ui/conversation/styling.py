@@ -51,6 +51,12 @@ class ItemStyler:
         self._schedule_visibility = schedule_visibility
         self._repaint = repaint
         self._width = -1.0  # the text width the items were last laid out at
+        # Each zoom and theme change is a new generation: its jobs have keys
+        # of their own (a job of the last change still running is not taken
+        # for the new one's: the units it already passed would keep the old
+        # font or colours), and a job of an older generation stops.
+        self._zoom_generation = 0
+        self._theme_generation = 0
 
     # ------------------------------------------------------------------ zoom
 
@@ -69,30 +75,32 @@ class ItemStyler:
         if self._width > 0:
             self._width = width  # (not a resize: the documents take the width with the font)
         heights: list[float] = []
+        self._zoom_generation += 1
+        generation = self._zoom_generation
         for item in self._list.items:
             if item.live or item.tail is not None:
                 for u in item.units:
                     if u.doc is None:  # a far unit of a long message: scaled like a far item
                         u.height *= scale
-                self._queue(f"zoom:{item.id}", lambda it=item: self._refont(it))  # type: ignore[misc]  # mypy: a lambda with a default argument
+                self._queue(f"zoom:{generation}:{item.id}", lambda it=item: self._refont(it, generation))  # type: ignore[misc]  # mypy: a lambda with a default argument
             else:
                 item.height *= scale
             heights.append(item.height + ITEM_GAP)
         self._list.heights.rebuild(heights)
         if stick:
-            self._queue("zoom:bottom", self._scroll.to_bottom)
+            self._queue(f"zoom:{generation}:bottom", self._scroll.to_bottom)
         self._scroll.update_range()
         if stick:
             self._scroll.to_bottom()
         self._schedule_visibility()
         self._repaint()
 
-    def _refont(self, item: Item) -> Iterator[None]:
+    def _refont(self, item: Item, generation: int) -> Iterator[None]:
         """Give an item's documents the current font and measure them (a work
         job: one document per step)."""
         width = self._metrics.content_width()
         for u in item.units:
-            if self._list.get(item.id) is not item:
+            if self._list.get(item.id) is not item or generation != self._zoom_generation:
                 return
             if u.doc is not None and u.unit.math:  # formula images are drawn at the font's size
                 self._rebuild(u)
@@ -125,15 +133,17 @@ class ItemStyler:
         documents in work slices (same heights), the others when they are
         next built."""
         if self._docs.restyle():
+            self._theme_generation += 1
+            generation = self._theme_generation
             for item_id in list(self._window.live):
                 item = self._list.get(item_id)
                 if item is not None and any(u.doc is not None and u.unit.kind != "plain" for u in item.units):
-                    self._queue(f"restyle:{item.id}", lambda it=item: self._restyle(it))  # type: ignore[misc]  # mypy: a lambda with a default argument
+                    self._queue(f"restyle:{generation}:{item.id}", lambda it=item: self._restyle(it, generation))  # type: ignore[misc]  # mypy: a lambda with a default argument
         self._repaint()
 
-    def _restyle(self, item: Item) -> Iterator[None]:
+    def _restyle(self, item: Item, generation: int) -> Iterator[None]:
         for u in item.units:
-            if self._list.get(item.id) is not item:
+            if self._list.get(item.id) is not item or generation != self._theme_generation:
                 return
             if u.doc is not None and u.unit.kind != "plain":
                 self._rebuild(u)

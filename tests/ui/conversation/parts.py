@@ -115,19 +115,34 @@ class Parts:
         )
 
     def queue(self, key: str, job: Callable[[], Iterator[None] | None]) -> None:
+        """As ``TimeSlicer.queue``: a key already queued (or running) is not queued twice."""
+        if any(k == key for k, _ in self.jobs):
+            return
         self.jobs.append((key, job))
 
     def run(self) -> list[str]:
         """Run every queued job to its end (jobs queued meanwhile too); their keys."""
         keys: list[str] = []
         while self.jobs:
-            key, job = self.jobs.pop(0)
+            key, job = self.jobs[0]
             keys.append(key)
             steps = job()
             if steps is not None:
                 for _ in steps:
                     pass
+            self.jobs.pop(0)
         return keys
+
+    def start_first(self) -> None:
+        """Take the first queued job one step, leaving it queued (suspended
+        half-way, as a slice that ran out of time leaves it)."""
+        key, job = self.jobs[0]
+        steps = job()
+        if steps is None:
+            self.jobs.pop(0)
+            return
+        next(steps, None)
+        self.jobs[0] = (key, lambda: steps)
 
     def repaint(self) -> None:
         self.repaints += 1
