@@ -40,6 +40,8 @@ from app.ui.services.activity import ACTIVITY
 from app.ui.window.main_window import MainWindow
 
 HEARTBEAT_MS = 5
+#: The longest the doctor waits for the render process to start before it sends.
+RENDER_PROCESS_WAIT_S = 30.0
 
 
 class Heartbeat(QObject):
@@ -144,6 +146,8 @@ class DoctorRun(QObject):
         self._history_count = 0
         self._find_matches = 0
         self._history_open_ms: float | None = None
+        self._render_wait_t0 = 0.0
+        self._render_waited_ms = 0.0
         self._rss_start = 0.0
         self._rss_history: float | None = None
         self._attach_started = self._attach_done = False
@@ -155,6 +159,23 @@ class DoctorRun(QObject):
     def _on_model_ready(self, info: ModelInfo) -> None:
         self._info = info
         warm_up(self.window)  # start-up work must not land inside the measurement
+        # A person types for seconds before the first reply; the doctor sends
+        # at once. It waits (a bounded time) for the render process to be up,
+        # as it would be, so that the run measures the window as people meet
+        # it, and says how long it waited.
+        self._render_wait_t0 = time.perf_counter()
+        self._when_render_process_answered()
+
+    def _when_render_process_answered(self) -> None:
+        pool = self.window.view.render_service.pool
+        waited = time.perf_counter() - self._render_wait_t0
+        if pool is not None and not pool.answered and waited < RENDER_PROCESS_WAIT_S:
+            QTimer.singleShot(20, self._when_render_process_answered)
+            return
+        self._render_waited_ms = round(waited * 1000, 1)
+        self._begin()
+
+    def _begin(self) -> None:
         chat = self.window.chat
         chat.params = replace(
             chat.params,
@@ -391,12 +412,14 @@ class DoctorRun(QObject):
             "shown_ms_max": round(max(delays), 1) if delays else 0.0,
         }
 
-    def _render_process(self) -> dict[str, int] | None:
-        """Jobs rendered by the worker process and, while it started, here; None: no process."""
+    def _render_process(self) -> dict[str, float] | None:
+        """Jobs rendered by the worker process and, while it started, here,
+        and how long the run waited for it to start; None: no process."""
         pool = self.window.view.render_service.pool
         if pool is None:
             return None
-        return {"in_worker": pool.in_worker, "in_process": pool.in_process, "restarts": pool.restarts}
+        return {"in_worker": pool.in_worker, "in_process": pool.in_process, "restarts": pool.restarts,
+                "start_wait_ms": self._render_waited_ms}
 
     def _on_timeout(self) -> None:
         self._finish({"error": f"timed out after {self.args.timeout_s:g} s", "finish_reason": "error"})

@@ -67,6 +67,7 @@ def test_doctor_renders_in_the_worker_process_by_default() -> None:
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert out["render_process"]["in_worker"] > 0 and out["render_process"]["restarts"] == 0, out["render_process"]
+    assert 0 <= out["render_process"]["start_wait_ms"] <= 30_000
 
 
 def test_doctor_reports_the_language_and_fonts_it_set_up(tmp_path: Path) -> None:

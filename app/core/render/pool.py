@@ -9,6 +9,11 @@ process); jobs and units cross as pickles.
 * **Start-up off the first paint**: ``start()`` only launches the process
   and sends it a warm-up job (importing Markdown and Pygments there); until
   its answer is back, ``render`` renders in the calling thread, the same way.
+  The process starts at the window's priority and lowers its own once warm
+  (``warm_up_worker``): started at nice 10 on a busy machine (two cores
+  taken by the model, a test run or a build), it got a tenth of a core and
+  was still importing when a whole reply had been rendered in the window's
+  process instead (seen in CI).
 * **Faults**: a job that takes longer than ``timeout_s`` (hostile text), or a
   process that died, ends the process; that job's text comes back as plain
   units, and a new process is started for the next job.
@@ -74,9 +79,16 @@ class RenderPool:
         if self._pool is not None:
             return
         context = multiprocessing.get_context("spawn")
-        self._pool = context.Pool(processes=1, initializer=start_worker)
-        self._warm = self._pool.apply_async(render_job, (_WARM_UP,))
+        self._pool = context.Pool(processes=1)
+        self._warm = self._pool.apply_async(warm_up_worker, (_WARM_UP,))
         self._ready = False
+
+    @property
+    def answered(self) -> bool:
+        """The process has answered its warm-up job (either way). Unlike
+        ``ready``, safe to read from any thread (the doctor's wait)."""
+        warm = self._warm
+        return warm is not None and warm.ready()
 
     @property
     def ready(self) -> bool:
@@ -140,14 +152,17 @@ class RenderPool:
         self._terminate()
 
 
-def start_worker() -> None:
-    """The worker process's start: a lower priority, and ziamath's import and
-    font (~0.3–0.7 s) loaded on a thread of its own. Not as a job: the
-    process keeps taking jobs meanwhile (a job queued behind a busy worker
-    could fill the pipe, and a restart would then wait on it forever); a
-    formula rendered in the meantime waits for the import to finish."""
-    lower_priority()
+def warm_up_worker(job: RenderJob) -> tuple[blocks.Unit, ...]:
+    """The worker process's first job: render ``job`` (importing Markdown and
+    Pygments) at the priority the process started with, then lower it, then
+    load ziamath and its font (~0.3–0.7 s) on a thread of its own. Not as a
+    queued job: the process keeps taking jobs meanwhile (a job queued behind
+    a busy worker could fill the pipe, and a restart would then wait on it
+    forever); a formula rendered in the meantime waits for the import."""
+    units = render_job(job)
+    lower_priority()   # (on Linux a thread's: the math thread, started next, inherits it)
     threading.Thread(target=warm_up_math, name="rill-math-warm-up", daemon=True).start()
+    return units
 
 
 def lower_priority() -> None:
