@@ -1,7 +1,10 @@
 """A message's footer: its note (stopped, error...), its facts (tokens,
 speed) and its actions (the branch switcher, Copy, Edit...), painted as
 quiet icon buttons that show on the message under the pointer, on the one
-the keyboard is on and always on the last reply (``ActionsShown``).
+the keyboard is on and always on the last reply (``ActionsShown``). A reply
+that was given passages of attached files lists them on a line of their
+own above that, always shown ("Sources: report.pdf p. 217, p. 218"; the
+action "sources").
 
 ``footer_words()`` looks the translated texts up once (GUI thread); the rest
 is plain Python on an ``Item``, safe on any thread.
@@ -19,6 +22,9 @@ from app.ui.conversation.items import Item
 
 #: ``decorator(message_id) -> ((k, n) or None, actions)``: what the conversation allows.
 Decorator = Callable[[str], tuple[tuple[int, int] | None, tuple[str, ...]]]
+#: ``sources(message_id) -> "Sources: report.pdf p. 217, p. 218"`` ("" for none): the
+#: passages of attached files a reply was given (the attachments feature answers).
+SourcesLabel = Callable[[str], str]
 
 
 def footer_words() -> dict[str, str]:
@@ -68,7 +74,9 @@ def set_footer_from_status(item: Item, words: dict[str, str]) -> None:
 def footer_actions(item: Item, decorator: Decorator | None) -> list[tuple[str, str]]:
     """(action, label) pairs shown in a message's footer: the branch
     switcher ("‹ 2/3 ›") when the message has siblings, then Copy and what
-    the conversation allows (the decorator's actions)."""
+    the conversation allows (the decorator's actions), then the reply's
+    sources ("sources", its "Sources: …" line: ``item.sources``) when it
+    was given any."""
     if item.kind == "notice" or item.streaming or item.final_pending:
         return []
     out: list[tuple[str, str]] = []
@@ -91,6 +99,8 @@ def footer_actions(item: Item, decorator: Decorator | None) -> list[tuple[str, s
         "delete": QCoreApplication.translate("ChatView", "Delete"),
     }
     out.extend((a, labels[a]) for a in actions if a in labels)
+    if item.sources:
+        out.append(("sources", item.sources))
     return out
 
 

@@ -14,7 +14,7 @@ import bisect
 import itertools
 from collections.abc import Callable, Iterator
 
-from PyQt6.QtCore import QRectF
+from PyQt6.QtCore import QRectF, Qt
 from PyQt6.QtGui import QFont, QFontMetricsF, QTextDocument
 
 from app.core.render.blocks import Unit
@@ -27,6 +27,7 @@ from app.ui.conversation.items import (
     PAD_X,
     PAD_Y,
     SMALL_PX,
+    SOURCES_GAP,
     TEXT_PX,
     UNIT_GAP,
     Item,
@@ -113,7 +114,8 @@ class Metrics:
     def footer_height(self, item: Item) -> float:
         if item.kind == "notice":
             return 0.0
-        return self.line_height(self.small) + FOOTER_GAP
+        line = self.line_height(self.small)
+        return line + FOOTER_GAP + (line + SOURCES_GAP if item.sources else 0.0)
 
     def estimate_unit(self, unit: Unit, width: float) -> float:
         text_len = len(unit.copy) if unit.kind == "code" else len(unit.body)
@@ -263,6 +265,11 @@ class ItemLayout:
                 w = fm.horizontalAdvance(label)
                 out.append((f"action:{action}", label, QRectF(x, y, w, h)))
                 x += w + 2
+            elif action == "sources":
+                # the line above the footer's, cut with "…" to the column (the tooltip has it whole)
+                shown = fm.elidedText(label, Qt.TextElideMode.ElideRight, self._metrics.content_width())
+                top = y - self._metrics.line_height(self._metrics.small) - SOURCES_GAP
+                out.append((f"action:{action}", shown, QRectF(self._metrics.text_x(), top, fm.horizontalAdvance(shown), h)))
             else:
                 out.append((f"action:{action}", label, QRectF(x, y + (h - box) / 2, box, box)))
                 x += box + 2

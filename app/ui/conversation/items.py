@@ -37,6 +37,7 @@ PAD_Y = 10.0
 HEADER_GAP = 4.0
 UNIT_GAP = 6.0
 FOOTER_GAP = 4.0
+SOURCES_GAP = 4.0  # between a reply's sources line and its footer line
 ITEM_GAP = 6.0
 TEXT_PX = 14                # body text size at zoom 1.0 (pixels)
 SMALL_PX = 12               # headers' thinking row and footers
@@ -206,6 +207,7 @@ class Item:
     note: str = ""
     note_kind: str = "info"
     facts: str = ""
+    sources: str = ""  # "Sources: report.pdf p. 217" (a line of its own above the footer's)
     # geometry
     height: float = 0.0
     measured_width: float = -1.0

@@ -18,6 +18,7 @@ from PyQt6.QtCore import QCoreApplication, QPointF, QRectF, Qt
 from PyQt6.QtGui import (
     QAbstractTextDocumentLayout,
     QColor,
+    QFont,
     QFontMetricsF,
     QPainter,
     QPalette,
@@ -175,6 +176,15 @@ class ItemPainter:
                 painter.setPen(note_color(item.note_kind))
             elif kind in ("facts", "action:branch"):
                 painter.setPen(theme.color("muted"))
+            elif kind == "action:sources":  # always shown: a link-coloured line, underlined under the pointer
+                hovered = self._shown.hover_id == item.id and self._shown.hover_action == "sources"
+                font = QFont(self._metrics.small)
+                font.setUnderline(hovered)
+                painter.setFont(font)
+                painter.setPen(theme.color("link"))
+                painter.drawText(QPointF(rect.x(), rect.y() + fm.ascent()), text)
+                painter.setFont(self._metrics.small)
+                continue
             else:
                 if shown:
                     self._paint_action(painter, item, kind.removeprefix("action:"), rect, ratio)

@@ -101,7 +101,7 @@ from app.ui.conversation.damage import ViewportDamage
 from app.ui.conversation.documents import DocumentFactory
 from app.ui.conversation.find import FindHighlighter
 from app.ui.conversation.find_reveal import FindReveal
-from app.ui.conversation.footer import ActionsShown, Decorator, footer_actions
+from app.ui.conversation.footer import ActionsShown, Decorator, SourcesLabel, footer_actions
 from app.ui.conversation.geometry import ItemLayout, Metrics
 from app.ui.conversation.gestures import PointerGestures
 from app.ui.conversation.glide import BottomGlide
@@ -184,6 +184,7 @@ class ChatView(QAbstractScrollArea):
         self._window = LiveWindow(self._list, lambda: (self._bar().value(), self._vp().height()))
         self._history = HistoryLoader(self)
         self._decorator: Decorator | None = None
+        self._sources: SourcesLabel | None = None
         self._slicer = TimeSlicer(SLICE_BUDGET_S, self)
         queue = self._slicer.queue
         self._visibility_timer = QTimer(self)
@@ -370,6 +371,27 @@ class ChatView(QAbstractScrollArea):
         item = self._list.get(message_id)
         self._shown.find_last_reply(self._list.items)
         return item is not None and self._shown.shows(item)
+
+    def set_sources_label(self, sources: SourcesLabel | None) -> None:
+        """``sources(message_id) -> "Sources: …"`` ("" for none): the line a
+        finished reply lists its passages with, above its footer (clicking
+        it asks for the action "sources"); asked again at ``footers_changed``."""
+        self._sources = sources
+        self.footers_changed()
+
+    def footers_changed(self) -> None:
+        """What the decorator or the sources label answer may have changed:
+        each finished reply takes its sources line (a reply whose line came
+        or went changes height: O(n) dictionary work, one height per change)."""
+        label = self._sources
+        for n, item in enumerate(self._list.items):
+            if item.kind != "assistant" or item.streaming:
+                continue
+            line = label(item.id) if label is not None else ""
+            if line != item.sources:
+                item.sources = line
+                self._scroll.set_height(n, self._metrics.item_height(item))
+        self._damage.all()
 
     def set_decorator(self, decorator: Decorator | None) -> None:
         """``decorator(message_id) -> ((k, n) or None, actions)``: asked only

@@ -1,14 +1,15 @@
 """The window's attachments: the service, the sending hook, and the window's
 ways in and out (the attach button, drops and pastes, the chips above the
-message box, the sources of the last reply).
+message box, the sources listed under each reply).
 
 ``AttachmentWiring`` creates the ``AttachmentService`` (its store is the
 window's ``StoreService``), hands the ``AttachmentSending`` hook to the
 conversation controller, puts the paperclip at the start of the composer's
-row and the chip tray, the conversation's files and the last reply's sources
-above the text (``ComposerCard``'s slots), takes pasted files and images
-(``PromptEdit.file_paste``), and asks the store about each conversation shown
-(its attachments and its replies' sources).
+row and the chip tray and the conversation's files above the text
+(``ComposerCard``'s slots), gives the chat view each reply's sources line
+(``SourcesMenu``; clicking it opens the passages), takes pasted files and
+images (``PromptEdit.file_paste``), and asks the store about each
+conversation shown (its attachments and its replies' sources).
 
 Threading rule: GUI thread only. A pasted image is written to a file on a
 background call (encoding a screenshot takes longer than a frame).
@@ -26,12 +27,12 @@ from PyQt6.QtGui import QImage
 
 from app.core.attachments.record import Attachment
 from app.core.base.settings import data_dir
-from app.core.conversation.model import Conversation, Role
+from app.core.conversation.model import Conversation
 from app.ui.attachments.button import AttachButton
 from app.ui.attachments.files import ConversationFiles
 from app.ui.attachments.sending import AttachmentSending
 from app.ui.attachments.service import AttachmentService
-from app.ui.attachments.sources import SourcesStrip
+from app.ui.attachments.sources import SourcesMenu
 from app.ui.attachments.tray import ChipTray
 from app.ui.conversation.controller import ChatController
 from app.ui.services.background import BackgroundCalls
@@ -68,13 +69,14 @@ class AttachmentWiring(QObject):
         self._convs = convs
         self.button = AttachButton()
         self.tray = ChipTray(self.service, self.planned, self.can_see_images)
-        self.sources = SourcesStrip()
+        self._view = area.view
+        self.sources = SourcesMenu(lambda message_id: self.service.sources.get(message_id, ()), area.view)
+        area.view.set_sources_label(self.sources.line)
         self.files = ConversationFiles()
         composer = area.composer  # its slots for other features (app.ui.window.composer)
         composer.add_leading_widget(self.button)
         composer.set_tray(self.tray)
         composer.add_tray_widget(self.files)
-        composer.add_tray_widget(self.sources)
         area.prompt_area.editor.file_paste = self.take_paste
         self._calls = BackgroundCalls(self)
         self._connect_signals()
@@ -82,8 +84,10 @@ class AttachmentWiring(QObject):
     def _connect_signals(self) -> None:
         self._convs.conversation_shown.connect(self._on_conversation_shown)
         self.button.files_chosen.connect(self.attach)
-        self.sending.sources_attached.connect(self.sources.show_sources)
+        self.chat.reply_settled.connect(self._on_reply_settled)
+        self._view.history_completed.connect(self._view.footers_changed)
         self.service.sources_loaded.connect(self._on_sources_loaded)
+        self._view.message_action_requested.connect(self._on_message_action_requested)
         self.service.files_loaded.connect(self._on_files_loaded)
         self.chat.model_ready.connect(self._on_model_ready)
 
@@ -142,7 +146,6 @@ class AttachmentWiring(QObject):
 
     def _on_conversation_shown(self, conv: Conversation) -> None:
         self.service.look_up(conv.id)
-        self._show_last_sources(conv)
         self.files.show_files(self.service.files.get(conv.id, ()))
 
     def _on_files_loaded(self, conversation_id: str) -> None:
@@ -150,13 +153,13 @@ class AttachmentWiring(QObject):
             self.files.show_files(self.service.files.get(conversation_id, ()))
 
     def _on_sources_loaded(self, conversation_id: str) -> None:
-        conv = self._convs.conversation
-        if conv.id == conversation_id:
-            self._show_last_sources(conv)
+        if self._convs.conversation.id == conversation_id:
+            self._view.footers_changed()
 
-    def _show_last_sources(self, conv: Conversation) -> None:
-        for m in reversed(conv.messages):
-            if m.role == Role.ASSISTANT.value and m.id in self.service.sources:
-                self.sources.show_sources(m.id, self.service.sources[m.id])
-                return
-        self.sources.show_sources("", ())
+    def _on_reply_settled(self, stats: Any) -> None:
+        if stats.message_id in self.service.sources:
+            self._view.footers_changed()
+
+    def _on_message_action_requested(self, action: str, message_id: str) -> None:
+        if action == "sources":
+            self.sources.open_sources(message_id)

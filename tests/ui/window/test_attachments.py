@@ -179,8 +179,18 @@ def test_pasting_and_dropping_files_on_the_message_box_attaches_them(qtbot: Any,
     assert window.prompt.toPlainText() == "draft more"
 
 
-def test_sources_are_shown_opened_and_shown_again_after_reopening(qtbot: Any, make_window: Any, tmp_path: Path) -> None:
-    from app.ui.attachments.sources import SourcesStrip
+def _reply_id(window: Any) -> str:
+    return next(m.id for m in reversed(window.chat.conversation.messages) if m.role == "assistant")
+
+
+def _sources_line(window: Any, reply_id: str) -> str:
+    return next((t for t in window.view.probe.footer_texts(reply_id) if t.startswith("Sources:")), "")
+
+
+def test_sources_are_listed_under_the_reply_opened_and_listed_again_after_reopening(
+        qtbot: Any, make_window: Any, tmp_path: Path) -> None:
+    from app.ui.attachments.sources import SourcesMenu
+    from tests.ui.window.test_history import click_action
 
     window = make_window(lambda: ScriptedBackend(rate=5000, n_tokens=3))
     pages = [filler_page(i) for i in range(1, 301)]
@@ -190,18 +200,23 @@ def test_sources_are_shown_opened_and_shown_again_after_reopening(qtbot: Any, ma
     attach_and_wait(qtbot, window, [pdf])
     with qtbot.waitSignal(window.chat.reply_settled, timeout=20000):
         window.enter_prompt("What is the vault code?")
-    strip = window.attachments.sources
-    assert isinstance(strip, SourcesStrip) and strip.isVisible()
-    assert strip.text().startswith("Sources: report.pdf <a href=") and "p. 217" in strip.text()
-    first = next(i for i, s in enumerate(strip.sources) if s.page == 217)
-    with qtbot.waitSignal(strip.source_opened):
-        strip.linkActivated.emit(f"source:{first}")
-    assert "heliotrope-7731" in strip.preview.text_view.toPlainText()
-    strip.preview.close()
+    reply = _reply_id(window)
+    qtbot.waitUntil(lambda: "p. 217" in _sources_line(window, reply), timeout=5000)
+    assert _sources_line(window, reply).startswith("Sources: report.pdf p. ")
+    user = next(m.id for m in window.chat.conversation.messages if m.role == "user")
+    assert _sources_line(window, user) == "", "a question lists no sources"
+    menu = window.attachments.sources
+    assert isinstance(menu, SourcesMenu)
+    # the line is clicked: the passage (the only one here) shows its text
+    with qtbot.waitSignal(menu.source_opened) as opened:
+        click_action(qtbot, window, reply, "sources")
+    assert opened.args[0].page == 217
+    assert menu.preview is not None and "heliotrope-7731" in menu.preview.text_view.toPlainText()
+    menu.preview.close()
     assert window.attachments.files.text() == "Files in this conversation: report.pdf (best passages)"
     conv_id = window.chat.conversation.id
     window.chat.new_chat()
-    assert not strip.isVisible() and not window.attachments.files.isVisible()
+    assert not window.attachments.files.isVisible()
     # a new window on the same history: the sources come back from the store
     window.close()
     qtbot.waitUntil(lambda: window.services.shutting_down, timeout=20000)
@@ -210,14 +225,51 @@ def test_sources_are_shown_opened_and_shown_again_after_reopening(qtbot: Any, ma
     second.library.load(conv_id, got.append)
     qtbot.waitUntil(lambda: bool(got), timeout=10000)
     second.chat.show_conversation(got[0])
-    strip = second.attachments.sources
-    qtbot.waitUntil(lambda: strip.isVisible() and "p. 217" in strip.text(), timeout=10000)
+    qtbot.waitUntil(lambda: "p. 217" in _sources_line(second, reply), timeout=10000)
     assert second.attachments.service.has_attachments(conv_id)
     from app.ui.attachments.files import ConversationFiles
 
     files = second.attachments.files
     assert isinstance(files, ConversationFiles) and files.isVisible()
     assert files.text() == "Files in this conversation: report.pdf (best passages)"
+
+
+def test_many_sources_are_cut_to_the_column_whole_in_the_tooltip_and_chosen_from_a_menu(
+        qtbot: Any, make_window: Any) -> None:
+    from app.core.attachments.context import Source
+    from tests.ui.window.test_history import click_action
+
+    window = make_window(lambda: ScriptedBackend(rate=5000, n_tokens=3))
+    with qtbot.waitSignal(window.chat.reply_settled, timeout=20000):
+        window.enter_prompt("hello")
+    reply = _reply_id(window)
+    before = window.view.total_height()
+    assert _sources_line(window, reply) == ""
+    many = tuple(Source(f"a-rather-long-file-name-{n}.pdf", n, 1.0, f"passage {n} text") for n in range(40))
+    window.attachments.service.sources[reply] = many
+    window.view.footers_changed()
+    assert window.view.total_height() > before, "the sources take a line of their own"
+    shown = _sources_line(window, reply)
+    assert shown.endswith("…") and "a-rather-long-file-name-0.pdf p. 0" in shown
+    point = window.view.probe.footer_action_point(reply, "sources")
+    assert point is not None
+    tip = window.view.tooltip_at(point)
+    assert tip.startswith("Sources: ") and "a-rather-long-file-name-39.pdf p. 39" in tip
+    menu = window.attachments.sources
+    click_action(qtbot, window, reply, "sources")
+    qtbot.waitUntil(lambda: menu.menu is not None and menu.menu.isVisible(), timeout=5000)
+    assert menu.menu is not None and len(menu.menu.actions()) == 40
+    entry = next(a for a in menu.menu.actions() if a.text().startswith("a-rather-long-file-name-7.pdf p. 7 — "))
+    with qtbot.waitSignal(menu.source_opened) as opened:
+        entry.trigger()
+    assert opened.args[0] == many[7]
+    assert menu.preview is not None and menu.preview.text_view.toPlainText() == "passage 7 text"
+    menu.menu.close()
+    menu.preview.close()
+    # the sources go: the line goes, and the height with it
+    del window.attachments.service.sources[reply]
+    window.view.footers_changed()
+    assert _sources_line(window, reply) == "" and window.view.total_height() == before
 
 
 def test_removing_a_file_being_read_cancels_its_read(qtbot: Any, make_window: Any, tmp_path: Path) -> None:
