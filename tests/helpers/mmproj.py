@@ -112,3 +112,19 @@ def png_bytes(width: int = 48, height: int = 40, seed: int = 0) -> bytes:
 
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
+
+
+def clip_header(target: Path, *, vision: bool = True, padding: int = 0) -> Path:
+    """A projector's header only (no weights): enough for Rill to tell a
+    vision projector by its metadata (``padding`` bytes of a dummy tensor
+    make it larger, for the rule that prefers the larger file)."""
+    w = gguf.GGUFWriter(target, "clip")
+    w.add_bool("clip.has_vision_encoder", vision)
+    w.add_bool("clip.has_audio_encoder", not vision)
+    if padding:
+        w.add_tensor("pad", np.zeros(max(1, padding // 4), dtype=np.float32))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    return target
