@@ -157,6 +157,11 @@ class Chunks:
                 reuse = pos
                 break
             pos += chunk.n_pos
+        images_end = sum(c.n_pos for c in self.items[: last_image + 1])
+        if reuse >= images_end:
+            # All there: Llama.generate matches the rest (it must see the
+            # context as it is, to know the logits are not this prompt's).
+            return
         memory = llama_cpp.llama_get_memory(llm.ctx)
         llama_cpp.llama_memory_seq_rm(memory, -1, reuse, -1)
         llm.n_tokens = reuse
