@@ -72,6 +72,10 @@ echo "== PyInstaller ($("$VPY" -m PyInstaller --version))"
 "$VPY" -m PyInstaller --noconfirm "${clean[@]}" --log-level WARN \
   --distpath dist --workpath build/pyinstaller packaging/rill.spec
 
+# libmtmd (local vision models) links libllama by its soname, libllama.so.0; the
+# bundle holds one copy, named libllama.so as llama_cpp loads it: a link for the soname.
+ln -sfn libllama.so dist/rill/_internal/llama_cpp/lib/libllama.so.0
+
 # Debug information: some Pythons (pyenv, self-built) ship libpython and their
 # extension modules unstripped (~20 MB). Only the debug sections go; symbols stay.
 if command -v strip >/dev/null && command -v readelf >/dev/null; then

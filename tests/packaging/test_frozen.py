@@ -199,7 +199,10 @@ def test_bundle_contents_are_lean(bundle: Path) -> None:
     assert {"libqoffscreen.so", "libqxcb.so", "libqwayland.so"} <= platforms
     assert (INTERNAL / "PyQt6" / "Qt6" / "plugins" / "iconengines" / "libqsvgicon.so").is_file()
     llama_libs = {p.name for p in (INTERNAL / "llama_cpp" / "lib").iterdir()}
-    assert llama_libs == {"libllama.so", "libggml.so.0", "libggml-base.so.0", "libggml-cpu.so.0"}
+    # libmtmd: local vision models; libllama.so.0: a link to libllama.so, for libmtmd (packaging/build.sh)
+    assert llama_libs == {"libllama.so", "libllama.so.0", "libggml.so.0", "libggml-base.so.0", "libggml-cpu.so.0",
+                          "libmtmd.so"}
+    assert (INTERNAL / "llama_cpp" / "lib" / "libllama.so.0").is_symlink()
     assert (INTERNAL / "resources" / "style.qss").is_file() and (INTERNAL / "resources" / "icon.svg").is_file()
     from app.ui.misc.icons import ICONS
 

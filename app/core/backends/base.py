@@ -155,6 +155,9 @@ class ModelInfo:
     n_threads: int = 0
     chat_template: str = ""          # "gguf" or a description of the fallback
     warnings: tuple[str, ...] = field(default_factory=tuple)
+    #: The model can see images: a local model whose vision projector loaded
+    #: (a remote server decides for itself: False there).
+    vision: bool = False
 
 
 class BackendError(Exception):

@@ -95,7 +95,7 @@ class PromptWindow:
         self.slack = slack
         #: Tokens a prompt has besides its messages (BOS, the generation prompt).
         self._overhead = overhead
-        self._counts: OrderedDict[tuple[str, str], int] = OrderedDict()
+        self._counts: OrderedDict[tuple[str, str, int], int] = OrderedDict()
         self._anchor: tuple[str, str, str] | None = None  # first message kept last time
         self.measured_total = 0
 
@@ -106,8 +106,9 @@ class PromptWindow:
         return self._overhead
 
     def count(self, message: ChatMessage) -> int:
-        """The tokens ``message`` takes in a prompt (measured once, cached)."""
-        key = (message.role, message.content)
+        """The tokens ``message`` takes in a prompt (measured once, cached by
+        role, text and number of images)."""
+        key = (message.role, message.content, len(message.images))
         n = self._counts.get(key)
         if n is None:
             n = max(1, int(self._measure(message)))

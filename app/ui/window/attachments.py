@@ -93,10 +93,11 @@ class AttachmentWiring(QObject):
 
     def can_see_images(self) -> bool:
         """Whether the current model is sent images: a model on a server
-        (OpenAI-compatible or Ollama: the server decides whether it can look);
-        a local GGUF model is sent text only."""
+        (OpenAI-compatible or Ollama: the server decides whether it can look),
+        or a local GGUF model whose vision projector loaded with it
+        (``ModelInfo.vision``); other local models are sent text only."""
         info = self.chat.model_info
-        return info is not None and info.path.startswith(("http://", "https://"))
+        return info is not None and (info.vision or info.path.startswith(("http://", "https://")))
 
     def planned(self) -> list[Attachment]:
         """The pending attachments with the mode they would get now."""

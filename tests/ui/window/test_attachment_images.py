@@ -1,18 +1,19 @@
 """Images attached in the window reach a remote model as the server's protocol
 wants them (the fault server records the request): OpenAI-compatible servers
 get ``image_url`` parts with data URLs, Ollama a message's ``images``; a local
-model is sent text only, and its chips and button say so before sending."""
+model without a vision projector is sent text only, and its chips and button say so before sending."""
 
 from __future__ import annotations
 
 import base64
+import dataclasses
 from pathlib import Path
 from typing import Any
 
 import pytest
 from PyQt6.QtGui import QColor, QImage
 
-from app.core.backends.base import ChatMessage, GenerationRequest
+from app.core.backends.base import ChatMessage, GenerationRequest, ModelInfo
 from app.core.backends.remote.ollama import OllamaBackend
 from app.core.backends.remote.openai import OpenAIBackend
 from app.core.backends.remote.servers import ServerConfig
@@ -79,6 +80,29 @@ def test_a_local_model_is_sent_no_image_and_says_so(qtbot: Any, make_window: Any
         window.enter_prompt("What is in this picture?")
     user = [m for m in window.attachments.sending.last_prompt if m.role == "user"][-1]
     assert user.content == "What is in this picture?" and user.images == ()
+
+
+class SeeingBackend(ScriptedBackend):
+    """A local model whose vision projector loaded (``ModelInfo.vision``)."""
+
+    def load(self, *args: Any, **kwargs: Any) -> ModelInfo:
+        return dataclasses.replace(super().load(*args, **kwargs), vision=True)
+
+
+def test_a_local_model_with_a_projector_is_sent_images(qtbot: Any, make_window: Any, tmp_path: Path) -> None:
+    window = make_window(lambda: SeeingBackend(rate=5000, n_tokens=3))
+    assert window.attachments.can_see_images()
+    assert "cannot see images" not in window.attachments.button.toolTip()
+    attach_and_wait(qtbot, window, [picture(tmp_path)])
+    chip = next(iter(window.attachments.tray.chips.values()))
+    assert "cannot see" not in chip.summary()
+    with qtbot.waitSignal(window.chat.reply_settled, timeout=30000):
+        window.enter_prompt("What is in this picture?")
+    user = [m for m in window.attachments.sending.last_prompt if m.role == "user"][-1]
+    assert user.content == "What is in this picture?" and len(user.images) == 1
+    mime, data = user.images[0]
+    assert mime in ("image/jpeg", "image/png")
+    assert QImage.fromData(base64.b64decode(data)).width() == 1024  # scaled on the worker, as for servers
 
 
 def test_wire_messages_without_images_stay_plain() -> None:

@@ -22,8 +22,17 @@ llama-cpp-python's ``Llama()`` does not expose: see ``shim.install_params_hook``
 The package: ``threads`` (thread counts), ``logs`` (llama.cpp's log),
 ``progress`` (the load's progress callback), ``shim`` (the only private
 llama-cpp-python access), ``stops`` (stop strings), ``template`` (the chat
-template), ``vocab`` (a token's bytes and text, cached), ``backend``
+template), ``vocab`` (a token's bytes and text, cached), ``vision`` and
+``vision_prompt`` (images, through the model's vision projector), ``backend``
 (``LlamaBackend``).
+
+Images: a model with a vision projector beside it (``app.core.models.projector``)
+loads it with the model; a request whose messages carry images then goes
+through ``vision_prompt`` (the window, with each image's tokens counted) and
+``vision.Chunks.evaluate`` (the images into the context), and is sampled by
+the same token loop as text. A request without images takes the text path
+unchanged. A projector libmtmd refuses (damaged, made for another model)
+does not stop the model: it loads text-only, with a warning saying why.
 
 Nothing here imports Qt.
 """
@@ -55,10 +64,13 @@ from app.core.backends.llama.sandbox import TemplateCancelled
 from app.core.backends.llama.stops import StopStrings
 from app.core.backends.llama.template import ChatTemplate
 from app.core.backends.llama.threads import DEFAULT_N_THREADS, DEFAULT_N_THREADS_BATCH, default_thread_counts
+from app.core.backends.llama.vision import Chunks, Projector, VisionCancelled, load_projector
+from app.core.backends.llama.vision_prompt import VisionPrompt, has_images
 from app.core.backends.llama.vocab import Vocab
 from app.core.backends.prompt_window import PromptWindow
 from app.core.base.i18n import QT_TRANSLATE_NOOP, translate
 from app.core.models.paths import DEFAULT_N_CTX
+from app.core.models.projector import find_projector
 from app.core.text.decoding import TokenDecoder
 
 __all__ = [
@@ -152,6 +164,8 @@ class LlamaBackend:
         self.info: ModelInfo | None = None
         self._window: PromptWindow | None = None
         self._template: ChatTemplate | None = None
+        self._projector: Projector | None = None
+        self._vision: VisionPrompt | None = None
 
         self._llama_cpp: Any = None
         self._llm: Any = None
@@ -267,6 +281,7 @@ class LlamaBackend:
             self.close()
             raise
         self._window = PromptWindow(self._render, self._template.measure, self.n_ctx, overhead=self._template.overhead)
+        vision = self._load_projector(warnings)
 
         n_ctx_train = int(llama_cpp.llama_model_n_ctx_train(llm.model) or 0)
         if 0 < n_ctx_train < self.n_ctx:
@@ -283,6 +298,7 @@ class LlamaBackend:
             n_threads=self.n_threads,
             chat_template=translate("LlamaBackend", template_desc) if template_desc != "gguf" else template_desc,
             warnings=tuple(warnings),
+            vision=vision,
         )
         self._warm_up(cancel)
         if cancel.is_set():
@@ -300,6 +316,17 @@ class LlamaBackend:
     def generate(
         self, request: GenerationRequest, cancel: threading.Event, progress: PromptProgress | None = None
     ) -> Generator[str, None, FinishReason]:
+        owned: list[Chunks] = []  # a prompt with images: libmtmd's chunks, freed at the end
+        try:
+            return (yield from self._generate(request, cancel, progress, owned))
+        finally:
+            for chunks in owned:
+                chunks.free()
+
+    def _generate(
+        self, request: GenerationRequest, cancel: threading.Event, progress: PromptProgress | None,
+        owned: list[Chunks],
+    ) -> Generator[str, None, FinishReason]:
         llm = self._require_loaded()
         vocab = self._vocab
         assert vocab is not None  # set by load()
@@ -310,8 +337,13 @@ class LlamaBackend:
 
         assert self._window is not None and self._template is not None  # set by load()
         self._template.cancel = cancel   # Stop also stops the chat template's render
+        chunks: Chunks | None = None
         try:
-            window = self._window.fit(request.messages, params.max_tokens, request.overflow)
+            if self._vision is not None and has_images(request.messages):
+                window, chunks = self._vision.fit(request.messages, params.max_tokens, request.overflow)
+                owned.append(chunks)
+            else:
+                window = self._window.fit(request.messages, params.max_tokens, request.overflow)
         except TemplateCancelled:
             return FinishReason.CANCELLED
         finally:
@@ -326,6 +358,10 @@ class LlamaBackend:
                 raise BackendError(translate("LlamaBackend", "The reply is too long to continue within the model's context."))
             prompt = prompt + more
             max_tokens -= len(more)
+        if chunks is not None and chunks.extra_cells:  # M-RoPE images take more cells than positions
+            max_tokens -= chunks.extra_cells
+            if max_tokens < 1:
+                raise BackendError(translate("LlamaBackend", "The images do not fit the model's context."))
         self.last_prompt_tokens = len(prompt)
         if cancel.is_set():
             return FinishReason.CANCELLED
@@ -350,7 +386,13 @@ class LlamaBackend:
             # the first token: that is the part the abort callback covers.
             try:
                 with self._abortable(cancel, self._reading(llm, len(prompt), progress)):
+                    if chunks is not None:  # the images (and the text before them) first
+                        assert self._projector is not None
+                        chunks.evaluate(self._llama_cpp, llm, self._projector, cancel)
                     token = next(tokens)
+            except VisionCancelled:
+                self._after_abort()
+                return FinishReason.CANCELLED
             except RuntimeError as exc:
                 if shim.is_abort(exc):  # aborted by the callback
                     self._after_abort()
@@ -404,6 +446,10 @@ class LlamaBackend:
         llm, self._llm = self._llm, None
         self._vocab = None
         self._template = None
+        self._vision = None
+        projector, self._projector = self._projector, None
+        if projector is not None:  # before the model it was made for
+            projector.close()
         if llm is not None:
             with contextlib.suppress(Exception):
                 self._llama_cpp.llama_set_abort_callback(llm.ctx, self._llama_cpp.ggml_abort_callback(), None)
@@ -435,6 +481,27 @@ class LlamaBackend:
                 log.warning("warming the model up failed: %s", exc)
             with contextlib.suppress(Exception):
                 self._llm.reset()
+
+    def _load_projector(self, warnings: list[str]) -> bool:
+        """Load the vision projector beside the model, if there is one (see
+        the module docstring): whether the model can now see images. A
+        projector that fails adds a warning; the model reads text only."""
+        path = find_projector(self.model_path)
+        if path is None:
+            return False
+        assert self._template is not None
+        try:
+            self._projector = load_projector(
+                self._llama_cpp, self._llm, path, self.n_threads_batch, use_gpu=self.n_gpu_layers != 0)
+        except Exception as exc:  # noqa: BLE001 - BackendError, or a binding that failed: the model still loads
+            log.warning("vision projector %s not loaded: %s", path, exc)
+            warnings.append(translate(
+                "LlamaBackend", "The vision projector {name} could not be loaded ({reason}); "
+                "this model reads text only.").format(name=path.name, reason=exc))
+            return False
+        self._vision = VisionPrompt(self._projector, self._template, self.n_ctx)
+        log.info("vision projector: %s", path.name)
+        return True
 
     def _free_sampler(self) -> None:
         """Llama.generate() builds a new sampler chain per call whose native

@@ -104,6 +104,15 @@ def install_log_router(llama_cpp: Any) -> None:
     llama_cpp.llama_log_set(_LOG_CALLBACK, ctypes.c_void_p(0))
 
 
+def install_mtmd_log_router(llama_cpp: Any, mtmd: Any) -> None:
+    """libmtmd's log (``llama_cpp.mtmd_cpp``: the vision projector's) goes
+    where llama.cpp's goes."""
+    install_log_router(llama_cpp)
+    for setter in ("mtmd_log_set", "mtmd_helper_log_set"):
+        with contextlib.suppress(Exception):
+            getattr(mtmd, setter)(_LOG_CALLBACK, ctypes.c_void_p(0))
+
+
 class _StderrForThread(io.TextIOBase):
     """Stands in for ``sys.stderr`` while a model loads: llama-cpp-python's
     ``verbose=True`` prints (system info, metadata, chat format) from the

@@ -37,6 +37,7 @@ class ChatTemplate:
         self._llm = llm
         self._bos = bos
         self._add_bos = add_bos
+        self._bos_text = bos_text
         self._probe_tokens: int | None = None
         self.cancel: threading.Event | None = None
         self._formatter = BoundedTemplate(template, eos_token=eos_text, bos_token=bos_text, add_generation_prompt=True)
@@ -79,6 +80,14 @@ class ChatTemplate:
         if self._add_bos and self._bos != -1 and (not tokens or tokens[0] != self._bos):
             tokens.insert(0, self._bos)
         return tokens
+
+    def text(self, messages: Sequence[ChatMessage]) -> tuple[str, bool]:
+        """The prompt as text, ending with the generation prompt, and whether
+        its tokens need a BOS in front (what ``render`` adds): for libmtmd,
+        which tokenizes the text around the images itself."""
+        prompt = self._prompt(self._formatter, messages)
+        needs_bos = self._add_bos and self._bos != -1 and not (self._bos_text and prompt.startswith(self._bos_text))
+        return prompt, needs_bos
 
     def measure(self, message: ChatMessage) -> int:
         """The tokens ``message`` takes inside a prompt: an estimate for
