@@ -186,37 +186,36 @@
 </context><context>
     <name>AttachmentService</name>
     <message>
-        <location filename="../../app/ui/attachments/service.py" line="134" />
+        <location filename="../../app/ui/attachments/service.py" line="132" />
         <source>At most {n} files can be attached to one message.</source>
         <translation>一条消息最多可附加 {n} 个文件。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/attachments/service.py" line="163" />
+        <location filename="../../app/ui/attachments/service.py" line="161" />
         <source>This file could not be read.</source>
         <translation>无法读取此文件。</translation>
     </message>
 </context><context>
     <name>AttachmentWiring</name>
     <message>
-        <location filename="../../app/ui/window/attachments.py" line="135" />
+        <location filename="../../app/ui/window/attachments.py" line="140" />
         <source>The pasted image could not be attached.</source>
         <translation>无法附加粘贴的图片。</translation>
     </message>
 </context><context>
     <name>Attachments</name>
     <message>
-        <location filename="../../app/ui/attachments/images.py" line="48" />
-        <location filename="../../app/ui/attachments/images.py" line="45" />
+        <location filename="../../app/ui/attachments/images.py" line="41" />
         <source>This image cannot be read (it is damaged or not an image).</source>
         <translation>无法读取此图片（已损坏或不是图片）。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/attachments/images.py" line="53" />
+        <location filename="../../app/ui/attachments/images.py" line="57" />
         <source>This image is {w} × {h} pixels: too large to open (at most {max} million pixels). Scale it down first.</source>
         <translation>此图片为 {w} × {h} 像素：太大，无法打开（最多 {max} 百万像素）。请先缩小它。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/attachments/images.py" line="60" />
+        <location filename="../../app/ui/attachments/images.py" line="65" />
         <source>This image cannot be read: {reason}.</source>
         <translation>无法读取此图片：{reason}。</translation>
     </message>
@@ -442,8 +441,8 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
 </context><context>
     <name>ChatView</name>
     <message>
-        <location filename="../../app/ui/conversation/footer.py" line="86" />
-        <location filename="../../app/ui/conversation/painter.py" line="164" />
+        <location filename="../../app/ui/conversation/footer.py" line="94" />
+        <location filename="../../app/ui/conversation/painter.py" line="165" />
         <location filename="../../app/ui/conversation/menu.py" line="45" />
         <source>Copy</source>
         <translation>复制</translation>
@@ -562,62 +561,62 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         </translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/footer.py" line="28" />
+        <location filename="../../app/ui/conversation/footer.py" line="34" />
         <source>⏹ Stopped</source>
         <translation>⏹ 已停止</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/footer.py" line="29" />
+        <location filename="../../app/ui/conversation/footer.py" line="35" />
         <source>✂ Cut at the token limit</source>
         <translation>✂ 已达到 token 上限，回复被截断</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/footer.py" line="30" />
+        <location filename="../../app/ui/conversation/footer.py" line="36" />
         <source>⚠ Interrupted</source>
         <translation>⚠ 已中断</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/footer.py" line="31" />
+        <location filename="../../app/ui/conversation/footer.py" line="37" />
         <source>⚠ Error</source>
         <translation>⚠ 错误</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/footer.py" line="32" />
+        <location filename="../../app/ui/conversation/footer.py" line="38" />
         <source>⚠ Error: {reason}</source>
         <translation>⚠ 错误：{reason}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/footer.py" line="33" />
+        <location filename="../../app/ui/conversation/footer.py" line="39" />
         <source>{tokens} tokens</source>
         <translation>{tokens} 个 token</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/footer.py" line="34" />
+        <location filename="../../app/ui/conversation/footer.py" line="40" />
         <source>{rate:.1f} tok/s</source>
         <translation>{rate:.1f} token/秒</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/footer.py" line="35" />
+        <location filename="../../app/ui/conversation/footer.py" line="41" />
         <source>first token {ms:.0f} ms</source>
         <translation>首 token {ms:.0f} 毫秒</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/footer.py" line="88" />
+        <location filename="../../app/ui/conversation/footer.py" line="96" />
         <source>Edit</source>
         <translation>编辑</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/footer.py" line="89" />
+        <location filename="../../app/ui/conversation/footer.py" line="97" />
         <source>Regenerate</source>
         <translation>重新生成</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/footer.py" line="90" />
+        <location filename="../../app/ui/conversation/footer.py" line="98" />
         <source>Continue</source>
         <translation>继续</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/footer.py" line="91" />
+        <location filename="../../app/ui/conversation/footer.py" line="99" />
         <source>Delete</source>
         <translation>删除</translation>
     </message>
@@ -1152,70 +1151,69 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>已将 {conversations} 个对话、{messages} 条消息导出到 {path}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="97" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="94" />
         <location filename="../../app/ui/dialogs/exchange.py" line="84" />
         <source>Export failed: the history is not available</source>
         <translation>导出失败：历史记录不可用</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="129" />
-        <location filename="../../app/ui/dialogs/exchange.py" line="99" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="107" />
         <source>An export is already running.</source>
         <translation>已有一个导出正在进行。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="121" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="129" />
         <source>Printing failed: no printer is set up on this computer (choose Print to File).</source>
         <translation>打印失败：这台电脑上没有设置打印机（请选择“打印到文件”）。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="127" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="133" />
         <source>Printing failed: the history is not available</source>
         <translation>打印失败：历史记录不可用</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="142" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="145" />
         <source>Nothing was imported: {error}</source>
         <translation>未导入任何内容：{error}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="143" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="146" />
         <source>Imported {conversations} conversation(s), {messages} message(s)</source>
         <translation>已导入 {conversations} 个对话、{messages} 条消息</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="150" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="153" />
         <source>Nothing was imported: the history is not available</source>
         <translation>未导入任何内容：历史记录不可用</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="158" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="161" />
         <source>Markdown (*.md)</source>
         <translation>Markdown (*.md)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="176" />
-        <location filename="../../app/ui/dialogs/exchange.py" line="159" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="179" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="162" />
         <source>Rill JSON (*.json)</source>
         <translation>Rill JSON 文件 (*.json)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="160" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="163" />
         <source>Web page (*.html)</source>
         <translation>网页 (*.html)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="161" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="164" />
         <source>PDF (*.pdf)</source>
         <translation>PDF (*.pdf)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="166" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="169" />
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/exchange.py" line="174" />
+        <location filename="../../app/ui/dialogs/exchange.py" line="177" />
         <source>Import Conversations</source>
         <translation>导入对话</translation>
     </message>
@@ -1329,7 +1327,9 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
     <message numerus="yes">
         <location filename="../../app/ui/attachments/chips.py" line="92" />
         <source>%n page(s)</source>
-        <translation><numerusform>%n 页</numerusform></translation>
+        <translation>
+            <numerusform>%n 页</numerusform>
+        </translation>
     </message>
     <message>
         <location filename="../../app/ui/attachments/chips.py" line="93" />
@@ -2277,80 +2277,140 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
 </context><context>
     <name>LlamaBackend</name>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="79" />
+        <location filename="../../app/core/backends/llama/backend.py" line="91" />
         <source>fallback: ChatML (the model file has no chat template)</source>
         <translation>后备：ChatML（模型文件没有对话模板）</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="81" />
+        <location filename="../../app/core/backends/llama/backend.py" line="93" />
         <source>The model file has no chat template; using ChatML. Replies may be poor if the model was trained with another format.</source>
         <translation>模型文件没有对话模板，将使用 ChatML。如果模型是用其他格式训练的，回复质量可能较差。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="94" />
+        <location filename="../../app/core/backends/llama/backend.py" line="106" />
         <source>Model file not found: {path}</source>
         <translation>找不到模型文件：{path}</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="96" />
+        <location filename="../../app/core/backends/llama/backend.py" line="108" />
         <source>Model path is not a file: {path}</source>
         <translation>模型路径不是文件：{path}</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="101" />
+        <location filename="../../app/core/backends/llama/backend.py" line="113" />
         <source>Cannot read the model file {path}: {error}</source>
         <translation>无法读取模型文件 {path}：{error}</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="105" />
+        <location filename="../../app/core/backends/llama/backend.py" line="117" />
         <source>{name} is not a GGUF model file (the file is empty).</source>
         <translation>{name} 不是 GGUF 模型文件（文件为空）。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="107" />
+        <location filename="../../app/core/backends/llama/backend.py" line="119" />
         <source>{name} is not a GGUF model file (it does not start with 'GGUF').</source>
         <translation>{name} 不是 GGUF 模型文件（文件开头不是“GGUF”）。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="187" />
+        <location filename="../../app/core/backends/llama/backend.py" line="201" />
         <source>llama-cpp-python is not installed: {error}</source>
         <translation>未安装 llama-cpp-python：{error}</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="216" />
+        <location filename="../../app/core/backends/llama/backend.py" line="230" />
         <source>Failed to load model {name}. llama.cpp says: {reason}. The file may be incomplete or corrupted, or made for a newer llama.cpp.</source>
         <translation>加载模型 {name} 失败。llama.cpp 报告：{reason}。文件可能不完整或已损坏，或者需要更新版本的 llama.cpp。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="222" />
+        <location filename="../../app/core/backends/llama/backend.py" line="236" />
         <source>Failed to load model {name} ({error})</source>
         <translation>加载模型 {name} 失败（{error}）</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="259" />
+        <location filename="../../app/core/backends/llama/backend.py" line="273" />
         <source>The model's chat template is invalid: {error}</source>
         <translation>模型的对话模板无效：{error}</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="273" />
+        <location filename="../../app/core/backends/llama/backend.py" line="288" />
         <source>The context ({n_ctx} tokens) is larger than the model was trained for ({trained}); long chats may degrade.</source>
         <translation>上下文（{n_ctx} 个 token）超出了模型训练时的长度（{trained}）；对话较长时质量可能下降。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="326" />
+        <location filename="../../app/core/backends/llama/backend.py" line="358" />
         <source>The reply is too long to continue within the model's context.</source>
         <translation>回复过长，无法在模型的上下文内继续生成。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="390" />
+        <location filename="../../app/core/backends/llama/backend.py" line="364" />
+        <source>The images do not fit the model's context.</source>
+        <translation>图片超出了模型的上下文长度。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/llama/backend.py" line="432" />
         <source>Generation failed: {error}</source>
         <translation>生成失败：{error}</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="508" />
-        <location filename="../../app/core/backends/llama/backend.py" line="447" />
+        <location filename="../../app/core/backends/llama/backend.py" line="498" />
+        <source>The vision projector {name} could not be loaded ({reason}); this model reads text only.</source>
+        <translation>无法加载视觉投影器 {name}（{reason}）；此模型只能读取文字。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/llama/backend.py" line="575" />
+        <location filename="../../app/core/backends/llama/backend.py" line="514" />
         <source>The model is not loaded.</source>
         <translation>模型尚未加载。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/llama/vision.py" line="72" />
+        <source>An attached image is damaged (its data is not base64).</source>
+        <translation>附加的图片已损坏（其数据不是 base64）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/llama/vision.py" line="146" />
+        <source>The model's chat template puts nothing after the image.</source>
+        <translation>模型的聊天模板在图片之后没有任何内容。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/llama/vision.py" line="182" />
+        <source>The vision projector put the image at an unexpected place in the prompt.</source>
+        <translation>视觉投影器把图片放在了提示中意外的位置。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/llama/vision.py" line="199" />
+        <source>The model could not read an image: {reason}.</source>
+        <translation>模型无法读取图片：{reason}。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/llama/vision.py" line="234" />
+        <source>The model cannot read an attached image (it reads PNG and JPEG).</source>
+        <translation>模型无法读取附加的图片（它只读取 PNG 和 JPEG）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/llama/vision.py" line="246" />
+        <source>The model could not read the images (out of memory?).</source>
+        <translation>模型无法读取这些图片（内存不足？）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/llama/vision.py" line="254" />
+        <source>The model could not read the images: {reason}.</source>
+        <translation>模型无法读取这些图片：{reason}。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/llama/vision.py" line="301" />
+        <source>this llama-cpp-python has no multimodal library ({error})</source>
+        <translation>此 llama-cpp-python 没有多模态库（{error}）</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/llama/vision.py" line="311" />
+        <source>libmtmd refused it</source>
+        <translation>libmtmd 拒绝了它</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/llama/vision.py" line="316" />
+        <source>it has no vision encoder</source>
+        <translation>它没有视觉编码器</translation>
     </message>
     <message>
         <location filename="../../app/core/backends/llama/sandbox.py" line="87" />
@@ -2363,22 +2423,22 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>它生成的文本超过了 {chars:,} 个字符</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/template.py" line="53" />
+        <location filename="../../app/core/backends/llama/template.py" line="54" />
         <source>Rill cannot use this model's chat template: {reason}. The model file's template is broken or hostile; try another file of the model.</source>
         <translation>Rill 无法使用此模型的聊天模板：{reason}。模型文件中的模板已损坏或有恶意；请换用该模型的另一个文件。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/template.py" line="56" />
+        <location filename="../../app/core/backends/llama/template.py" line="57" />
         <source>it never ends</source>
         <translation>它永远不会结束</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/template.py" line="69" />
+        <location filename="../../app/core/backends/llama/template.py" line="70" />
         <source>The model's chat template was stopped: {reason}.</source>
         <translation>模型的聊天模板已被停止：{reason}。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/template.py" line="72" />
+        <location filename="../../app/core/backends/llama/template.py" line="73" />
         <source>The model's chat template failed: {error}</source>
         <translation>模型的对话模板出错：{error}</translation>
     </message>
@@ -3578,12 +3638,12 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>达到上限时停止（新建对话）</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/prompt_window.py" line="147" />
+        <location filename="../../app/core/backends/prompt_window.py" line="148" />
         <source>The conversation no longer fits the model's context (about {total:,} tokens with {reply:,} kept for the reply; the context holds {n_ctx:,}). Start a new chat, or choose to drop older messages in Settings.</source>
         <translation>对话已超出模型的上下文（约 {total:,} 个 token，另需为回复预留 {reply:,} 个；上下文容量为 {n_ctx:,}）。请新建对话，或在设置中选择丢弃较早的消息。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/prompt_window.py" line="203" />
+        <location filename="../../app/core/backends/prompt_window.py" line="204" />
         <source>Message too long for the model's context ({tokens} tokens, limit {limit}): the context holds {n_ctx} tokens and at least {reply} are kept for the reply. Shorten the message.</source>
         <translation>消息过长，超出了模型的上下文（{tokens} 个 token，上限 {limit}）：上下文容量为 {n_ctx} 个 token，且至少要为回复预留 {reply} 个。请缩短消息。</translation>
     </message>
@@ -4918,16 +4978,11 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>另一个 Rill（进程 {pid}）正在使用此数据文件夹，但没有响应；仍将继续启动。</translation>
     </message>
 </context><context>
-    <name>SourcesStrip</name>
+    <name>SourcesMenu</name>
     <message>
-        <location filename="../../app/ui/attachments/sources.py" line="62" />
-        <source>Sources:</source>
-        <translation>来源：</translation>
-    </message>
-    <message>
-        <location filename="../../app/ui/attachments/sources.py" line="63" />
-        <source>Sources: {list}</source>
-        <translation>来源：{list}</translation>
+        <location filename="../../app/ui/attachments/sources.py" line="71" />
+        <source>Sources</source>
+        <translation>来源</translation>
     </message>
 </context><context>
     <name>Store</name>
