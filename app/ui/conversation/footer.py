@@ -71,6 +71,21 @@ def set_footer_from_status(item: Item, words: dict[str, str]) -> None:
     item.facts = " · ".join(facts)
 
 
+def refresh_sources(
+    items: list[Item], label: SourcesLabel | None,
+    set_height: Callable[[int, float], None], item_height: Callable[[Item], float],
+) -> None:
+    """Each finished reply takes its sources line; a reply whose line came
+    or went is given its new height (O(n) dictionary work, one height per change)."""
+    for n, item in enumerate(items):
+        if item.kind != "assistant" or item.streaming:
+            continue
+        line = label(item.id) if label is not None else ""
+        if line != item.sources:
+            item.sources = line
+            set_height(n, item_height(item))
+
+
 def footer_actions(item: Item, decorator: Decorator | None) -> list[tuple[str, str]]:
     """(action, label) pairs shown in a message's footer: the branch
     switcher ("‹ 2/3 ›") when the message has siblings, then Copy and what

@@ -101,7 +101,7 @@ from app.ui.conversation.damage import ViewportDamage
 from app.ui.conversation.documents import DocumentFactory
 from app.ui.conversation.find import FindHighlighter
 from app.ui.conversation.find_reveal import FindReveal
-from app.ui.conversation.footer import ActionsShown, Decorator, SourcesLabel, footer_actions
+from app.ui.conversation.footer import ActionsShown, Decorator, SourcesLabel, footer_actions, refresh_sources
 from app.ui.conversation.geometry import ItemLayout, Metrics
 from app.ui.conversation.gestures import PointerGestures
 from app.ui.conversation.glide import BottomGlide
@@ -383,14 +383,7 @@ class ChatView(QAbstractScrollArea):
         """What the decorator or the sources label answer may have changed:
         each finished reply takes its sources line (a reply whose line came
         or went changes height: O(n) dictionary work, one height per change)."""
-        label = self._sources
-        for n, item in enumerate(self._list.items):
-            if item.kind != "assistant" or item.streaming:
-                continue
-            line = label(item.id) if label is not None else ""
-            if line != item.sources:
-                item.sources = line
-                self._scroll.set_height(n, self._metrics.item_height(item))
+        refresh_sources(self._list.items, self._sources, self._scroll.set_height, self._metrics.item_height)
         self._damage.all()
 
     def set_decorator(self, decorator: Decorator | None) -> None:

@@ -53,16 +53,21 @@ def test_a_narrower_view_scales_far_items_and_lays_live_ones_out_at_once(qapp) -
     assert p.jobs == []
 
 
-def test_a_new_theme_rebuilds_the_code_documents_near_the_viewport(qapp) -> None:
-    p = Parts()
-    msg = Message("assistant", "```\ncode\n```")
+def _rendered_item(p: Parts, text: str, units: tuple[Unit, ...]):  # type: ignore[no-untyped-def]
+    """A reply of ``text`` added to the view and rendered as ``units``, its documents built."""
+    msg = Message("assistant", text)
     p.rows.add_messages([msg])
     p.live.update()
     (job, _prio), = p.render.jobs
-    p.results.on_rendered(RenderResult(job, (Unit("code", "<pre>code</pre>"),)))
+    p.results.on_rendered(RenderResult(job, units))
     p.live.update()
     p.run()
-    item = p.item(msg)
+    return p.item(msg)
+
+
+def test_a_new_theme_rebuilds_the_code_documents_near_the_viewport(qapp) -> None:
+    p = Parts()
+    item = _rendered_item(p, "```\ncode\n```", (Unit("code", "<pre>code</pre>"),))
     old = item.units[0].doc
     assert old is not None
     p.styler.restyle()
@@ -78,14 +83,7 @@ def test_a_theme_change_during_the_last_ones_rebuild_still_takes(qapp) -> None:
     stand in for the new one's (it was: same key, so the new job was never
     queued and the code kept the old colours; seen in CI under load)."""
     p = Parts()
-    msg = Message("assistant", "```\ncode\n```")
-    p.rows.add_messages([msg])
-    p.live.update()
-    (job, _prio), = p.render.jobs
-    p.results.on_rendered(RenderResult(job, (Unit("code", "<pre>code</pre>"),)))
-    p.live.update()
-    p.run()
-    item = p.item(msg)
+    item = _rendered_item(p, "```\ncode\n```", (Unit("code", "<pre>code</pre>"),))
     p.docs.code_css = "stale"  # a new theme ("dark")
     p.styler.restyle()
     p.start_first()            # its code document is rebuilt; the job is not finished
@@ -101,14 +99,8 @@ def test_a_zoom_during_the_last_ones_refont_still_takes(qapp) -> None:
     from app.core.render.blocks import render_units
 
     p = Parts()
-    msg = Message("assistant", "One paragraph.\n\nAnother paragraph.\n\nA third.")
-    p.rows.add_messages([msg])
-    p.live.update()
-    (job, _prio), = p.render.jobs
-    p.results.on_rendered(RenderResult(job, render_units(msg.content)))
-    p.live.update()
-    p.run()
-    item = p.item(msg)
+    text = "One paragraph.\n\nAnother paragraph.\n\nA third."
+    item = _rendered_item(p, text, render_units(text))
     assert len([u for u in item.units if u.doc is not None]) >= 2
     p.styler.set_zoom(1.5)
     p.start_first()            # the first document takes the 1.5 font; the job is not finished
@@ -120,14 +112,8 @@ def test_a_zoom_during_the_last_ones_refont_still_takes(qapp) -> None:
 def _math_item(p: Parts):  # type: ignore[no-untyped-def]
     from app.core.render.blocks import render_units
 
-    msg = Message("assistant", "A formula $x^2 + y^2$ here.")
-    p.rows.add_messages([msg])
-    p.live.update()
-    (job, _prio), = p.render.jobs
-    p.results.on_rendered(RenderResult(job, render_units(msg.content)))
-    p.live.update()
-    p.run()
-    return p.item(msg)
+    text = "A formula $x^2 + y^2$ here."
+    return _rendered_item(p, text, render_units(text))
 
 
 def _image_size(doc) -> tuple[int, int]:  # type: ignore[no-untyped-def]

@@ -17,6 +17,7 @@ import pytest
 from app.core.backends.base import BackendError, ChatMessage, FinishReason, GenerationRequest, SamplingParams
 from app.core.backends.llama.backend import LlamaBackend
 from app.core.models.paths import package_model_path
+from tests.core.backends.llama.test_backend import run
 from tests.helpers.mmproj import N_IMAGE_TOKENS, png_bytes, tiny_projector
 
 pytestmark = pytest.mark.model
@@ -47,15 +48,6 @@ def request(*messages: ChatMessage, **params: object) -> GenerationRequest:
     return GenerationRequest(1, messages, SamplingParams(**params))  # type: ignore[arg-type]
 
 
-def run(backend: LlamaBackend, req: GenerationRequest,
-        cancel: threading.Event | None = None) -> tuple[list[str], FinishReason]:
-    gen = backend.generate(req, cancel or threading.Event())
-    pieces: list[str] = []
-    while True:
-        try:
-            pieces.append(next(gen))
-        except StopIteration as stop:
-            return pieces, stop.value
 
 
 @pytest.fixture(scope="module")
