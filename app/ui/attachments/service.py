@@ -34,6 +34,7 @@ Threading rule: GUI thread; the work runs on background calls and the store thre
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -122,9 +123,11 @@ class AttachmentService(QObject):
 
     # -- the message being written -------------------------------------------------------
 
-    def add_files(self, paths: Sequence[str]) -> list[Attachment]:
+    def add_files(self, paths: Sequence[str], temporary: bool = False) -> list[Attachment]:
         """Start reading ``paths``; each gets its chip at once. Files beyond
-        ``MAX_ATTACHMENTS_PER_MESSAGE`` get a chip with the error."""
+        ``MAX_ATTACHMENTS_PER_MESSAGE`` get a chip with the error.
+        ``temporary``: the files are Rill's own (a pasted image written out),
+        deleted once read, removed or refused: what was read stays in memory."""
         added = []
         for path in paths:
             att = Attachment(Path(path).name, AttachmentKind.UNKNOWN, 0, path=path)
@@ -132,24 +135,30 @@ class AttachmentService(QObject):
                 att = att.failed(self.tr("At most {n} files can be attached to one message.")
                                  .format(n=limits.MAX_ATTACHMENTS_PER_MESSAGE))
                 self._pending[att.id] = (att, AttachmentContent(att))
+                if temporary:
+                    self._calls.run(lambda _c, p=path: _delete(p), _ignore, name="rill-attach-clean")
                 self.attachment_added.emit(att)
                 self.attachment_read.emit(att)
                 continue
             self._pending[att.id] = (att, None)
             self.attachment_added.emit(att)
-            self._start_read(att)
+            self._start_read(att, temporary)
             added.append(att)
         self.pending_changed.emit()
         return added
 
-    def _start_read(self, att: Attachment) -> None:
+    def _start_read(self, att: Attachment, temporary: bool = False) -> None:
         aid = att.id
         relay = _Progress(self, aid)
 
         embedder = self.embedder
 
         def work(cancel: threading.Event) -> AttachmentContent:
-            content = read_attachment(att.path, cancel, relay.report, embedder)
+            try:
+                content = read_attachment(att.path, cancel, relay.report, embedder)
+            finally:
+                if temporary:
+                    _delete(att.path)
             return replace(content, attachment=replace(content.attachment, id=aid))
 
         def done(content: Any, error: BaseException | None) -> None:
@@ -335,6 +344,19 @@ class AttachmentService(QObject):
             if self._local is not None:
                 self._local.close()
                 self._local = None
+
+
+def _delete(path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+    except OSError as e:
+        log.warning("the temporary file %s could not be deleted: %s", path, e)
+
+
+def _ignore(_result: Any, _error: BaseException | None) -> None:
+    pass
 
 
 class _Progress:

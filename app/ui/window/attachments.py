@@ -12,14 +12,19 @@ images (``PromptEdit.file_paste``), and asks the store about each
 conversation shown (its attachments and its replies' sources).
 
 Threading rule: GUI thread only. A pasted image is written to a file on a
-background call (encoding a screenshot takes longer than a frame).
+background call (encoding a screenshot takes longer than a frame); the file
+is deleted once read (what was read stays in memory and in the store), and
+files a crash left behind are swept at start (``sweep_pasted``).
 """
 
 from __future__ import annotations
 
+import os
 import threading
 import time
+import uuid
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from PyQt6.QtCore import QMimeData, QObject
@@ -43,6 +48,28 @@ from app.ui.window.drops import local_files
 
 #: Where pasted images are written before they are read (under the data folder).
 PASTED_DIR = "pasted"
+#: A pasted image's file older than this was left by an earlier run (a crash): swept.
+PASTED_STALE_S = 3600.0
+
+
+def sweep_pasted(folder: Path, now: float | None = None) -> int:
+    """Delete the pasted images under ``folder`` older than ``PASTED_STALE_S``
+    (a worker); the number deleted."""
+    now = time.time() if now is None else now
+    deleted = 0
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return 0
+    for entry in entries:
+        try:
+            if entry.is_file(follow_symlinks=False) and entry.name.startswith("pasted-") \
+                    and now - entry.stat(follow_symlinks=False).st_mtime > PASTED_STALE_S:
+                os.unlink(entry.path)
+                deleted += 1
+        except OSError:
+            continue
+    return deleted
 
 
 class AttachmentWiring(QObject):
@@ -80,6 +107,8 @@ class AttachmentWiring(QObject):
         area.prompt_area.editor.file_paste = self.take_paste
         self._calls = BackgroundCalls(self)
         self._connect_signals()
+        pasted = data_dir() / PASTED_DIR
+        self._calls.run(lambda _cancel: sweep_pasted(pasted), _swept, name="rill-paste-sweep")
 
     def _connect_signals(self) -> None:
         self._convs.conversation_shown.connect(self._on_conversation_shown)
@@ -125,7 +154,7 @@ class AttachmentWiring(QObject):
 
     def _attach_image(self, image: QImage) -> None:
         folder = data_dir() / PASTED_DIR
-        path = folder / f"pasted-{time.strftime('%Y%m%d-%H%M%S')}-{threading.get_ident() % 1000:03d}.png"
+        path = folder / f"pasted-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}.png"  # two in a second differ
 
         def save(_cancel: threading.Event) -> str:
             folder.mkdir(parents=True, exist_ok=True)
@@ -135,7 +164,7 @@ class AttachmentWiring(QObject):
 
         def done(result: Any, error: BaseException | None) -> None:
             if error is None and isinstance(result, str):
-                self.attach([result])
+                self.service.add_files([result], temporary=True)
             else:
                 self._convs.notify(self.tr("The pasted image could not be attached."), "error")
 
@@ -164,3 +193,7 @@ class AttachmentWiring(QObject):
     def _on_message_action_requested(self, action: str, message_id: str) -> None:
         if action == "sources":
             self.sources.open_sources(message_id)
+
+
+def _swept(_result: Any, _error: BaseException | None) -> None:
+    pass

@@ -169,6 +169,9 @@ def test_pasting_and_dropping_files_on_the_message_box_attaches_them(qtbot: Any,
         window.prompt.insertFromMimeData(shot)
     pasted = service.pending[-1]
     assert pasted.kind.value == "image" and pasted.ok and pasted.name.startswith("pasted-")
+    assert not Path(pasted.path).exists(), "the pasted image's file goes once read"
+    content = service.content(pasted.id)
+    assert content is not None and content.image, "what was read stays in memory"
     chip = window.attachments.tray.chips[pasted.id]
     assert "this model cannot see images" in chip.summary()
     # plain text still pastes as text
@@ -177,6 +180,22 @@ def test_pasting_and_dropping_files_on_the_message_box_attaches_them(qtbot: Any,
     window.prompt.moveCursor(window.prompt.textCursor().MoveOperation.End)
     window.prompt.insertFromMimeData(text)
     assert window.prompt.toPlainText() == "draft more"
+
+
+def test_pasted_images_left_by_an_earlier_run_are_swept(tmp_path: Path) -> None:
+    import os
+
+    from app.ui.window.attachments import PASTED_STALE_S, sweep_pasted
+
+    old, fresh, other = tmp_path / "pasted-1.png", tmp_path / "pasted-2.png", tmp_path / "notes.png"
+    for f in (old, fresh, other):
+        f.write_bytes(b"x")
+    now = os.stat(fresh).st_mtime
+    os.utime(old, (now - PASTED_STALE_S - 5, now - PASTED_STALE_S - 5))
+    os.utime(other, (now - PASTED_STALE_S - 5, now - PASTED_STALE_S - 5))
+    assert sweep_pasted(tmp_path, now=now) == 1
+    assert not old.exists() and fresh.exists() and other.exists(), "only stale pasted images, never the user's files"
+    assert sweep_pasted(tmp_path / "missing", now=now) == 0
 
 
 def _reply_id(window: Any) -> str:
