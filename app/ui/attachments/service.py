@@ -33,6 +33,7 @@ Threading rule: GUI thread; the work runs on background calls and the store thre
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import threading
@@ -136,7 +137,7 @@ class AttachmentService(QObject):
                                  .format(n=limits.MAX_ATTACHMENTS_PER_MESSAGE))
                 self._pending[att.id] = (att, AttachmentContent(att))
                 if temporary:
-                    self._calls.run(lambda _c, p=path: _delete(p), _ignore, name="rill-attach-clean")
+                    self._calls.run(functools.partial(_delete_later, path), _ignore, name="rill-attach-clean")
                 self.attachment_added.emit(att)
                 self.attachment_read.emit(att)
                 continue
@@ -353,6 +354,10 @@ def _delete(path: str) -> None:
         pass
     except OSError as e:
         log.warning("the temporary file %s could not be deleted: %s", path, e)
+
+
+def _delete_later(path: str, _cancel: threading.Event) -> None:
+    _delete(path)
 
 
 def _ignore(_result: Any, _error: BaseException | None) -> None:
