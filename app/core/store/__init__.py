@@ -96,6 +96,10 @@ version v to v+1, each in one transaction (an empty file is version 0).
   ``attachments`` (per conversation, ``ON DELETE CASCADE``; a trigger frees a
   blob with its last attachment), ``chunks`` with their own trigram and
   short-term FTS5 indexes, and ``reply_sources`` (the chunks a reply was given).
+* v5: an embedding model's vectors of a blob's chunks are one float32 matrix
+  in ``blob_vectors`` (``ON DELETE CASCADE`` from the blob) instead of a row
+  per chunk in v4's ``chunk_vectors``: a question reads a row per file, not
+  per chunk. The migration moves each blob's vectors (chunks 0..n-1 in order).
 
 Message rows have no cascade chains: ``delete_message`` and
 ``delete_conversation`` unlink parents before deleting, because SQLite runs

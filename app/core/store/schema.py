@@ -15,7 +15,7 @@ from app.core.store import search as _search
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 #: The first schema, verbatim (a test builds a v1 database from it and upgrades it).
 V1_SQL = """
@@ -96,9 +96,27 @@ def _migrate_3_to_4(conn: sqlite3.Connection) -> None:
     _run_script(conn, _chunks.SCHEMA_SQL)
 
 
+def _migrate_4_to_5(conn: sqlite3.Connection) -> None:
+    # chunk vectors: one matrix per blob and model instead of one row per chunk
+    # (a v3 file upgraded through ``_migrate_3_to_4`` already has the new table)
+    _run_script(conn, _chunks.VECTORS_SQL)
+    if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'chunk_vectors'").fetchone():
+        rows = conn.execute(
+            "SELECT c.sha256, v.model, c.ord, v.vector FROM chunk_vectors AS v JOIN chunks AS c "
+            "ON c.rowid = v.chunk_rowid ORDER BY c.sha256, v.model, c.ord").fetchall()
+        groups: dict[tuple[str, str], list[bytes]] = {}
+        for sha, model, ord_, vector in rows:
+            kept = groups.setdefault((sha, model), [])
+            if ord_ == len(kept):  # rows 0..n-1 only: a gap ends the matrix
+                kept.append(bytes(vector))
+        for (sha, model), packed in groups.items():
+            _chunks.save_vectors(conn, sha, model, packed)
+        conn.execute("DROP TABLE chunk_vectors")
+
+
 #: ``MIGRATIONS[v]`` turns a version-v database into version v+1.
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
-    _migrate_0_to_1, _migrate_1_to_2, _migrate_2_to_3, _migrate_3_to_4,
+    _migrate_0_to_1, _migrate_1_to_2, _migrate_2_to_3, _migrate_3_to_4, _migrate_4_to_5,
 ]
 assert len(MIGRATIONS) == SCHEMA_VERSION
 

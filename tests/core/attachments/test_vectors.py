@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import sqlite3
+from pathlib import Path
+
 import numpy as np
 
 from app.core.attachments.chunking import chunk
 from app.core.attachments.record import Attachment, AttachmentKind, AttachmentMode, Extracted
-from app.core.attachments.vectors import pack, rank, unpack
+from app.core.attachments.vectors import pack, rank_blocks, unpack
 from app.core.conversation.model import Conversation
 from app.core.store import Store, info_from_conversation
 from app.core.store.attachments import AttachmentContent
@@ -15,10 +18,12 @@ from app.core.store.attachments import AttachmentContent
 def test_pack_normalises_and_rank_orders_by_cosine() -> None:
     assert np.allclose(unpack(pack([3.0, 4.0])), [0.6, 0.8])
     assert unpack(pack([0.0, 0.0])).tolist() == [0.0, 0.0]
-    rows = [(1, pack([1, 0, 0])), (2, pack([0.9, 0.1, 0])), (3, pack([0, 1, 0])), (4, pack([1, 0]))]  # 4: another model
-    assert rank([1, 0, 0], rows) == [1, 2, 3]
-    assert rank([1, 0, 0], rows, limit=1) == [1]
-    assert rank([0, 0, 0], rows) == [] and rank([1, 0, 0], []) == []
+    blocks = [("a", 3, pack([0, 1, 0]) + pack([0.9, 0.1, 0])), ("b", 3, pack([1, 0, 0])),
+              ("c", 2, pack([1, 0]))]  # c: another model's size
+    assert rank_blocks([1, 0, 0], blocks) == [("b", 0), ("a", 1), ("a", 0)]
+    assert rank_blocks([1, 0, 0], blocks, limit=1) == [("b", 0)]
+    assert rank_blocks([0, 0, 0], blocks) == [] and rank_blocks([1, 0, 0], []) == []
+    assert rank_blocks([1, 0, 0], [("torn", 3, b"\x00" * 7)]) == [], "a torn matrix is skipped"
 
 
 def test_vectors_join_the_keyword_ranking() -> None:
@@ -44,4 +49,40 @@ def test_vectors_join_the_keyword_ranking() -> None:
         assert store.retrieve(conv.id, "paid", query_vector=[0.0, 1.0], model="other") == []
         # the vectors go with their chunks
         store.delete_conversation(conv.id)
-        assert store.conn.execute("SELECT count(*) FROM chunk_vectors").fetchone()[0] == 0
+        assert store.conn.execute("SELECT count(*) FROM blob_vectors").fetchone()[0] == 0
+
+
+def test_a_v4_database_s_chunk_vectors_become_one_matrix_per_file(tmp_path: Path) -> None:
+    path = tmp_path / "rill.db"
+    opened = Store.open(path)
+    assert opened.store is not None
+    with opened.store as store:
+        conv = Conversation(title="v4")
+        store.create_conversation(info_from_conversation(conv))
+        user = conv.add_user("q")
+        store.add_message(conv.id, user)
+        ext = Extracted.from_pages(["Cats purr when content.", "The invoice total is 42 euros.", "Dogs bark."])
+        att = Attachment("n.md", AttachmentKind.TEXT, 1, sha256="d" * 64, mode=AttachmentMode.RETRIEVED).with_text(ext)
+        store.save_attachments(conv.id, user.id, [AttachmentContent(att, ext, tuple(chunk(ext)))])
+    # turn it back into v4's layout: one vector row per chunk
+    conn = sqlite3.connect(path)
+    with conn:
+        conn.execute("DROP TABLE blob_vectors")
+        conn.execute("CREATE TABLE chunk_vectors (chunk_rowid INTEGER NOT NULL, model TEXT NOT NULL, "
+                     "vector BLOB NOT NULL, PRIMARY KEY (chunk_rowid, model))")
+        rowids = [r for (r,) in conn.execute("SELECT rowid FROM chunks WHERE sha256 = ? ORDER BY ord", ("d" * 64,))]
+        toy = [[1.0, 0.0], [0.0, 1.0], [1.0, 0.1]]
+        conn.executemany("INSERT INTO chunk_vectors VALUES (?, 'toy', ?)",
+                         [(r, pack(v)) for r, v in zip(rowids, toy, strict=True)])
+        conn.execute("INSERT INTO chunk_vectors VALUES (?, 'gappy', ?)", (rowids[1], pack([1.0, 0.0])))
+        conn.execute("PRAGMA user_version = 4")
+    conn.close()
+    opened = Store.open(path)
+    assert opened.store is not None and not opened.notices
+    with opened.store as store:
+        tables = {r for (r,) in store.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        assert "chunk_vectors" not in tables
+        matrices = store.conn.execute("SELECT model, dim, length(vectors) FROM blob_vectors ORDER BY model").fetchall()
+        assert matrices == [("toy", 2, 3 * 8)], "the gappy model's lone vector (chunk 1, no chunk 0) is not kept"
+        hits = store.retrieve(conv.id, "how much must be paid?", query_vector=[0.1, 1.0], model="toy")
+        assert hits and hits[0].page == 2

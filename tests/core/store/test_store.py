@@ -150,7 +150,7 @@ def test_pragmas_wal_foreign_keys_synchronous_busy_timeout(store: Store) -> None
     from app.core.store.writes import BUSY_SLICE_MS
 
     assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == BUSY_SLICE_MS
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
     assert len(MIGRATIONS) == SCHEMA_VERSION
     assert store.integrity_ok()
 
