@@ -23,7 +23,9 @@ The package: ``threads`` (thread counts), ``logs`` (llama.cpp's log),
 ``progress`` (the load's progress callback), ``shim`` (the only private
 llama-cpp-python access), ``stops`` (stop strings), ``template`` (the chat
 template), ``vocab`` (a token's bytes and text, cached), ``vision`` and
-``vision_prompt`` (images, through the model's vision projector), ``backend``
+``vision_prompt`` (images, through the model's vision projector: loaded by
+``vision.attach_projector``), ``opening`` (the checks before a load, and the
+``Llama`` opened with its log, progress and cancel), ``backend``
 (``LlamaBackend``).
 
 Images: a model with a vision projector beside it (``app.core.models.projector``)
@@ -58,13 +60,13 @@ from app.core.backends.base import (
     PromptProgress,
 )
 from app.core.backends.llama import shim
-from app.core.backends.llama.logs import LOG_ROUTER, install_log_router, load_failure_reason, python_prints_to_log
-from app.core.backends.llama.progress import load_hook, make_progress_callback
+from app.core.backends.llama.logs import LOG_ROUTER
+from app.core.backends.llama.opening import GGUF_MAGIC, check_model_file, open_llama
 from app.core.backends.llama.sandbox import TemplateCancelled
 from app.core.backends.llama.stops import StopStrings
 from app.core.backends.llama.template import ChatTemplate
 from app.core.backends.llama.threads import DEFAULT_N_THREADS, DEFAULT_N_THREADS_BATCH, default_thread_counts
-from app.core.backends.llama.vision import Chunks, Projector, VisionCancelled, load_projector
+from app.core.backends.llama.vision import Chunks, Projector, VisionCancelled, attach_projector
 from app.core.backends.llama.vision_prompt import VisionPrompt, has_images
 from app.core.backends.llama.vocab import Vocab
 from app.core.backends.prompt_window import PromptWindow
@@ -85,7 +87,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-GGUF_MAGIC = b"GGUF"
 
 # English; translated where used (context "LlamaBackend").
 FALLBACK_TEMPLATE_DESCRIPTION = QT_TRANSLATE_NOOP(
@@ -97,27 +98,6 @@ FALLBACK_TEMPLATE_WARNING = QT_TRANSLATE_NOOP(
 # With the fallback template the ChatML markers may be plain text in the
 # model's vocabulary, so they are also watched for as stop strings.
 _FALLBACK_STOP_STRINGS = ("<|im_end|>", "<|im_start|>")
-
-
-def check_model_file(path: pathlib.Path) -> None:
-    """BackendError (for the user) unless ``path`` is a readable file that
-    starts as a GGUF file does: said before llama.cpp is asked to load it."""
-    if not path.exists():
-        raise BackendError(translate("LlamaBackend", "Model file not found: {path}").format(path=path))
-    if not path.is_file():
-        raise BackendError(translate("LlamaBackend", "Model path is not a file: {path}").format(path=path))
-    try:
-        with path.open("rb") as f:
-            magic = f.read(4)
-    except OSError as exc:
-        raise BackendError(translate("LlamaBackend", "Cannot read the model file {path}: {error}").format(
-            path=path, error=exc)) from exc
-    if magic != GGUF_MAGIC:
-        if not magic:
-            text = translate("LlamaBackend", "{name} is not a GGUF model file (the file is empty).")
-        else:
-            text = translate("LlamaBackend", "{name} is not a GGUF model file (it does not start with 'GGUF').")
-        raise BackendError(text.format(name=path.name))
 
 
 class LlamaBackend:
@@ -201,46 +181,8 @@ class LlamaBackend:
             raise BackendError(translate("LlamaBackend", "llama-cpp-python is not installed: {error}").format(
                 error=exc)) from exc
         self._llama_cpp = llama_cpp
-        install_log_router(llama_cpp)
-        hooked = shim.install_params_hook(llama_cpp)
-        shim.install_template_guard(llama_cpp)
-        callback = make_progress_callback(llama_cpp, cancel, progress) if hooked else None
-
-        with contextlib.ExitStack() as stack:
-            errors = stack.enter_context(LOG_ROUTER.capture_errors())
-            stack.enter_context(python_prints_to_log())
-            # A cancelled load makes llama.cpp log errors: expected, not warnings.
-            stack.enter_context(LOG_ROUTER.abortable(cancel))
-            hook = stack.enter_context(load_hook(callback))
-            stack.enter_context(shim.templates_left_to_rill())
-            try:
-                llm = llama_cpp.Llama(
-                    model_path=str(path),
-                    n_ctx=self.n_ctx,
-                    n_threads=self.n_threads,
-                    n_threads_batch=self.n_threads_batch,
-                    n_gpu_layers=self.n_gpu_layers,
-                    verbose=True,  # our log callback keeps it off the terminal
-                )
-            except Exception as exc:
-                if cancel.is_set():
-                    raise LoadCancelled() from exc
-                reason = load_failure_reason(errors)
-                if reason:
-                    message = translate(
-                        "LlamaBackend", "Failed to load model {name}. llama.cpp says: {reason}. "
-                        "The file may be incomplete or corrupted, or made for a "
-                        "newer llama.cpp."
-                    ).format(name=path.name, reason=reason)
-                else:
-                    message = translate("LlamaBackend", "Failed to load model {name} ({error})").format(
-                        name=path.name, error=exc)
-                raise BackendError(message) from exc
-            if callback is not None and not hook.applied:
-                log.warning(
-                    "this llama-cpp-python did not take Rill's model-loading progress "
-                    "callback: loading cannot be cancelled or report progress"
-                )
+        llm, callback = open_llama(llama_cpp, path, cancel, progress, n_ctx=self.n_ctx, n_threads=self.n_threads,
+                                   n_threads_batch=self.n_threads_batch, n_gpu_layers=self.n_gpu_layers)
         if cancel.is_set():  # cancelled after the tensors were loaded
             llm.close()
             raise LoadCancelled()
@@ -281,7 +223,12 @@ class LlamaBackend:
             self.close()
             raise
         self._window = PromptWindow(self._render, self._template.measure, self.n_ctx, overhead=self._template.overhead)
-        vision = self._load_projector(warnings)
+        self._projector, reason = attach_projector(
+            self._llama_cpp, llm, find_projector(path), self.n_threads_batch, use_gpu=self.n_gpu_layers != 0)
+        if reason:
+            warnings.append(reason)
+        self._vision = VisionPrompt(self._projector, self._template, self.n_ctx) if self._projector else None
+        vision = self._projector is not None
 
         n_ctx_train = int(llama_cpp.llama_model_n_ctx_train(llm.model) or 0)
         if 0 < n_ctx_train < self.n_ctx:
@@ -481,27 +428,6 @@ class LlamaBackend:
                 log.warning("warming the model up failed: %s", exc)
             with contextlib.suppress(Exception):
                 self._llm.reset()
-
-    def _load_projector(self, warnings: list[str]) -> bool:
-        """Load the vision projector beside the model, if there is one (see
-        the module docstring): whether the model can now see images. A
-        projector that fails adds a warning; the model reads text only."""
-        path = find_projector(self.model_path)
-        if path is None:
-            return False
-        assert self._template is not None
-        try:
-            self._projector = load_projector(
-                self._llama_cpp, self._llm, path, self.n_threads_batch, use_gpu=self.n_gpu_layers != 0)
-        except Exception as exc:  # noqa: BLE001 - BackendError, or a binding that failed: the model still loads
-            log.warning("vision projector %s not loaded: %s", path, exc)
-            warnings.append(translate(
-                "LlamaBackend", "The vision projector {name} could not be loaded ({reason}); "
-                "this model reads text only.").format(name=path.name, reason=exc))
-            return False
-        self._vision = VisionPrompt(self._projector, self._template, self.n_ctx)
-        log.info("vision projector: %s", path.name)
-        return True
 
     def _free_sampler(self) -> None:
         """Llama.generate() builds a new sampler chain per call whose native

@@ -315,3 +315,22 @@ def load_projector(llama_cpp: Any, llm: Any, path: Path, n_threads: int, use_gpu
         projector.close()
         raise BackendError(translate("LlamaBackend", "it has no vision encoder"))
     return projector
+
+
+def attach_projector(
+    llama_cpp: Any, llm: Any, path: Path | None, n_threads: int, use_gpu: bool,
+) -> tuple[Projector | None, str]:
+    """Load the vision projector ``path`` (None: there is none) for ``llm``:
+    (the projector, "") or, when it fails, (None, a warning for the model
+    banner); the model then reads text only."""
+    if path is None:
+        return None, ""
+    try:
+        projector = load_projector(llama_cpp, llm, path, n_threads, use_gpu)
+    except Exception as exc:  # noqa: BLE001 - BackendError, or a binding that failed: the model still loads
+        log.warning("vision projector %s not loaded: %s", path, exc)
+        return None, translate(
+            "LlamaBackend", "The vision projector {name} could not be loaded ({reason}); "
+            "this model reads text only.").format(name=path.name, reason=exc)
+    log.info("vision projector: %s", path.name)
+    return projector, ""
