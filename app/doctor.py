@@ -151,6 +151,8 @@ class DoctorRun(QObject):
         self._rss_start = 0.0
         self._rss_history: float | None = None
         self._attach_started = self._attach_done = False
+        self._attach_t0 = 0.0
+        self._attach_read_ms: float | None = None
         self._deadline = QTimer(self)
         self._deadline.setSingleShot(True)
         self._deadline.timeout.connect(self._on_timeout)
@@ -247,6 +249,7 @@ class DoctorRun(QObject):
         if self._attach_started:
             return
         self._attach_started = True
+        self._attach_t0 = time.perf_counter()
         service = self.window.attachments.service
         service.pending_changed.connect(self._on_attachments_changed)
         self.window.attachments.attach(self.args.attach)
@@ -257,6 +260,7 @@ class DoctorRun(QObject):
         if service.reading or self._attach_done:
             return
         self._attach_done = True
+        self._attach_read_ms = round((time.perf_counter() - self._attach_t0) * 1000, 1)
         service.pending_changed.disconnect(self._on_attachments_changed)
         QTimer.singleShot(0, self._send)
 
@@ -368,12 +372,15 @@ class DoctorRun(QObject):
             "rss_history_mb": self._rss_history,
             "backend": self.args.backend or "local",
             "model": self._info.name if self._info else "",
+            "vision": self._vision(),
             "n_threads": self._info.n_threads if self._info else 0,
             "find": {"text": self.args.find, "matches": self._find_matches} if self.args.find else None,
             "render_process": self._render_process(),
             "math": self._math(s.message_id),
             "prompt_tokens": s.prompt_tokens,
             "attachments": self._attachments(),
+            # from the files given to the window to the last of them read (extracted, chunked, embedded)
+            "attach_read_ms": self._attach_read_ms,
             "retrieval": "keyword+vector" if self.window.attachments.service.embedder is not None else "keyword",
         }
         if self.args.print_prompt:
@@ -410,6 +417,18 @@ class DoctorRun(QObject):
             # from a formula's closing delimiter reaching the window to its image on screen
             "shown_ms_p95": round(percentile(delays, 95), 1) if delays else 0.0,
             "shown_ms_max": round(max(delays), 1) if delays else 0.0,
+        }
+
+    def _vision(self) -> dict[str, Any]:
+        """Whether the model is sent images (``sees_images``: a local model
+        whose projector loaded, or a server's model), the projector's file
+        (``projector``, "" : none) and, when one was found but refused, why
+        (``warning``)."""
+        info = self._info
+        return {
+            "sees_images": self.window.attachments.can_see_images(),
+            "projector": info.projector if info else "",
+            "warning": info.projector_error if info else "",
         }
 
     def _render_process(self) -> dict[str, float] | None:

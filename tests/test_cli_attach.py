@@ -33,7 +33,7 @@ def test_doctor_attach_retrieves_the_needle_and_prints_the_prompt(tmp_path: Path
                     "--attach", str(tmp_path / "missing.txt"), "--prompt", "What is the vault code?", "--print-prompt")
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
-    assert out["ok"] is True and out["prompt_tokens"] > 0
+    assert out["ok"] is True and out["prompt_tokens"] > 0 and out["attach_read_ms"] > 0
     report, note, missing = out["attachments"]
     assert ATTACHMENT_KEYS <= report.keys()
     assert report["name"] == "report.pdf" and report["kind"] == "pdf" and report["pages"] == 300
@@ -66,6 +66,8 @@ def test_doctor_attach_a_short_file_whole(tmp_path: Path) -> None:
     assert '<attachment name="notes.txt">\nThe meeting is on Tuesday.' in proc.stderr
     # without --attach the key is there, empty
     plain = json.loads(run_rill("doctor", "--backend", "scripted", "--rate", "5000").stdout)
+    assert plain["attach_read_ms"] is None
+    assert plain["vision"] == {"sees_images": False, "projector": "", "warning": ""}
     assert plain["attachments"] == [] and plain["retrieval"] == "keyword" and "<|user|>" not in run_rill(
         "doctor", "--backend", "scripted", "--rate", "5000").stderr
 
@@ -90,3 +92,24 @@ def test_doctor_with_an_embedding_model_fuses_vectors(tmp_path: Path) -> None:
     assert out["retrieval"] == "keyword+vector"
     report = out["attachments"][0]
     assert report["mode"] == "retrieved" and report["chunks"][0]["page"] == 13
+
+
+@pytest.mark.model
+def test_doctor_reports_the_vision_projector_loaded_or_refused(tmp_path: Path) -> None:
+    from app.core.models.paths import package_model_path
+    from tests.helpers.mmproj import tiny_projector
+
+    model = package_model_path()
+    if model is None:
+        pytest.skip("the default model is not installed")
+    folder = tmp_path / "models"
+    folder.mkdir()
+    linked = folder / Path(model).name
+    linked.symlink_to(model)
+    projector = tiny_projector(folder / "mmproj-tiny.gguf")
+    out = json.loads(run_rill("doctor", "--model", str(linked), "--max-tokens", "2", timeout=300).stdout)
+    assert out["vision"] == {"sees_images": True, "projector": "mmproj-tiny.gguf", "warning": ""}
+    tiny_projector(projector, n_embd=64)  # made for a model 64 wide: libmtmd refuses it
+    out = json.loads(run_rill("doctor", "--model", str(linked), "--max-tokens", "2", timeout=300).stdout)
+    assert out["vision"]["sees_images"] is False and out["vision"]["projector"] == ""
+    assert "mmproj-tiny.gguf" in out["vision"]["warning"] and "text only" in out["vision"]["warning"]

@@ -158,6 +158,10 @@ class ModelInfo:
     #: The model can see images: a local model whose vision projector loaded
     #: (a remote server decides for itself: False there).
     vision: bool = False
+    #: The vision projector's file name when one loaded ("" : none).
+    projector: str = ""
+    #: Why a vision projector found beside the model was not loaded ("" : none refused).
+    projector_error: str = ""
 
 
 class BackendError(Exception):

@@ -246,6 +246,8 @@ class LlamaBackend:
             chat_template=translate("LlamaBackend", template_desc) if template_desc != "gguf" else template_desc,
             warnings=tuple(warnings),
             vision=vision,
+            projector=self._projector.path.name if self._projector is not None else "",
+            projector_error=reason,
         )
         self._warm_up(cancel)
         if cancel.is_set():

@@ -65,6 +65,7 @@ def test_a_model_with_its_projector_beside_it_can_see(backend: LlamaBackend) -> 
     assert backend.info is not None
     assert backend.info.vision is True
     assert backend.info.warnings == ()
+    assert backend.info.projector.startswith("mmproj") and backend.info.projector_error == ""
 
 
 def test_an_image_streams_a_reply_and_counts_its_tokens(backend: LlamaBackend) -> None:
@@ -205,6 +206,7 @@ def test_a_projector_that_fails_leaves_the_model_text_only(tmp_path: Path, damag
         assert "mmproj-tiny-f32.gguf could not be loaded" in info.warnings[0]
         assert reason in info.warnings[0]
         assert "Traceback" not in info.warnings[0]
+        assert info.projector == "" and info.projector_error == info.warnings[0]
         pieces, _ = run(b, request(ChatMessage("user", QUESTION, images=(PNG,)), ignore_eos=True))
         assert pieces
     finally:
