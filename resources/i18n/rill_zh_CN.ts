@@ -186,19 +186,19 @@
 </context><context>
     <name>AttachmentService</name>
     <message>
-        <location filename="../../app/ui/attachments/service.py" line="132" />
+        <location filename="../../app/ui/attachments/service.py" line="136" />
         <source>At most {n} files can be attached to one message.</source>
         <translation>一条消息最多可附加 {n} 个文件。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/attachments/service.py" line="161" />
+        <location filename="../../app/ui/attachments/service.py" line="171" />
         <source>This file could not be read.</source>
         <translation>无法读取此文件。</translation>
     </message>
 </context><context>
     <name>AttachmentWiring</name>
     <message>
-        <location filename="../../app/ui/window/attachments.py" line="140" />
+        <location filename="../../app/ui/window/attachments.py" line="169" />
         <source>The pasted image could not be attached.</source>
         <translation>无法附加粘贴的图片。</translation>
     </message>
@@ -441,7 +441,7 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
 </context><context>
     <name>ChatView</name>
     <message>
-        <location filename="../../app/ui/conversation/footer.py" line="94" />
+        <location filename="../../app/ui/conversation/footer.py" line="109" />
         <location filename="../../app/ui/conversation/painter.py" line="165" />
         <location filename="../../app/ui/conversation/menu.py" line="45" />
         <source>Copy</source>
@@ -601,22 +601,22 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>首 token {ms:.0f} 毫秒</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/footer.py" line="96" />
+        <location filename="../../app/ui/conversation/footer.py" line="111" />
         <source>Edit</source>
         <translation>编辑</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/footer.py" line="97" />
+        <location filename="../../app/ui/conversation/footer.py" line="112" />
         <source>Regenerate</source>
         <translation>重新生成</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/footer.py" line="98" />
+        <location filename="../../app/ui/conversation/footer.py" line="113" />
         <source>Continue</source>
         <translation>继续</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/footer.py" line="99" />
+        <location filename="../../app/ui/conversation/footer.py" line="114" />
         <source>Delete</source>
         <translation>删除</translation>
     </message>
@@ -2277,88 +2277,83 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
 </context><context>
     <name>LlamaBackend</name>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="91" />
-        <source>fallback: ChatML (the model file has no chat template)</source>
-        <translation>后备：ChatML（模型文件没有对话模板）</translation>
-    </message>
-    <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="93" />
-        <source>The model file has no chat template; using ChatML. Replies may be poor if the model was trained with another format.</source>
-        <translation>模型文件没有对话模板，将使用 ChatML。如果模型是用其他格式训练的，回复质量可能较差。</translation>
-    </message>
-    <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="106" />
+        <location filename="../../app/core/backends/llama/opening.py" line="32" />
         <source>Model file not found: {path}</source>
         <translation>找不到模型文件：{path}</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="108" />
+        <location filename="../../app/core/backends/llama/opening.py" line="34" />
         <source>Model path is not a file: {path}</source>
         <translation>模型路径不是文件：{path}</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="113" />
+        <location filename="../../app/core/backends/llama/opening.py" line="39" />
         <source>Cannot read the model file {path}: {error}</source>
         <translation>无法读取模型文件 {path}：{error}</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="117" />
+        <location filename="../../app/core/backends/llama/opening.py" line="43" />
         <source>{name} is not a GGUF model file (the file is empty).</source>
         <translation>{name} 不是 GGUF 模型文件（文件为空）。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="119" />
+        <location filename="../../app/core/backends/llama/opening.py" line="45" />
         <source>{name} is not a GGUF model file (it does not start with 'GGUF').</source>
         <translation>{name} 不是 GGUF 模型文件（文件开头不是“GGUF”）。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="201" />
-        <source>llama-cpp-python is not installed: {error}</source>
-        <translation>未安装 llama-cpp-python：{error}</translation>
-    </message>
-    <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="230" />
+        <location filename="../../app/core/backends/llama/opening.py" line="81" />
         <source>Failed to load model {name}. llama.cpp says: {reason}. The file may be incomplete or corrupted, or made for a newer llama.cpp.</source>
         <translation>加载模型 {name} 失败。llama.cpp 报告：{reason}。文件可能不完整或已损坏，或者需要更新版本的 llama.cpp。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="236" />
+        <location filename="../../app/core/backends/llama/opening.py" line="87" />
         <source>Failed to load model {name} ({error})</source>
         <translation>加载模型 {name} 失败（{error}）</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="273" />
+        <location filename="../../app/core/backends/llama/backend.py" line="92" />
+        <source>fallback: ChatML (the model file has no chat template)</source>
+        <translation>后备：ChatML（模型文件没有对话模板）</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/llama/backend.py" line="94" />
+        <source>The model file has no chat template; using ChatML. Replies may be poor if the model was trained with another format.</source>
+        <translation>模型文件没有对话模板，将使用 ChatML。如果模型是用其他格式训练的，回复质量可能较差。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/llama/backend.py" line="181" />
+        <source>llama-cpp-python is not installed: {error}</source>
+        <translation>未安装 llama-cpp-python：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/llama/backend.py" line="215" />
         <source>The model's chat template is invalid: {error}</source>
         <translation>模型的对话模板无效：{error}</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="288" />
+        <location filename="../../app/core/backends/llama/backend.py" line="235" />
         <source>The context ({n_ctx} tokens) is larger than the model was trained for ({trained}); long chats may degrade.</source>
         <translation>上下文（{n_ctx} 个 token）超出了模型训练时的长度（{trained}）；对话较长时质量可能下降。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="358" />
+        <location filename="../../app/core/backends/llama/backend.py" line="307" />
         <source>The reply is too long to continue within the model's context.</source>
         <translation>回复过长，无法在模型的上下文内继续生成。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="364" />
+        <location filename="../../app/core/backends/llama/backend.py" line="313" />
         <source>The images do not fit the model's context.</source>
         <translation>图片超出了模型的上下文长度。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="432" />
+        <location filename="../../app/core/backends/llama/backend.py" line="381" />
         <source>Generation failed: {error}</source>
         <translation>生成失败：{error}</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="498" />
-        <source>The vision projector {name} could not be loaded ({reason}); this model reads text only.</source>
-        <translation>无法加载视觉投影器 {name}（{reason}）；此模型只能读取文字。</translation>
-    </message>
-    <message>
-        <location filename="../../app/core/backends/llama/backend.py" line="575" />
-        <location filename="../../app/core/backends/llama/backend.py" line="514" />
+        <location filename="../../app/core/backends/llama/backend.py" line="503" />
+        <location filename="../../app/core/backends/llama/backend.py" line="442" />
         <source>The model is not loaded.</source>
         <translation>模型尚未加载。</translation>
     </message>
@@ -2411,6 +2406,11 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <location filename="../../app/core/backends/llama/vision.py" line="316" />
         <source>it has no vision encoder</source>
         <translation>它没有视觉编码器</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/backends/llama/vision.py" line="332" />
+        <source>The vision projector {name} could not be loaded ({reason}); this model reads text only.</source>
+        <translation>无法加载视觉投影器 {name}（{reason}）；此模型只能读取文字。</translation>
     </message>
     <message>
         <location filename="../../app/core/backends/llama/sandbox.py" line="87" />

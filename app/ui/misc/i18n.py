@@ -1,6 +1,7 @@
 """Loading translations: Rill's own (``resources/i18n/rill_<lang>.qm``, built
 from the ``.ts`` files with Qt Linguist's tools, see ``scripts/translations.sh``)
-and Qt's (``qtbase_<lang>.qm``: standard dialogs and buttons).
+and Qt's (``qtbase_<lang>.qm``: standard dialogs and buttons). English loads
+``rill_en.qm``: only the plural messages' forms ("%n page(s)": "1 page", "2 pages").
 
 The language follows the system locale unless the user chose one in the
 settings (``app.core.config.appearance``). A language Rill has no translation for
@@ -85,6 +86,9 @@ def install_translations(app: QCoreApplication, preference: str = SYSTEM) -> str
     language = resolve_language(preference)
     i18n.install(_translate)
     if language == "en":
+        # the source strings are English; rill_en.qm gives the plural messages their forms ("1 page", "2 pages")
+        if not _load(app, "rill_en", [translations_dir()]):
+            log.warning("no English plural forms in %s: \"%%n page(s)\" stays as written", translations_dir())
         QLocale.setDefault(QLocale(QLocale.Language.English, QLocale.Country.UnitedStates))
         return "en"
     if not _load(app, f"rill_{language}", [translations_dir()]):

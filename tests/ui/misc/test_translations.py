@@ -116,6 +116,36 @@ def test_qm_says_what_the_ts_says(qapp: QApplication, lang: str) -> None:
     assert not wrong, f"{len(wrong)} differ, e.g. {wrong[:5]}"
 
 
+def test_english_has_the_forms_of_every_plural_message(tmp_path: Path) -> None:
+    """rill_en.ts holds exactly the code's plural messages, each with its two
+    English forms (scripts/translations.sh writes it)."""
+    fresh = tmp_path / "extracted.ts"
+    lupdate([str(ROOT / "app")], [str(fresh)], no_obsolete=True, no_summary=True)
+    plural = {(e.context, e.source, e.comment) for e in read_ts(fresh) if e.numerus}
+    english = read_ts(ts_path("en"))
+    assert {(e.context, e.source, e.comment) for e in english} == plural
+    assert all(e.numerus and len(e.forms) == 2 and all(e.forms) and e.kind == "" for e in english)
+
+
+def test_english_numbers_get_their_form(qapp: QApplication) -> None:
+    from app.ui.misc.i18n import install_translations, remove_translations
+
+    assert install_translations(qapp, "en") == "en"
+    try:
+        page = next(e for e in read_ts(ts_path("en")) if e.source == "%n page(s)")
+        assert QCoreApplication.translate(page.context, page.source, None, 1) == "1 page"
+        assert QCoreApplication.translate(page.context, page.source, None, 300) == "300 pages"
+        wrong = []
+        for e in read_ts(ts_path("en")):
+            for n, form in ((1, e.forms[0]), (7, e.forms[1])):
+                got = QCoreApplication.translate(e.context, e.source, e.comment or None, n)
+                if got != form.replace("%n", str(n)):
+                    wrong.append((e.source, n, got))
+        assert not wrong, wrong[:5]
+    finally:
+        remove_translations(qapp)
+
+
 # ------------------------------------------------------------- every window in Chinese
 
 # Words that stay as they are in a Chinese UI: names, keys, units, formats.
