@@ -140,7 +140,9 @@ def test_frozen_doctor_scripted(bundle: Path, user_dirs: dict[str, str]) -> None
     assert "def fibonacci(n: int) -> list[int]:" in result["reply_text"], "Pygments-highlighted code"
     assert result["tokens"] == result["tokens_produced"] > 0
     assert result["reply_links"] == ["https://doc.qt.io/"]
-    assert result["language"] == "en" and result["translators"] == []
+    # English loads only its plural forms (rill_en.qm, from the bundle)
+    assert result["language"] == "en"
+    assert [Path(p).resolve() for p in result["translators"]] == [(INTERNAL / "resources" / "i18n" / "rill_en.qm").resolve()]
     # Markdown and Pygments ran in the render worker process (spawn works in the bundle).
     assert result["render_process"] is not None and result["render_process"]["in_worker"] > 0, result["render_process"]
     assert "Traceback" not in proc.stderr
@@ -216,7 +218,7 @@ def test_bundle_contents_are_lean(bundle: Path) -> None:
     assert langs, "Rill ships at least one translation"
     catalogues = sorted(str(p.relative_to(INTERNAL)) for p in files if p.suffix in (".qm", ".ts"))
     assert catalogues == sorted([f"resources/i18n/rill_{lang}.qm" for lang in langs]
-                                + [f"resources/i18n/qt/qtbase_{lang}.qm" for lang in langs])
+                                + [f"resources/i18n/qt/qtbase_{lang}.qm" for lang in langs if lang != "en"])
     # Fonts: the CJK and emoji ones only, each with its licence when the
     # build machine has Debian's copyright files.
     fonts = INTERNAL / "resources" / "fonts"
@@ -323,6 +325,21 @@ def test_frozen_finds_a_model_in_the_user_models_folder(bundle: Path, user_dirs:
     result, proc = run_doctor(EXE, user_dirs, "--max-tokens", "8", "--seed", "1", "--prompt", "Say hi.")
     assert result["ok"] is True, (result, proc.stderr)
     assert "smollm2" in result["model"].lower()
+
+
+def test_frozen_model_with_its_vision_projector_sees(bundle: Path, user_dirs: dict[str, str], tmp_path: Path) -> None:
+    """libmtmd is in the bundle and loads a projector found beside the model."""
+    from tests.helpers.mmproj import tiny_projector
+
+    model = installed_model()
+    folder = tmp_path / "models"
+    folder.mkdir()
+    linked = folder / model.name
+    linked.symlink_to(model)
+    tiny_projector(folder / "mmproj-tiny.gguf")
+    result, proc = run_doctor(EXE, user_dirs, "--model", str(linked), "--max-tokens", "2", "--prompt", "Say hi.")
+    assert result["ok"] is True, (result, proc.stderr[-3000:])
+    assert result["vision"] == {"sees_images": True, "projector": "mmproj-tiny.gguf", "warning": ""}, proc.stderr[-3000:]
 
 
 def test_frozen_opens_the_last_model_from_settings(bundle_copy: Path, user_dirs: dict[str, str], tmp_path: Path) -> None:

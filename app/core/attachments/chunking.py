@@ -36,6 +36,10 @@ class Chunk:
     page: int
     text: str
     tokens: int
+    #: Its short-index terms (``app.core.store.search.short_terms``), made
+    #: where it was read (a child process: not the window's GIL); "" : the
+    #: store makes them when it indexes the chunk.
+    terms: str = ""
 
 
 @dataclass(frozen=True)

@@ -71,7 +71,7 @@ class AttachmentRecords(WritingStore):
             if sha is not None:
                 text = item.extracted.text if item.extracted is not None else None
                 starts = json.dumps(list(item.extracted.page_starts)) if item.extracted is not None else None
-                chunk_rows = [(sha, c.index, c.page, c.start, c.tokens, c.text) for c in item.chunks]
+                chunk_rows = [(sha, c.index, c.page, c.start, c.tokens, c.text, c.terms or None) for c in item.chunks]
                 packed = [pack(v) for v in item.vectors] if item.vector_model else []
                 blob = ((sha, a.kind.value, a.size, text, starts, item.image or None, item.mime or None), chunk_rows,
                         item.vector_model, packed)
@@ -90,7 +90,7 @@ class AttachmentRecords(WritingStore):
                     cur = conn.execute("INSERT OR IGNORE INTO blobs VALUES (?, ?, ?, ?, ?, ?, ?)", blob_row)
                     if cur.rowcount:  # a new blob: index its chunks (a known one has them)
                         conn.executemany(
-                            "INSERT INTO chunks(sha256, ord, page, start, tokens, text) VALUES (?, ?, ?, ?, ?, ?)",
+                            "INSERT INTO chunks(sha256, ord, page, start, tokens, text, terms) VALUES (?, ?, ?, ?, ?, ?, ?)",
                             chunk_rows)
                     if vector_model and packed:
                         _chunks.save_vectors(conn, blob_row[0], vector_model, packed)

@@ -98,7 +98,10 @@ def _migrate_3_to_4(conn: sqlite3.Connection) -> None:
 
 def _migrate_4_to_5(conn: sqlite3.Connection) -> None:
     # chunk vectors: one matrix per blob and model instead of one row per chunk
-    # (a v3 file upgraded through ``_migrate_3_to_4`` already has the new table)
+    # and the chunks' own short-index terms (made where a file is read).
+    # (a v3 file upgraded through ``_migrate_3_to_4`` already has both)
+    if "terms" not in {row[1] for row in conn.execute("PRAGMA table_info(chunks)")}:
+        conn.execute("ALTER TABLE chunks ADD COLUMN terms TEXT")  # NULL: the triggers make them
     _run_script(conn, _chunks.VECTORS_SQL)
     if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'chunk_vectors'").fetchone():
         rows = conn.execute(

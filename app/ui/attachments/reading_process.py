@@ -8,7 +8,8 @@ wait 10–35 ms again and again for a second. So each read runs ``extract`` and
 with it): the worker thread that called it only waits, relays the child's
 progress and passes Cancel on (a ``multiprocessing`` event the child checks
 per page and piece). What comes back is the attachment record, its text and
-its chunks (unpickled in one call each).
+its chunks (unpickled in one call each), each chunk with its short-index terms
+(``Chunk.terms``: the store then indexes them without Python in this process).
 
 Threading rule: a worker thread (``AttachmentService``'s background calls).
 """
@@ -21,11 +22,13 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import replace
 from typing import Any
 
 from app.core.attachments.chunking import Chunk, chunk
 from app.core.attachments.extract import extract
 from app.core.attachments.record import Attachment, Extracted
+from app.core.store.search import short_terms
 
 __all__ = ["read_out_of_process"]
 
@@ -44,7 +47,8 @@ def _read(path: str) -> tuple[Attachment, Extracted | None, tuple[Chunk, ...]]:
     att, extracted = extract(path, pdf_opener=open_pdf, cancel=_state["cancel"], progress=progress.put)
     if not att.ok or extracted is None:
         return att, extracted, ()
-    return att, extracted, tuple(chunk(extracted))
+    # the short-index terms too: the store then indexes without running Python in the window's process
+    return att, extracted, tuple(replace(c, terms=short_terms(c.text)) for c in chunk(extracted))
 
 
 def read_out_of_process(

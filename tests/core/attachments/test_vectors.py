@@ -68,6 +68,9 @@ def test_a_v4_database_s_chunk_vectors_become_one_matrix_per_file(tmp_path: Path
     conn = sqlite3.connect(path)
     with conn:
         conn.execute("DROP TABLE blob_vectors")
+        conn.execute("DROP TRIGGER chunks_index_insert")
+        conn.execute("DROP TRIGGER chunks_index_delete")
+        conn.execute("ALTER TABLE chunks DROP COLUMN terms")  # v4's chunks had no terms of their own
         conn.execute("CREATE TABLE chunk_vectors (chunk_rowid INTEGER NOT NULL, model TEXT NOT NULL, "
                      "vector BLOB NOT NULL, PRIMARY KEY (chunk_rowid, model))")
         rowids = [r for (r,) in conn.execute("SELECT rowid FROM chunks WHERE sha256 = ? ORDER BY ord", ("d" * 64,))]
@@ -86,3 +89,8 @@ def test_a_v4_database_s_chunk_vectors_become_one_matrix_per_file(tmp_path: Path
         assert matrices == [("toy", 2, 3 * 8)], "the gappy model's lone vector (chunk 1, no chunk 0) is not kept"
         hits = store.retrieve(conv.id, "how much must be paid?", query_vector=[0.1, 1.0], model="toy")
         assert hits and hits[0].page == 2
+        assert store.retrieve(conv.id, "invoice")[0].page == 2, "v4's chunks stay indexed"
+        assert "terms" in {row[1] for row in store.conn.execute("PRAGMA table_info(chunks)")}
+        store.delete_conversation(conv.id)  # v4 rows (terms NULL) leave both indexes cleanly
+        for table in ("chunk_fts", "chunk_fts_short"):
+            store.conn.execute(f"INSERT INTO {table}({table}) VALUES ('integrity-check')")

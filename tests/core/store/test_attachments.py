@@ -126,3 +126,24 @@ def test_query_terms() -> None:
     assert words == ["vault", "code"]
     assert short == ["金库", "库的", "的密", "密码"]
     assert query_terms("码")[1] == ["码"]
+
+
+def test_chunks_read_with_their_terms_are_indexed_and_deleted_with_them(store: Store) -> None:
+    """Chunks carry their short-index terms from the reading process; the
+    store indexes those (no Python in its thread) and deletes exactly them."""
+    from dataclasses import replace
+
+    from app.core.store.search import short_terms
+
+    conv = conversation(store)
+    chinese = pages(30, 7, "金库的密码是紫罗兰七七三一。")
+    att = Attachment("报告.pdf", AttachmentKind.PDF, 1000, sha256="f" * 64, mode=AttachmentMode.RETRIEVED).with_text(chinese)
+    chunks = tuple(replace(c, terms=short_terms(c.text)) for c in chunk(chinese))
+    store.save_attachments(conv.id, conv.all_messages()[-1].id, [AttachmentContent(att, chinese, chunks)])
+    stored = [t for (t,) in store.conn.execute("SELECT terms FROM chunks ORDER BY ord")]
+    assert stored == [c.terms for c in chunks] and all(stored)
+    assert store.retrieve(conv.id, "金库的密码是什么？")[0].page == 7
+    store.delete_conversation(conv.id)
+    assert store.conn.execute("SELECT count(*) FROM chunks").fetchone()[0] == 0
+    for table in ("chunk_fts", "chunk_fts_short"):
+        store.conn.execute(f"INSERT INTO {table}({table}) VALUES ('integrity-check')")
