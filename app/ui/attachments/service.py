@@ -28,6 +28,9 @@ Signals:
 * ``sources_loaded(str)``: the sources of a conversation's replies were read from the store; arg: its id.
 * ``files_loaded(str)``: a conversation's attachments are known (read from the store, or sent); arg: its id.
 
+The embedding model (``embedder``: None, keywords only) is chosen through
+``embedding`` (``app.ui.attachments.embedding``).
+
 Threading rule: GUI thread; the work runs on background calls and the store thread.
 """
 
@@ -50,6 +53,7 @@ from app.core.backends.llama.embedder import LlamaEmbedder
 from app.core.base import limits
 from app.core.store import Store, StoreError
 from app.core.store.attachments import AttachmentContent
+from app.ui.attachments.embedding import EmbeddingChoice
 from app.ui.attachments.images import IMAGE_TOKENS, read_image
 from app.ui.attachments.reading_process import read_out_of_process
 from app.ui.services.background import BackgroundCalls
@@ -110,6 +114,8 @@ class AttachmentService(QObject):
         #: An embedding model (None: keyword retrieval only): chunks get vectors
         #: when read, each question when planned, and the rankings are fused.
         self.embedder: LlamaEmbedder | None = None
+        #: Chooses ``embedder`` (Settings › Documents), off the GUI thread.
+        self.embedding = EmbeddingChoice(self, self)
         #: The plan of the last question (the doctor reports it).
         self.last_plan: PromptPlan | None = None
         #: reply id -> the chunks it was given (shown under it).
