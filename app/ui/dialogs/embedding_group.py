@@ -56,10 +56,16 @@ class EmbeddingGroup(QGroupBox):
         self.note.setObjectName("embeddingNote")
         self.note.setWordWrap(True)
         set_tone(self.note, "muted")
-        self.note.hide()
-        form = QFormLayout(self)
+        self.hint = QLabel(self.tr("Long attachments send each question their best passages, matched by keywords, "
+                                   "and by meaning too with an embedding model (files attached from then on)."))
+        self.hint.setObjectName("embeddingHint")
+        self.hint.setWordWrap(True)
+        set_tone(self.hint, "muted")
+        self._form = form = QFormLayout(self)
         form.addRow(self.tr("&Embedding model:"), self.combo)
         form.addRow("", self.note)
+        form.addRow(self.hint)
+        self._show_note(False)
         self._connect_signals()
         self._calls.run(lambda _c: embedding_models(models_dir, settings_path), self._on_models_listed,
                         name="rill-embedding-models")
@@ -80,7 +86,7 @@ class EmbeddingGroup(QGroupBox):
             index = self._add(path)
         self._last = path
         self.combo.setCurrentIndex(index)
-        self.note.hide()
+        self._show_note(False)
 
     def add_file(self, path: str) -> None:
         """Choose the file ``path`` (what Browse… does), checking its header in the background."""
@@ -93,9 +99,12 @@ class EmbeddingGroup(QGroupBox):
             if error is not None or not result:
                 self.note.setText(self.tr("{name} is not an embedding model: it can be used, but passages may "
                                           "match its meaning poorly.").format(name=os.path.basename(path)))
-                self.note.show()
+                self._show_note(True)
 
         self._calls.run(lambda _c: is_embedding_model(path), checked, name="rill-embedding-check")
+
+    def _show_note(self, shown: bool) -> None:
+        self._form.setRowVisible(self.note, shown)
 
     def _add(self, path: str) -> int:
         index = self.combo.count() - 1  # before Browse…
@@ -114,7 +123,7 @@ class EmbeddingGroup(QGroupBox):
     def _on_index_changed(self) -> None:
         if self.combo.currentData() != BROWSE:
             self._last = self.path()
-            self.note.hide()
+            self._show_note(False)
             self.changed.emit()
 
     def _on_activated(self) -> None:
