@@ -164,6 +164,24 @@ def _vector_ranked(conn: sqlite3.Connection, conversation_id: str, model: str, q
     return _vectors.rank(query, [(int(r), bytes(v)) for r, v in rows])
 
 
+def unembedded(conn: sqlite3.Connection, conversation_id: str, model: str, limit: int) -> list[tuple[int, str]]:
+    """(rowid, text) of at most ``limit`` retrieval chunks of ``conversation_id``
+    without a vector of ``model`` (attached before it was chosen), in order."""
+    rows = conn.execute(
+        "SELECT c.rowid, c.text FROM chunks AS c WHERE c.sha256 IN ("
+        "SELECT a.sha256 FROM attachments AS a WHERE a.conversation_id = ? AND a.mode = 'retrieved') "
+        "AND NOT EXISTS (SELECT 1 FROM chunk_vectors AS v WHERE v.chunk_rowid = c.rowid AND v.model = ?) "
+        "ORDER BY c.sha256, c.ord LIMIT ?", (conversation_id, model, limit)).fetchall()
+    return [(int(r), t or "") for r, t in rows]
+
+
+def save_rowid_vectors(conn: sqlite3.Connection, model: str, packed: Sequence[tuple[int, bytes]]) -> int:
+    """Keep ``model``'s vectors of chunks by rowid; returns how many."""
+    conn.executemany("INSERT OR REPLACE INTO chunk_vectors VALUES (?, ?, ?)",
+                     [(rowid, model, vector) for rowid, vector in packed])
+    return len(packed)
+
+
 def save_vectors(conn: sqlite3.Connection, sha256: str, model: str, packed: Sequence[bytes]) -> int:
     """Keep ``model``'s vectors of a blob's chunks (``packed[i]``: chunk ``i``'s,
     ``vectors.pack``ed); returns how many."""

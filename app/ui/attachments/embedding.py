@@ -8,9 +8,11 @@ loaded is told now (``failed``), not at the first question; the service then
 falls back to keywords. The previous embedder is closed on a background call
 too: ``close`` waits for an embedding that may be running.
 
-Attachments read before a model was chosen keep their chunks without
-vectors: they are ranked by keywords only (the store fuses the rankings of
-the chunks that have vectors of the model asked with).
+Attachments read before a model was chosen get their chunks' vectors when
+their conversation's next questions are planned, at most
+``limits.MAX_LAZY_EMBEDDED_CHUNKS`` a question, on the store thread
+(``AttachmentService.prepare``); until then those chunks are ranked by
+keywords only.
 
 Signals:
 

@@ -287,7 +287,8 @@ class AttachmentService(QObject):
             if embedder is not None and question.strip():
                 try:
                     vector = embedder.embed([question])[0]
-                except BackendError as e:
+                    _embed_earlier_chunks(store, conversation_id, embedder)
+                except (BackendError, StoreError) as e:
                     log.warning("embedding the question failed: %s", e)
             return store.plan_question(conversation_id, path, question_id, question, budget, vector,
                                        embedder.model if embedder is not None else "")
@@ -341,6 +342,16 @@ class AttachmentService(QObject):
             if self._local is not None:
                 self._local.close()
                 self._local = None
+
+
+def _embed_earlier_chunks(store: Store, conversation_id: str, embedder: LlamaEmbedder) -> None:
+    """Vectors for some chunks of the conversation read before ``embedder``
+    was chosen (at most ``MAX_LAZY_EMBEDDED_CHUNKS`` a question: the store
+    thread's job stays short; the rest follow with the next questions)."""
+    missing = store.unembedded_chunks(conversation_id, embedder.model, limits.MAX_LAZY_EMBEDDED_CHUNKS)
+    if missing:
+        vectors = embedder.embed([text for _, text in missing])
+        store.save_chunk_vectors(embedder.model, [(rowid, v) for (rowid, _), v in zip(missing, vectors, strict=False)])
 
 
 class _Progress:

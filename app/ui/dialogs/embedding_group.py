@@ -57,7 +57,7 @@ class EmbeddingGroup(QGroupBox):
         self.note.setWordWrap(True)
         set_tone(self.note, "muted")
         self.hint = QLabel(self.tr("Long attachments send each question their best passages, matched by keywords, "
-                                   "and by meaning too with an embedding model (files attached from then on)."))
+                                   "and by meaning too with an embedding model."))
         self.hint.setObjectName("embeddingHint")
         self.hint.setWordWrap(True)
         set_tone(self.hint, "muted")

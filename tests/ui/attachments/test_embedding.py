@@ -145,3 +145,35 @@ def test_the_default_model_embeds_when_chosen(qtbot: Any, make_window: Any) -> N
     assert service.embedder is None and service.embedding.label() == "keywords"
     assert join_background_threads(30.0)  # closed off the GUI thread
     assert first._llama is None
+
+
+@pytest.mark.model
+def test_a_file_read_before_the_model_gets_vectors_at_the_next_question(
+        qtbot: Any, make_window: Any, tmp_path: Path) -> None:
+    from app.core.models.paths import package_model_path
+    from tests.helpers.pdfs import filler_page, make_pdf
+
+    model = package_model_path()
+    if model is None:
+        pytest.skip("the default model is not installed")
+    window = make_window(lambda: ScriptedBackend(rate=5000, n_tokens=3))
+    service = window.attachments.service
+    pdf = tmp_path / "report.pdf"
+    pdf.write_bytes(make_pdf([filler_page(i) for i in range(1, 301)]))
+    with qtbot.waitSignal(service.attachment_read, timeout=60000):
+        window.attachments.attach([str(pdf)])  # read with keywords only: no vectors
+    with qtbot.waitSignal(window.chat.reply_settled, timeout=20000):
+        window.enter_prompt("What is on page 3?")
+    window.settings_wiring.apply_preferences(Preferences(embedding_model=str(model)))
+    assert join_background_threads(120.0)
+    with qtbot.waitSignal(window.chat.reply_settled, timeout=120000):
+        window.enter_prompt("And on page 4?")
+    assert service.embedder is not None
+    name = service.embedder.model
+    counted: list[int] = []
+    window.store.read(lambda store: store.conn.execute(
+        "SELECT count(*) FROM chunk_vectors WHERE model = ?", (name,)).fetchone()[0], counted.append)
+    qtbot.waitUntil(lambda: bool(counted), timeout=10000)
+    from app.core.base.limits import MAX_LAZY_EMBEDDED_CHUNKS
+
+    assert counted[0] == MAX_LAZY_EMBEDDED_CHUNKS  # bounded: the rest with the next questions
