@@ -382,6 +382,8 @@ class DoctorRun(QObject):
             # from the files given to the window to the last of them read (extracted, chunked, embedded)
             "attach_read_ms": self._attach_read_ms,
             "retrieval": "keyword+vector" if self.window.attachments.service.embedder is not None else "keyword",
+            "embedding_model": self.window.attachments.service.embedding.path,
+            "embedding_error": self.window.attachments.service.embedding.error,
         }
         if self.args.print_prompt:
             self._print_prompt()
@@ -472,9 +474,8 @@ def run_doctor(args: argparse.Namespace) -> int:
     fonts = install_bundled_fonts(app)
     window = create_window(*backend_from_args(args), persist=False)  # a check leaves no trace in the history
     if getattr(args, "embedding_model", None):
-        from app.core.backends.llama.embedder import LlamaEmbedder
-
-        window.attachments.service.embedder = LlamaEmbedder(args.embedding_model)
+        # as Settings › Documents does (for this run only: nothing is saved)
+        window.attachments.service.embedding.choose(args.embedding_model)
     run = DoctorRun(window, args)
     window.show()
     app.exec()

@@ -162,3 +162,8 @@ MAX_ATTACHMENTS_PER_MESSAGE = 20
 MAX_BINARY_SHARE = 0.01
 #: An image's decoded pixels (width × height) above which it is decoded scaled down.
 MAX_IMAGE_PIXELS = 40_000_000
+
+#: Chunks of attachments read before the embedding model was chosen that get
+#: their vectors when a question is planned (per question: the rest follow
+#: with the next questions), so a question waits for at most this many.
+MAX_LAZY_EMBEDDED_CHUNKS = 32

@@ -37,6 +37,10 @@ n_gpu_layers        -1 (all) – 999; only used when llama.cpp was built with
                     a GPU backend (``gpu_offload_supported``)
 system_prompt       at most 8 000 characters (the settings file is capped
                     at 64 KB and also holds the servers)
+embedding_model     a GGUF file's path, at most MAX_EMBEDDING_PATH_CHARS
+                    characters ("": none, attachments are matched by
+                    keywords only); applies at once (the window's
+                    attachment service takes a new embedder)
 ==================  =====================================================
 """
 
@@ -73,6 +77,7 @@ SEED_MAX = 2**31 - 1
 N_GPU_LAYERS_ALL = -1
 N_GPU_LAYERS_MAX = 999
 MAX_SYSTEM_PROMPT_CHARS = 8000
+MAX_EMBEDDING_PATH_CHARS = 4096
 
 #: A conversation's seed override meaning "a new random seed every reply".
 RANDOM_SEED: Final = "random"
@@ -133,7 +138,8 @@ FIELDS: dict[str, Field] = {f.name: f for f in SAMPLING_FIELDS} | {
 }
 
 _LABELS = {name: f.label for name, f in FIELDS.items()} | {
-    "system_prompt": QT_TRANSLATE_NOOP("Preferences", "System prompt")}
+    "system_prompt": QT_TRANSLATE_NOOP("Preferences", "System prompt"),
+    "embedding_model": QT_TRANSLATE_NOOP("Preferences", "Embedding model")}
 
 
 def cpu_count() -> int:
@@ -193,6 +199,14 @@ def _check_system_prompt(value: Any) -> str:
     return ""
 
 
+def _check_embedding_model(value: Any) -> str:
+    if not isinstance(value, str):
+        return translate("Preferences", "The embedding model must be a file path.")
+    if len(value) > MAX_EMBEDDING_PATH_CHARS or "\x00" in value:
+        return translate("Preferences", "The embedding model's path is not a usable file path.")
+    return ""
+
+
 def _check_seed(value: Any) -> str:
     return "" if value is None else _check_number("seed", value)
 
@@ -235,6 +249,8 @@ class Preferences:
     system_prompt: str = DEFAULT_SYSTEM_PROMPT
     #: When a conversation outgrows the context (app.core.backends.prompt_window).
     overflow: str = OverflowPolicy.ROLLING.value
+    #: A GGUF embedding model's path ("": none, attachments are matched by keywords only).
+    embedding_model: str = ""
 
     # -- checking ----------------------------------------------------------------
 
@@ -258,6 +274,7 @@ class Preferences:
         _add(problems, "n_gpu_layers", _check_number("n_gpu_layers", self.n_gpu_layers))
         _add(problems, "system_prompt", _check_system_prompt(self.system_prompt))
         _add(problems, "overflow", _check_overflow(self.overflow))
+        _add(problems, "embedding_model", _check_embedding_model(self.embedding_model))
         return problems
 
     def warnings(self, trained_ctx: int | None = None) -> dict[str, list[str]]:
@@ -312,7 +329,8 @@ class Preferences:
         }
         checks |= {"seed": _check_seed, "n_ctx": _check_n_ctx, "n_threads": _check_threads,
                    "n_gpu_layers": lambda v: _check_number("n_gpu_layers", v),
-                   "system_prompt": _check_system_prompt, "overflow": _check_overflow}
+                   "system_prompt": _check_system_prompt, "overflow": _check_overflow,
+                   "embedding_model": _check_embedding_model}
         for name, check in checks.items():
             if name not in data:
                 continue

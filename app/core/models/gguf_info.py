@@ -99,6 +99,11 @@ def _gguf() -> Any:
     return constants
 
 
+#: Encoder architectures: only ever embedding models (their files may not say a pooling type).
+EMBEDDING_ARCHITECTURES: frozenset[str] = frozenset({"bert", "nomic-bert", "nomic-bert-moe", "jina-bert-v2",
+                                                     "jina-bert-v3", "modern-bert", "neo-bert", "t5encoder"})
+
+
 @dataclass(frozen=True)
 class GGUFInfo:
     """What :func:`read_gguf_info` learnt about one file. With ``error`` set
@@ -150,6 +155,13 @@ class GGUFInfo:
     @property
     def ok(self) -> bool:
         return not self.error
+
+    @property
+    def is_embedding_model(self) -> bool:
+        """An embedding model (BGE, E5, nomic-embed, all-MiniLM...): its
+        header names a pooling type, or its architecture is an encoder's."""
+        arch = self.architecture
+        return bool(arch) and (arch in EMBEDDING_ARCHITECTURES or f"{arch}.pooling_type" in self.metadata)
 
     @property
     def problems(self) -> tuple[str, ...]:

@@ -146,6 +146,22 @@ class AttachmentRecords(WritingStore):
         with self._tx() as conn:
             _chunks.save_vectors(conn, *payload)
 
+    def unembedded_chunks(self, conversation_id: str, model: str, limit: int) -> list[tuple[_chunks.ChunkKey, str]]:
+        """(key, text) of at most ``limit`` retrieval chunks of the conversation
+        that have no vector of ``model`` yet (read before it was chosen)."""
+        return _chunks.unembedded(self.conn, conversation_id, model, limit)
+
+    def save_chunk_vectors(self, model: str, vectors: Sequence[tuple[_chunks.ChunkKey, Sequence[float]]]) -> None:
+        """Keep ``model``'s vectors of chunks by key (``unembedded_chunks``;
+        an empty vector: that chunk's text gave none)."""
+        packed = [(key, pack(v) if v else b"") for key, v in vectors]
+        if packed:
+            self._write(_Op("save_chunk_vectors", model, (model, packed)))
+
+    def _do_save_chunk_vectors(self, payload: tuple[str, list[tuple[_chunks.ChunkKey, bytes]]]) -> None:
+        with self._tx() as conn:
+            _chunks.append_vectors(conn, *payload)
+
     def save_sources(self, conversation_id: str, message_id: str, sources: Sequence[Source]) -> None:
         """Keep the chunks reply ``message_id`` was given."""
         self._write(_Op("save_sources", message_id, (message_id, conversation_id, _chunks.sources_json(sources)),

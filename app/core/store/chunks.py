@@ -192,6 +192,49 @@ def _vector_ranked(conn: sqlite3.Connection, conversation_id: str, model: str, q
     return out
 
 
+ChunkKey = tuple[str, int]
+"""A chunk by its blob and place: (sha256, ord)."""
+
+
+def unembedded(conn: sqlite3.Connection, conversation_id: str, model: str, limit: int) -> list[tuple[ChunkKey, str]]:
+    """(key, text) of at most ``limit`` retrieval chunks of ``conversation_id``
+    beyond their blob's matrix of ``model`` (read before it was chosen), in order."""
+    rows = conn.execute(
+        "SELECT c.sha256, c.ord, c.text FROM chunks AS c "
+        "LEFT JOIN blob_vectors AS v ON v.sha256 = c.sha256 AND v.model = ? "
+        "WHERE c.sha256 IN (SELECT a.sha256 FROM attachments AS a WHERE a.conversation_id = ? AND a.mode = 'retrieved') "
+        "AND c.ord >= coalesce(length(v.vectors) / (4 * v.dim), 0) "
+        "ORDER BY c.sha256, c.ord LIMIT ?", (model, conversation_id, limit)).fetchall()
+    return [((str(sha), int(ord_)), t or "") for sha, ord_, t in rows]
+
+
+def append_vectors(conn: sqlite3.Connection, model: str, packed: Sequence[tuple[ChunkKey, bytes]]) -> int:
+    """Add ``model``'s vectors of chunks (``unembedded``'s keys) to their
+    blobs' matrices: each only right after the rows its blob has (a chunk
+    whose text gave no vector gets zeros: it is never found by meaning, and
+    the chunks after it are); returns how many were added."""
+    by_blob: dict[str, list[tuple[int, bytes]]] = {}
+    for (sha, ord_), vector in packed:
+        by_blob.setdefault(sha, []).append((ord_, vector))
+    sizes = {len(v) for _, v in packed if v}
+    added = 0
+    for sha, items in by_blob.items():
+        row = conn.execute("SELECT dim, vectors FROM blob_vectors WHERE sha256 = ? AND model = ?", (sha, model)).fetchone()
+        width = int(row[0]) * 4 if row else (sizes.pop() if len(sizes) == 1 else 0)
+        if not width:
+            continue
+        data = bytearray(bytes(row[1]) if row else b"")
+        for ord_, vector in sorted(items):
+            if ord_ != len(data) // width:
+                continue  # not the next row (another job added it meanwhile)
+            if vector and len(vector) != width:
+                continue
+            data += vector or bytes(width)
+            added += 1
+        conn.execute("INSERT OR REPLACE INTO blob_vectors VALUES (?, ?, ?, ?)", (sha, model, width // 4, bytes(data)))
+    return added
+
+
 def save_vectors(conn: sqlite3.Connection, sha256: str, model: str, packed: Sequence[bytes]) -> int:
     """Keep ``model``'s vectors of a blob's chunks (``packed[i]``: chunk ``i``'s,
     ``vectors.pack``ed, all of one size); returns how many."""

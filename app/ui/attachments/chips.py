@@ -2,7 +2,8 @@
 
 While the file is read the chip says "reading… 40 %"; once read it shows
 what it holds and how it will reach the model (whole, or the best chunks for
-each question); a file that could not be read shows why, in the chip itself.
+each question, matched by keywords or by keywords and meaning: the tray
+says which, ``set_retrieval``); a file that could not be read shows why, in the chip itself.
 Clicking the chip asks for its preview.
 
 Signals:
@@ -33,7 +34,9 @@ class FileChip(QFrame):
     remove_requested = pyqtSignal(str)
     preview_requested = pyqtSignal(str)
 
-    def __init__(self, attachment: Attachment, parent: QWidget | None = None) -> None:
+    def __init__(self, attachment: Attachment, parent: QWidget | None = None, retrieval: str = "") -> None:
+        """``retrieval``: how passages are matched ("keywords", "keywords +
+        meaning (model)"; ``EmbeddingChoice.label``)."""
         super().__init__(parent)
         self.setObjectName("attachmentChip")
         self.setFrameShape(QFrame.Shape.StyledPanel)
@@ -41,6 +44,7 @@ class FileChip(QFrame):
         self.attachment = attachment
         self.reading = True
         self.can_see_images = False
+        self.retrieval = retrieval or self.tr("keywords")
         self._progress = 0.0
         self.label = ElidedLabel()  # a long name shortens; the tray never widens the window
         self.label.setObjectName("attachmentLabel")
@@ -77,6 +81,11 @@ class FileChip(QFrame):
         self.can_see_images = can_see_images
         self._refresh()
 
+    def set_retrieval(self, retrieval: str) -> None:
+        """How passages are matched now (the embedding model changed)."""
+        self.retrieval = retrieval
+        self._refresh()
+
     def summary(self) -> str:
         """The chip's text."""
         a = self.attachment
@@ -94,7 +103,7 @@ class FileChip(QFrame):
             if a.mode is AttachmentMode.WHOLE:
                 parts.append(self.tr("whole"))
             elif a.mode is AttachmentMode.RETRIEVED:
-                parts.append(self.tr("best passages (keyword search)"))
+                parts.append(self.tr("best passages (by {retrieval})").format(retrieval=self.retrieval))
         if a.notice:
             parts.append(a.notice)
         return " · ".join(parts)
@@ -111,7 +120,7 @@ class FileChip(QFrame):
             return self.tr("Sent to the model as an image. Click to preview.")
         if a.mode is AttachmentMode.RETRIEVED:
             return self.tr("Too long for what the context has left: each question gets the passages that match it "
-                           "best, with their page. Click to preview.")
+                           "best ({retrieval}), with their page. Click to preview.").format(retrieval=self.retrieval)
         return self.tr("Sent whole with your message. Click to preview.")
 
     def _refresh(self) -> None:

@@ -28,6 +28,9 @@ Signals:
 * ``sources_loaded(str)``: the sources of a conversation's replies were read from the store; arg: its id.
 * ``files_loaded(str)``: a conversation's attachments are known (read from the store, or sent); arg: its id.
 
+The embedding model (``embedder``: None, keywords only) is chosen through
+``embedding`` (``app.ui.attachments.embedding``).
+
 Threading rule: GUI thread; the work runs on background calls and the store thread.
 """
 
@@ -52,6 +55,7 @@ from app.core.backends.llama.embedder import LlamaEmbedder
 from app.core.base import limits
 from app.core.store import Store, StoreError
 from app.core.store.attachments import AttachmentContent
+from app.ui.attachments.embedding import EmbeddingChoice
 from app.ui.attachments.images import IMAGE_TOKENS, read_image
 from app.ui.attachments.reading_process import read_out_of_process
 from app.ui.services.background import BackgroundCalls
@@ -112,6 +116,8 @@ class AttachmentService(QObject):
         #: An embedding model (None: keyword retrieval only): chunks get vectors
         #: when read, each question when planned, and the rankings are fused.
         self.embedder: LlamaEmbedder | None = None
+        #: Chooses ``embedder`` (Settings › Documents), off the GUI thread.
+        self.embedding = EmbeddingChoice(self, self)
         #: The plan of the last question (the doctor reports it).
         self.last_plan: PromptPlan | None = None
         #: reply id -> the chunks it was given (shown under it).
@@ -291,7 +297,8 @@ class AttachmentService(QObject):
             if embedder is not None and question.strip():
                 try:
                     vector = embedder.embed([question])[0]
-                except BackendError as e:
+                    _embed_earlier_chunks(store, conversation_id, embedder)
+                except (BackendError, StoreError) as e:
                     log.warning("embedding the question failed: %s", e)
             return store.plan_question(conversation_id, path, question_id, question, budget, vector,
                                        embedder.model if embedder is not None else "")
@@ -362,6 +369,16 @@ def _delete_later(path: str, _cancel: threading.Event) -> None:
 
 def _ignore(_result: Any, _error: BaseException | None) -> None:
     pass
+
+
+def _embed_earlier_chunks(store: Store, conversation_id: str, embedder: LlamaEmbedder) -> None:
+    """Vectors for some chunks of the conversation read before ``embedder``
+    was chosen (at most ``MAX_LAZY_EMBEDDED_CHUNKS`` a question: the store
+    thread's job stays short; the rest follow with the next questions)."""
+    missing = store.unembedded_chunks(conversation_id, embedder.model, limits.MAX_LAZY_EMBEDDED_CHUNKS)
+    if missing:
+        vectors = embedder.embed([text for _, text in missing])
+        store.save_chunk_vectors(embedder.model, [(key, v) for (key, _), v in zip(missing, vectors, strict=False)])
 
 
 class _Progress:

@@ -55,9 +55,10 @@ class ChipTray(QWidget):
         s.attachment_removed.connect(self._on_attachment_removed)
         s.progress_changed.connect(self._on_progress_changed)
         s.pending_changed.connect(self.refresh_modes)
+        s.embedding.mode_changed.connect(self._on_retrieval_mode_changed)
 
     def _on_attachment_added(self, attachment: Attachment) -> None:
-        chip = FileChip(attachment, self)
+        chip = FileChip(attachment, self, retrieval=self.service.embedding.label())
         chip.remove_requested.connect(self.service.remove)
         chip.preview_requested.connect(self.show_preview)
         self.chips[attachment.id] = chip
@@ -81,6 +82,11 @@ class ChipTray(QWidget):
         chip = self.chips.get(attachment_id)
         if chip is not None and chip.reading:
             chip.set_progress(fraction)
+
+    def _on_retrieval_mode_changed(self) -> None:
+        label = self.service.embedding.label()
+        for chip in self.chips.values():
+            chip.set_retrieval(label)
 
     def refresh_modes(self) -> None:
         """Show on each chip how it would be sent now (the context changed, or the attachments)."""

@@ -1,5 +1,6 @@
 """Edit › Settings… (Ctrl+,): the sampling of replies, the local model's
-context length, threads and GPU layers, and the default system prompt.
+context length, threads and GPU layers, the default system prompt, and the
+embedding model attachments are retrieved with (``embedding_group``).
 
 Every value is checked as it is typed: a problem shows in red under its
 field, and OK / Apply refuse to save until it is fixed (a warning, in amber,
@@ -49,6 +50,7 @@ from app.core.backends.prompt_window import POLICY_LABELS
 from app.core.config import preferences as prefs_mod
 from app.core.config.appearance import COLUMN_MAX, COLUMN_MIN, LANGUAGES, THEMES, Appearance
 from app.core.config.preferences import FIELDS, SAMPLING_FIELDS, Field, Preferences
+from app.ui.dialogs.embedding_group import EmbeddingGroup
 from app.ui.misc.theme import set_tone
 from app.ui.services.background import BackgroundCalls
 
@@ -282,6 +284,8 @@ class SettingsDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addLayout(columns)
         layout.addWidget(system)
+        self.documents = EmbeddingGroup(self, settings_path=self._path)
+        layout.addWidget(self.documents)
         layout.addWidget(self._build_appearance())
         layout.addWidget(self.status)
         layout.addWidget(self.buttons)
@@ -353,6 +357,7 @@ class SettingsDialog(QDialog):
         self.buttons.clicked.connect(self._on_button_clicked)
         self.reload_button.clicked.connect(self._on_reload_clicked)
         self.language.currentIndexChanged.connect(self._on_language_changed)
+        self.documents.changed.connect(self._on_value_changed)
 
     # -- the form ------------------------------------------------------------------------
 
@@ -371,6 +376,7 @@ class SettingsDialog(QDialog):
             self.system_prompt.setPlainText(prefs.system_prompt)
             index = self.overflow.findData(prefs.overflow)
             self.overflow.setCurrentIndex(max(0, index))
+            self.documents.set_path(prefs.embedding_model)
         finally:
             self._filling = False
         self._check()
@@ -393,6 +399,7 @@ class SettingsDialog(QDialog):
             n_gpu_layers=int(self._value("n_gpu_layers")),
             system_prompt=self.system_prompt.toPlainText(),
             overflow=str(self.overflow.currentData()),
+            embedding_model=self.documents.path(),
         )
 
     def problems(self) -> dict[str, list[str]]:

@@ -455,7 +455,7 @@ class MainWindow(QMainWindow):
         sidebar's context menu): see ``SettingsWiring``."""
         self.settings_wiring = SettingsWiring(
             self.chat, self.library, self.services, self.appearance, self.model_choice, self.model_menu,
-            self._status_bar, self,
+            self._status_bar, self, embedding=self.attachments.service.embedding,
         )
         self.menus.settings_action.triggered.connect(self.settings_wiring.open_settings)
         self.menus.conversation_settings_action.triggered.connect(self._on_conversation_settings_triggered)

@@ -32,6 +32,7 @@ from app.ui.window.model_choice import ModelChoice
 from app.ui.window.model_menu import ModelMenu
 
 if TYPE_CHECKING:
+    from app.ui.attachments.embedding import EmbeddingChoice
     from app.ui.dialogs.conversation_settings import ConversationSettingsDialog
     from app.ui.dialogs.settings import SettingsDialog
 
@@ -43,7 +44,8 @@ class SettingsWiring(QObject):
     overrides are edited; ``services`` reads a model file's trained context;
     ``appearance`` is what Settings › Appearance changes; ``model_choice`` and
     ``model_menu`` say what "Reload model now" loads; notices go to
-    ``status_bar``."""
+    ``status_bar``; ``embedding`` (None: not wired) takes the embedding model
+    of the preferences."""
 
     def __init__(
         self,
@@ -55,6 +57,7 @@ class SettingsWiring(QObject):
         model_menu: ModelMenu,
         status_bar: QStatusBar,
         parent: QWidget,
+        embedding: EmbeddingChoice | None = None,
     ) -> None:
         super().__init__(parent)
         self._chat = chat
@@ -65,21 +68,33 @@ class SettingsWiring(QObject):
         self._model_menu = model_menu
         self._status_bar = status_bar
         self._window = parent
+        self._embedding = embedding
         self._settings_dialog = SingletonDialog(self._make_settings_dialog)
         #: Conversation Settings…, while it is open (the last one opened).
         self.conversation_settings_dialog: ConversationSettingsDialog | None = None
         #: What the next requests are sent with (Settings).
         self.preferences = load_preferences()
+        self._connect_signals()
         self.apply_preferences(self.preferences)
+
+    def _connect_signals(self) -> None:
+        if self._embedding is not None:
+            self._embedding.failed.connect(self._on_embedding_failed)
 
     # -- the preferences -------------------------------------------------------------
 
     def apply_preferences(self, prefs: Preferences) -> None:
-        """Sampling and system prompt for the next requests (never the one streaming)."""
+        """Sampling and system prompt for the next requests (never the one
+        streaming); the embedding model at once."""
         self.preferences = prefs
         self._chat.params = prefs.sampling_params()
         self._chat.default_system_prompt = prefs.system_prompt
         self._chat.overflow = prefs.overflow
+        if self._embedding is not None:
+            self._embedding.choose(prefs.embedding_model)  # loads off the GUI thread
+
+    def _on_embedding_failed(self, message: str) -> None:
+        self._status_bar.showMessage(message, 10000)
 
     # -- Edit › Settings… ----------------------------------------------------------------
 

@@ -94,3 +94,29 @@ def test_a_v4_database_s_chunk_vectors_become_one_matrix_per_file(tmp_path: Path
         store.delete_conversation(conv.id)  # v4 rows (terms NULL) leave both indexes cleanly
         for table in ("chunk_fts", "chunk_fts_short"):
             store.conn.execute(f"INSERT INTO {table}({table}) VALUES ('integrity-check')")
+
+
+def test_chunks_read_before_a_model_get_their_vectors_later() -> None:
+    with Store.in_memory() as store:
+        conv = Conversation(title="v")
+        store.create_conversation(info_from_conversation(conv))
+        user = conv.add_user("q")
+        store.add_message(conv.id, user)
+        ext = Extracted.from_pages(["Cats purr when content.", "The invoice total is 42 euros.", "Dogs bark."])
+        att = Attachment("n.md", AttachmentKind.TEXT, 1, sha256="d" * 64, mode=AttachmentMode.RETRIEVED).with_text(ext)
+        chunks = chunk(ext)
+        assert len(chunks) == 3
+        store.save_attachments(conv.id, user.id, [AttachmentContent(att, ext, tuple(chunks))])
+        first = store.unembedded_chunks(conv.id, "toy", limit=2)
+        assert [text for _, text in first] == [c.text for c in chunks[:2]]  # bounded, in order
+        store.save_chunk_vectors("toy", [(first[0][0], [1.0, 0.0]), (first[1][0], [0.0, 1.0])])
+        rest = store.unembedded_chunks(conv.id, "toy", limit=2)
+        assert [text for _, text in rest] == [chunks[2].text]
+        assert len(store.unembedded_chunks(conv.id, "other", limit=10)) == 3  # per model
+        store.save_chunk_vectors("toy", [(rest[0][0], [1.0, 0.1])])
+        assert store.unembedded_chunks(conv.id, "toy", limit=10) == []
+        assert store.retrieve(conv.id, "how much must be paid?", query_vector=[0.1, 1.0], model="toy")[0].page == 2
+        later = store.unembedded_chunks(conv.id, "z", limit=10)
+        store.save_chunk_vectors("z", [(key, v) for (key, _), v in zip(later, [[], [0.0, 1.0], [1.0, 0.0]], strict=True)])
+        assert store.unembedded_chunks(conv.id, "z", limit=10) == [], "a chunk that gave no vector holds nothing back"
+        assert store.retrieve(conv.id, "how much must be paid?", query_vector=[0.0, 1.0], model="z")[0].page == 2

@@ -73,7 +73,8 @@ def test_opens_grouped_with_the_saved_values(qtbot: Any) -> None:
     assert save_preferences(saved)
     dialog = make_dialog(qtbot)
     assert dialog.windowTitle() == "Settings"
-    assert {g.title() for g in dialog.findChildren(QGroupBox)} == {"Sampling", "Model", "System prompt", "Appearance"}
+    assert {g.title() for g in dialog.findChildren(QGroupBox)} == {
+        "Sampling", "Model", "System prompt", "Documents", "Appearance"}
     assert dialog.preferences() == saved
     assert dialog.spins["temperature"].value() == 1.3 and dialog.spins["n_ctx"].value() == 2048
     assert not dialog.seed_random.isChecked() and dialog.spins["seed"].isEnabled()

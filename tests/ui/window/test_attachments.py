@@ -130,8 +130,8 @@ def test_chips_show_what_each_file_is_and_how_it_goes(qtbot: Any, make_window: A
     assert all(isinstance(c, FileChip) for c in chips)
     texts = [c.summary() for c in chips]
     # together they do not fit the context: both go as their best passages (LM Studio's rule)
-    assert texts[0].startswith("notes.md · 26 B · ≈") and texts[0].endswith("best passages (keyword search)")
-    assert "report.pdf" in texts[1] and "300 page(s)" in texts[1] and texts[1].endswith("best passages (keyword search)")
+    assert texts[0].startswith("notes.md · 26 B · ≈") and texts[0].endswith("best passages (by keywords)")
+    assert "report.pdf" in texts[1] and "300 page(s)" in texts[1] and texts[1].endswith("best passages (by keywords)")
     assert "not text" in texts[2] and chips[2].property("failed") is True
     # the preview shows the text read
     qtbot.mouseClick(chips[0], Qt.MouseButton.LeftButton)
