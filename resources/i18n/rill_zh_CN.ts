@@ -186,12 +186,12 @@
 </context><context>
     <name>AttachmentService</name>
     <message>
-        <location filename="../../app/ui/attachments/service.py" line="136" />
+        <location filename="../../app/ui/attachments/service.py" line="142" />
         <source>At most {n} files can be attached to one message.</source>
         <translation>一条消息最多可附加 {n} 个文件。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/attachments/service.py" line="171" />
+        <location filename="../../app/ui/attachments/service.py" line="177" />
         <source>This file could not be read.</source>
         <translation>无法读取此文件。</translation>
     </message>
@@ -852,6 +852,80 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>你正在与演示模型 SmolLM2-135M 对话：它小巧快速，但能力有限。Rill 为这台电脑推荐 {name}（{parameters} 参数，需下载 {size}）。</translation>
     </message>
 </context><context>
+    <name>EmbeddingChoice</name>
+    <message>
+        <location filename="../../app/ui/attachments/embedding.py" line="89" />
+        <source>The embedding model {name} could not be used: {error}</source>
+        <translation>无法使用嵌入模型 {name}：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/attachments/embedding.py" line="91" />
+        <source>Attachments are matched by keywords.</source>
+        <translation>附件按关键词匹配。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/attachments/embedding.py" line="112" />
+        <source>keywords</source>
+        <translation>关键词</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/attachments/embedding.py" line="113" />
+        <source>keywords + meaning ({model})</source>
+        <translation>关键词 + 语义（{model}）</translation>
+    </message>
+</context><context>
+    <name>EmbeddingGroup</name>
+    <message>
+        <location filename="../../app/ui/dialogs/embedding_group.py" line="42" />
+        <source>Documents</source>
+        <translation>文档</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/embedding_group.py" line="50" />
+        <source>Embedding model</source>
+        <translation>嵌入模型</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/embedding_group.py" line="51" />
+        <source>Long attachments send each question the passages that match it best: by keywords, or also by meaning with an embedding model (a small GGUF file)</source>
+        <translation>较长的附件会为每个问题发送最匹配的段落：按关键词匹配，或使用嵌入模型（一个小型 GGUF 文件）同时按语义匹配</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/embedding_group.py" line="53" />
+        <source>None — match by keywords</source>
+        <translation>无 — 按关键词匹配</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/embedding_group.py" line="54" />
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/embedding_group.py" line="59" />
+        <source>Long attachments send each question their best passages, matched by keywords, and by meaning too with an embedding model.</source>
+        <translation>较长的附件会为每个问题发送最匹配的段落：按关键词匹配；使用嵌入模型时还会按语义匹配。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/embedding_group.py" line="65" />
+        <source>&amp;Embedding model:</source>
+        <translation>嵌入模型(&amp;E)：</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/embedding_group.py" line="100" />
+        <source>{name} is not an embedding model: it can be used, but passages may match its meaning poorly.</source>
+        <translation>{name} 不是嵌入模型：可以使用，但段落的语义匹配可能较差。</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/embedding_group.py" line="133" />
+        <source>Choose an Embedding Model</source>
+        <translation>选择嵌入模型</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/dialogs/embedding_group.py" line="134" />
+        <source>GGUF models (*.gguf)</source>
+        <translation>GGUF 模型 (*.gguf)</translation>
+    </message>
+</context><context>
     <name>Exchange</name>
     <message>
         <location filename="../../app/core/store/exchange/attachments_json.py" line="98" />
@@ -1300,79 +1374,84 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
 </context><context>
     <name>FileChip</name>
     <message>
-        <location filename="../../app/ui/attachments/chips.py" line="51" />
+        <location filename="../../app/ui/attachments/chips.py" line="47" />
+        <source>keywords</source>
+        <translation>关键词</translation>
+    </message>
+    <message>
+        <location filename="../../app/ui/attachments/chips.py" line="55" />
         <source>Remove this file: it will not be sent</source>
         <translation>移除此文件：它将不会被发送</translation>
     </message>
     <message>
-        <location filename="../../app/ui/attachments/chips.py" line="84" />
+        <location filename="../../app/ui/attachments/chips.py" line="93" />
         <source>{name} · reading… {percent} %</source>
         <translation>{name} · 正在读取… {percent} %</translation>
     </message>
     <message>
-        <location filename="../../app/ui/attachments/chips.py" line="86" />
+        <location filename="../../app/ui/attachments/chips.py" line="95" />
         <source>{name} · {error}</source>
         <translation>{name} · {error}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/attachments/chips.py" line="89" />
+        <location filename="../../app/ui/attachments/chips.py" line="98" />
         <source>image</source>
         <translation>图片</translation>
     </message>
     <message>
-        <location filename="../../app/ui/attachments/chips.py" line="89" />
+        <location filename="../../app/ui/attachments/chips.py" line="98" />
         <source>this model cannot see images</source>
         <translation>此模型无法识别图片</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../app/ui/attachments/chips.py" line="92" />
+        <location filename="../../app/ui/attachments/chips.py" line="101" />
         <source>%n page(s)</source>
         <translation>
             <numerusform>%n 页</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../app/ui/attachments/chips.py" line="93" />
+        <location filename="../../app/ui/attachments/chips.py" line="102" />
         <source>≈{tokens} tokens</source>
         <translation>≈{tokens} 个词元</translation>
     </message>
     <message>
-        <location filename="../../app/ui/attachments/chips.py" line="95" />
+        <location filename="../../app/ui/attachments/chips.py" line="104" />
         <source>whole</source>
         <translation>全文</translation>
     </message>
     <message>
-        <location filename="../../app/ui/attachments/chips.py" line="97" />
-        <source>best passages (keyword search)</source>
-        <translation>最相关段落（关键词搜索）</translation>
+        <location filename="../../app/ui/attachments/chips.py" line="106" />
+        <source>best passages (by {retrieval})</source>
+        <translation>最佳段落（按{retrieval}）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/attachments/chips.py" line="105" />
+        <location filename="../../app/ui/attachments/chips.py" line="114" />
         <source>Reading {name}… Click × to cancel.</source>
         <translation>正在读取 {name}… 点击 × 取消。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/attachments/chips.py" line="110" />
+        <location filename="../../app/ui/attachments/chips.py" line="119" />
         <source>The current model cannot see images: this image will not be sent to it.</source>
         <translation>当前模型无法识别图片：此图片不会发送给它。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/attachments/chips.py" line="111" />
+        <location filename="../../app/ui/attachments/chips.py" line="120" />
         <source>Sent to the model as an image. Click to preview.</source>
         <translation>作为图片发送给模型。点击预览。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/attachments/chips.py" line="113" />
-        <source>Too long for what the context has left: each question gets the passages that match it best, with their page. Click to preview.</source>
-        <translation>超出上下文剩余空间：每个问题会获得与之最匹配的段落及其页码。点击预览。</translation>
+        <location filename="../../app/ui/attachments/chips.py" line="122" />
+        <source>Too long for what the context has left: each question gets the passages that match it best ({retrieval}), with their page. Click to preview.</source>
+        <translation>超出上下文剩余空间：每个问题会获得最匹配的段落（{retrieval}）及其页码。点击可预览。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/attachments/chips.py" line="115" />
+        <location filename="../../app/ui/attachments/chips.py" line="124" />
         <source>Sent whole with your message. Click to preview.</source>
         <translation>随消息完整发送。点击预览。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/attachments/chips.py" line="126" />
+        <location filename="../../app/ui/attachments/chips.py" line="135" />
         <source>Remove {name}</source>
         <translation>移除 {name}</translation>
     </message>
@@ -1469,110 +1548,110 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
 </context><context>
     <name>GGUFInfo</name>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="235" />
+        <location filename="../../app/core/models/gguf_info.py" line="247" />
         <location filename="../../app/ui/dialogs/model_table.py" line="160" />
         <source>File not found.</source>
         <translation>找不到文件。</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="177" />
+        <location filename="../../app/core/models/gguf_info.py" line="189" />
         <source>none (uses {template})</source>
         <translation>无（使用 {template}）</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="179" />
+        <location filename="../../app/core/models/gguf_info.py" line="191" />
         <source>custom</source>
         <translation>自定义</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="268" />
-        <location filename="../../app/core/models/gguf_info.py" line="252" />
-        <location filename="../../app/core/models/gguf_info.py" line="237" />
+        <location filename="../../app/core/models/gguf_info.py" line="280" />
+        <location filename="../../app/core/models/gguf_info.py" line="264" />
+        <location filename="../../app/core/models/gguf_info.py" line="249" />
         <source>Cannot read the file: {error}.</source>
         <translation>无法读取文件：{error}。</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="240" />
+        <location filename="../../app/core/models/gguf_info.py" line="252" />
         <source>Not a usable file name ({error}).</source>
         <translation>文件名不可用（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="242" />
+        <location filename="../../app/core/models/gguf_info.py" line="254" />
         <source>This is a folder, not a model file.</source>
         <translation>这是文件夹，不是模型文件。</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="244" />
+        <location filename="../../app/core/models/gguf_info.py" line="256" />
         <source>This is not a regular file.</source>
         <translation>这不是普通文件。</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="247" />
+        <location filename="../../app/core/models/gguf_info.py" line="259" />
         <source>The file is empty.</source>
         <translation>文件为空。</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="255" />
+        <location filename="../../app/core/models/gguf_info.py" line="267" />
         <source>The file's metadata is too large to read.</source>
         <translation>文件的元数据过大，无法读取。</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="276" />
+        <location filename="../../app/core/models/gguf_info.py" line="288" />
         <source>Not a GGUF model file (it does not start with “GGUF”).</source>
         <translation>不是 GGUF 模型文件（文件开头不是“GGUF”）。</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="280" />
+        <location filename="../../app/core/models/gguf_info.py" line="292" />
         <source>Cannot read model details: the gguf package is missing ({error}).</source>
         <translation>无法读取模型详情：缺少 gguf 包（{error}）。</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="285" />
+        <location filename="../../app/core/models/gguf_info.py" line="297" />
         <source>The file is truncated or damaged: its metadata goes past the end of the file ({size}). It may be an incomplete download.</source>
         <translation>文件不完整或已损坏：其元数据超出了文件末尾（{size}）。可能是下载未完成。</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="290" />
+        <location filename="../../app/core/models/gguf_info.py" line="302" />
         <source>The file is damaged: its metadata holds {what}.</source>
         <translation>文件已损坏：元数据异常（{what}）。</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="297" />
+        <location filename="../../app/core/models/gguf_info.py" line="309" />
         <source>This is a GGUF version 1 file, from 2023: too old for llama.cpp. Convert it again.</source>
         <translation>这是 2023 年的 GGUF 版本 1 文件，对 llama.cpp 来说太旧了。请重新转换。</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="301" />
+        <location filename="../../app/core/models/gguf_info.py" line="313" />
         <source>Unknown GGUF version {version} (Rill reads versions 2 and 3): the file is damaged or needs a newer Rill.</source>
         <translation>未知的 GGUF 版本 {version}（Rill 支持版本 2 和 3）：文件已损坏，或需要更新版本的 Rill。</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="320" />
+        <location filename="../../app/core/models/gguf_info.py" line="332" />
         <source>The file is truncated: the model's weights need {needed} but the file has {size}. It may be an incomplete download.</source>
         <translation>文件不完整：模型权重需要 {needed}，但文件只有 {size}。可能是下载未完成。</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="325" />
+        <location filename="../../app/core/models/gguf_info.py" line="337" />
         <source>The file holds no weights (no tensors): it is not a model llama.cpp can load.</source>
         <translation>文件中没有权重（没有张量）：不是 llama.cpp 能加载的模型。</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="328" />
+        <location filename="../../app/core/models/gguf_info.py" line="340" />
         <source>The file does not say which architecture it is (general.architecture): llama.cpp cannot load it.</source>
         <translation>文件未注明模型架构（general.architecture）：llama.cpp 无法加载。</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="331" />
+        <location filename="../../app/core/models/gguf_info.py" line="343" />
         <source>This is a vision projector (mmproj) file: it goes with a model, it is not a chat model itself.</source>
         <translation>这是视觉投影器（mmproj）文件：需要配合模型使用，本身不是对话模型。</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="343" />
+        <location filename="../../app/core/models/gguf_info.py" line="355" />
         <source>Some weights use a tensor type this Rill does not know ({types}): it may need a newer llama.cpp.</source>
         <translation>部分权重使用了当前 Rill 无法识别的张量类型（{types}）：可能需要更新版本的 llama.cpp。</translation>
     </message>
     <message>
-        <location filename="../../app/core/models/gguf_info.py" line="378" />
+        <location filename="../../app/core/models/gguf_info.py" line="390" />
         <source>The file has no chat template: Rill formats the conversation as {template}, which may not be what the model was trained on.</source>
         <translation>文件中没有对话模板：Rill 将按 {template} 格式组织对话，这可能与模型训练时使用的格式不同。</translation>
     </message>
@@ -2776,18 +2855,18 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>流式输出健康状态(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/settings_wiring.py" line="131" />
+        <location filename="../../app/ui/window/settings_wiring.py" line="146" />
         <source>Loading the model again with the new settings…</source>
         <translation>正在使用新设置重新加载模型…</translation>
     </message>
     <message>
         <location filename="../../app/ui/window/search_results.py" line="52" />
-        <location filename="../../app/ui/window/settings_wiring.py" line="145" />
+        <location filename="../../app/ui/window/settings_wiring.py" line="160" />
         <source>That conversation is no longer in the history.</source>
         <translation>该对话已不在历史记录中。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/settings_wiring.py" line="170" />
+        <location filename="../../app/ui/window/settings_wiring.py" line="185" />
         <source>Conversation settings saved: they apply from its next reply.</source>
         <translation>对话设置已保存：将从下一条回复开始生效。</translation>
     </message>
@@ -3405,157 +3484,172 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
 </context><context>
     <name>Preferences</name>
     <message>
-        <location filename="../../app/core/config/preferences.py" line="102" />
+        <location filename="../../app/core/config/preferences.py" line="107" />
         <source>Temperature</source>
         <translation>温度</translation>
     </message>
     <message>
-        <location filename="../../app/core/config/preferences.py" line="103" />
+        <location filename="../../app/core/config/preferences.py" line="108" />
         <source>Higher is more varied, lower more predictable (0: always the likeliest word).</source>
         <translation>越高越多样，越低越可预测（0：总是选择最可能的词）。</translation>
     </message>
     <message>
-        <location filename="../../app/core/config/preferences.py" line="105" />
+        <location filename="../../app/core/config/preferences.py" line="110" />
         <source>Top P</source>
         <translation>Top P</translation>
     </message>
     <message>
-        <location filename="../../app/core/config/preferences.py" line="106" />
+        <location filename="../../app/core/config/preferences.py" line="111" />
         <source>Sample only from the likeliest words that together make up this probability.</source>
         <translation>只从累计概率达到该值的最可能的词中采样。</translation>
     </message>
     <message>
-        <location filename="../../app/core/config/preferences.py" line="108" />
+        <location filename="../../app/core/config/preferences.py" line="113" />
         <source>Top K</source>
         <translation>Top K</translation>
     </message>
     <message>
-        <location filename="../../app/core/config/preferences.py" line="109" />
+        <location filename="../../app/core/config/preferences.py" line="114" />
         <source>Sample only from this many likeliest words (0: no limit).</source>
         <translation>只从概率最高的这么多个词中采样（0：不限制）。</translation>
     </message>
     <message>
-        <location filename="../../app/core/config/preferences.py" line="110" />
+        <location filename="../../app/core/config/preferences.py" line="115" />
         <source>Min P</source>
         <translation>Min P</translation>
     </message>
     <message>
-        <location filename="../../app/core/config/preferences.py" line="111" />
+        <location filename="../../app/core/config/preferences.py" line="116" />
         <source>Drop words less likely than this fraction of the likeliest one.</source>
         <translation>舍弃概率低于最可能词的该比例的词。</translation>
     </message>
     <message>
-        <location filename="../../app/core/config/preferences.py" line="112" />
+        <location filename="../../app/core/config/preferences.py" line="117" />
         <source>Repeat penalty</source>
         <translation>重复惩罚</translation>
     </message>
     <message>
-        <location filename="../../app/core/config/preferences.py" line="113" />
+        <location filename="../../app/core/config/preferences.py" line="118" />
         <source>Above 1 discourages repeating recent words; 1 is off.</source>
         <translation>大于 1 时抑制重复最近出现过的词；1 表示关闭。</translation>
     </message>
     <message>
-        <location filename="../../app/core/config/preferences.py" line="114" />
+        <location filename="../../app/core/config/preferences.py" line="119" />
         <source>Max reply tokens</source>
         <translation>最大回复 token 数</translation>
     </message>
     <message>
-        <location filename="../../app/core/config/preferences.py" line="115" />
+        <location filename="../../app/core/config/preferences.py" line="120" />
         <source>The longest reply, in tokens (at most the context length).</source>
         <translation>回复的最大长度，以 token 计（不超过上下文长度）。</translation>
     </message>
     <message>
-        <location filename="../../app/core/config/preferences.py" line="121" />
+        <location filename="../../app/core/config/preferences.py" line="126" />
         <source>Seed</source>
         <translation>随机种子</translation>
     </message>
     <message>
-        <location filename="../../app/core/config/preferences.py" line="122" />
+        <location filename="../../app/core/config/preferences.py" line="127" />
         <source>A fixed seed makes the same prompt give the same reply.</source>
         <translation>固定随机种子后，相同的提示词会得到相同的回复。</translation>
     </message>
     <message>
-        <location filename="../../app/core/config/preferences.py" line="123" />
+        <location filename="../../app/core/config/preferences.py" line="128" />
         <source>Context length</source>
         <translation>上下文长度</translation>
     </message>
     <message>
-        <location filename="../../app/core/config/preferences.py" line="125" />
+        <location filename="../../app/core/config/preferences.py" line="130" />
         <source>Tokens the model can see at once: the conversation and the reply. More uses more memory. A multiple of 256.</source>
         <translation>模型一次能看到的 token 数，包括对话和回复。越大占用内存越多。须为 256 的倍数。</translation>
     </message>
     <message>
-        <location filename="../../app/core/config/preferences.py" line="127" />
+        <location filename="../../app/core/config/preferences.py" line="132" />
         <source>CPU threads</source>
         <translation>CPU 线程数</translation>
     </message>
     <message>
-        <location filename="../../app/core/config/preferences.py" line="128" />
+        <location filename="../../app/core/config/preferences.py" line="133" />
         <source>Threads llama.cpp computes with (Automatic: up to half the CPUs, leaving the rest to the window).</source>
         <translation>llama.cpp 计算时使用的线程数（自动：最多使用一半的 CPU，其余留给窗口）。</translation>
     </message>
     <message>
-        <location filename="../../app/core/config/preferences.py" line="130" />
+        <location filename="../../app/core/config/preferences.py" line="135" />
         <source>GPU layers</source>
         <translation>GPU 层数</translation>
     </message>
     <message>
-        <location filename="../../app/core/config/preferences.py" line="132" />
+        <location filename="../../app/core/config/preferences.py" line="137" />
         <source>Model layers put on the GPU (All: every layer; 0: none).</source>
         <translation>放到 GPU 上的模型层数（全部：所有层；0：不使用 GPU）。</translation>
     </message>
     <message>
-        <location filename="../../app/core/config/preferences.py" line="136" />
+        <location filename="../../app/core/config/preferences.py" line="141" />
         <source>System prompt</source>
         <translation>系统提示词</translation>
     </message>
     <message>
-        <location filename="../../app/core/config/preferences.py" line="165" />
+        <location filename="../../app/core/config/preferences.py" line="142" />
+        <source>Embedding model</source>
+        <translation>嵌入模型</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/config/preferences.py" line="171" />
         <source>{label} must be a whole number.</source>
         <translation>“{label}”必须是整数。</translation>
     </message>
     <message>
-        <location filename="../../app/core/config/preferences.py" line="166" />
+        <location filename="../../app/core/config/preferences.py" line="172" />
         <source>{label} must be a number.</source>
         <translation>“{label}”必须是数字。</translation>
     </message>
     <message>
-        <location filename="../../app/core/config/preferences.py" line="168" />
+        <location filename="../../app/core/config/preferences.py" line="174" />
         <source>{label} must be between {low} and {high} (it is {value}).</source>
         <translation>“{label}”必须介于 {low} 和 {high} 之间（当前为 {value}）。</translation>
     </message>
     <message>
-        <location filename="../../app/core/config/preferences.py" line="179" />
+        <location filename="../../app/core/config/preferences.py" line="185" />
         <source>Context length must be a multiple of {step} (for example {lower:,} or {higher:,}).</source>
         <translation>上下文长度必须是 {step} 的倍数（例如 {lower:,} 或 {higher:,}）。</translation>
     </message>
     <message>
-        <location filename="../../app/core/config/preferences.py" line="187" />
+        <location filename="../../app/core/config/preferences.py" line="193" />
         <source>The system prompt must be text.</source>
         <translation>系统提示词必须是文本。</translation>
     </message>
     <message>
-        <location filename="../../app/core/config/preferences.py" line="189" />
+        <location filename="../../app/core/config/preferences.py" line="195" />
         <source>The system prompt is too long: {length:,} characters (at most {limit:,}).</source>
         <translation>系统提示词过长：{length:,} 个字符（最多 {limit:,} 个）。</translation>
     </message>
     <message>
-        <location filename="../../app/core/config/preferences.py" line="192" />
+        <location filename="../../app/core/config/preferences.py" line="198" />
         <source>The system prompt cannot contain a NUL character.</source>
         <translation>系统提示词不能包含 NUL 字符。</translation>
     </message>
     <message>
-        <location filename="../../app/core/config/preferences.py" line="253" />
+        <location filename="../../app/core/config/preferences.py" line="204" />
+        <source>The embedding model must be a file path.</source>
+        <translation>嵌入模型必须是文件路径。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/config/preferences.py" line="206" />
+        <source>The embedding model's path is not a usable file path.</source>
+        <translation>嵌入模型的路径不是可用的文件路径。</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/config/preferences.py" line="269" />
         <source>Max reply tokens must be at most the context length ({n_ctx:,}; it is {value:,}).</source>
         <translation>最大回复 token 数不能超过上下文长度（{n_ctx:,}；当前为 {value:,}）。</translation>
     </message>
     <message>
-        <location filename="../../app/core/config/preferences.py" line="269" />
+        <location filename="../../app/core/config/preferences.py" line="286" />
         <source>The model was trained with a context of {trained:,} tokens; beyond that its replies may get worse.</source>
         <translation>该模型训练时的上下文长度为 {trained:,} 个 token；超过后回复质量可能下降。</translation>
     </message>
     <message>
-        <location filename="../../app/core/config/preferences.py" line="339" />
+        <location filename="../../app/core/config/preferences.py" line="357" />
         <source>Unknown overflow policy {value}: use one of {policies}.</source>
         <translation>未知的溢出策略 {value}：请使用 {policies} 之一。</translation>
     </message>
@@ -4479,222 +4573,222 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
 </context><context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="64" />
+        <location filename="../../app/ui/dialogs/settings.py" line="66" />
         <source>Changes apply from the next reply; a reply being written keeps the settings it started with.</source>
         <translation>更改从下一条回复开始生效；正在生成的回复仍使用开始时的设置。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="67" />
+        <location filename="../../app/ui/dialogs/settings.py" line="69" />
         <source>Context length, threads and GPU layers apply the next time a model is loaded.</source>
         <translation>上下文长度、线程数和 GPU 层数将在下次加载模型时生效。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="169" />
+        <location filename="../../app/ui/dialogs/settings.py" line="171" />
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="189" />
+        <location filename="../../app/ui/dialogs/settings.py" line="191" />
         <source>Sampling</source>
         <translation>采样</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="194" />
+        <location filename="../../app/ui/dialogs/settings.py" line="196" />
         <source>Random</source>
         <translation>随机</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="196" />
+        <location filename="../../app/ui/dialogs/settings.py" line="198" />
         <source>A new random seed for every reply</source>
         <translation>每次回复都使用新的随机种子</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="203" />
+        <location filename="../../app/ui/dialogs/settings.py" line="205" />
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="209" />
+        <location filename="../../app/ui/dialogs/settings.py" line="211" />
         <source>Automatic</source>
         <translation>自动</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="211" />
+        <location filename="../../app/ui/dialogs/settings.py" line="213" />
         <source>All</source>
         <translation>全部</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="215" />
+        <location filename="../../app/ui/dialogs/settings.py" line="217" />
         <source>When the conversation outgrows the context</source>
         <translation>对话超出上下文时</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="218" />
+        <location filename="../../app/ui/dialogs/settings.py" line="220" />
         <source>What the model is sent once a conversation no longer fits its context (the window says which messages it no longer sees)</source>
         <translation>对话超出上下文长度后发送给模型的内容（窗口会标明模型已看不到哪些消息）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="220" />
+        <location filename="../../app/ui/dialogs/settings.py" line="222" />
         <source>When full:</source>
         <translation>上下文已满时：</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="230" />
+        <location filename="../../app/ui/dialogs/settings.py" line="232" />
         <source>Reload Model Now</source>
         <translation>立即重新加载模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="232" />
+        <location filename="../../app/ui/dialogs/settings.py" line="234" />
         <source>Save these settings and load the current model again (a reply being written is stopped)</source>
         <translation>保存这些设置并重新加载当前模型（正在生成的回复将被停止）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="237" />
+        <location filename="../../app/ui/dialogs/settings.py" line="239" />
         <source>Hugging Face Hub…</source>
         <translation>Hugging Face Hub 设置…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="239" />
+        <location filename="../../app/ui/dialogs/settings.py" line="241" />
         <source>The Hub's address (a mirror) and the access token for gated models</source>
         <translation>Hub 的地址（镜像）和受限模型的访问 token</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="245" />
+        <location filename="../../app/ui/dialogs/settings.py" line="247" />
         <source>System prompt</source>
         <translation>系统提示词</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="249" />
+        <location filename="../../app/ui/dialogs/settings.py" line="251" />
         <source>Default system prompt</source>
         <translation>默认系统提示词</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="251" />
+        <location filename="../../app/ui/dialogs/settings.py" line="253" />
         <source>No system prompt</source>
         <translation>无系统提示词</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="252" />
+        <location filename="../../app/ui/dialogs/settings.py" line="254" />
         <source>What the model is told before every conversation that has no system prompt of its own</source>
         <translation>在每个没有单独系统提示词的对话开始前告诉模型的内容</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="257" />
+        <location filename="../../app/ui/dialogs/settings.py" line="259" />
         <source>Used by every conversation without its own (Conversation Settings…).</source>
         <translation>用于所有没有单独系统提示词的对话（见“对话设置…”）。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="272" />
+        <location filename="../../app/ui/dialogs/settings.py" line="274" />
         <source>Reset to Defaults</source>
         <translation>恢复默认值</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="273" />
+        <location filename="../../app/ui/dialogs/settings.py" line="275" />
         <source>Put the default values in the form (saved with OK or Apply)</source>
         <translation>在表单中填入默认值（点击“确定”或“应用”后保存）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="291" />
+        <location filename="../../app/ui/dialogs/settings.py" line="295" />
         <source>Appearance</source>
         <translation>外观</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="295" />
+        <location filename="../../app/ui/dialogs/settings.py" line="299" />
         <source>Language</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="301" />
+        <location filename="../../app/ui/dialogs/settings.py" line="305" />
         <source>Theme</source>
         <translation>主题</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="307" />
+        <location filename="../../app/ui/dialogs/settings.py" line="311" />
         <source>Reading width</source>
         <translation>阅读宽度</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="308" />
+        <location filename="../../app/ui/dialogs/settings.py" line="312" />
         <source>How many characters a line of a message holds at most</source>
         <translation>消息每行最多容纳的字符数</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="311" />
+        <location filename="../../app/ui/dialogs/settings.py" line="315" />
         <source>The whole window</source>
         <translation>整个窗口</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="312" />
+        <location filename="../../app/ui/dialogs/settings.py" line="316" />
         <source> characters</source>
         <translation> 个字符</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="314" />
+        <location filename="../../app/ui/dialogs/settings.py" line="318" />
         <source>The language changes the next time Rill starts.</source>
         <translation>语言将在下次启动 Rill 时生效。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="319" />
+        <location filename="../../app/ui/dialogs/settings.py" line="323" />
         <source>&amp;Language:</source>
         <translation>语言(&amp;L)：</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="321" />
+        <location filename="../../app/ui/dialogs/settings.py" line="325" />
         <source>&amp;Theme:</source>
         <translation>主题(&amp;T)：</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="322" />
+        <location filename="../../app/ui/dialogs/settings.py" line="326" />
         <source>&amp;Reading width:</source>
         <translation>阅读宽度(&amp;R)：</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="341" />
+        <location filename="../../app/ui/dialogs/settings.py" line="345" />
         <source>{label}:</source>
         <translation>{label}：</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="419" />
+        <location filename="../../app/ui/dialogs/settings.py" line="426" />
         <source>No local model is loaded now.</source>
         <translation>当前未加载本地模型。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="422" />
+        <location filename="../../app/ui/dialogs/settings.py" line="429" />
         <source>Loaded now: {name}, context {n_ctx:,}, {threads} thread.</source>
         <translation>当前已加载：{name}，上下文 {n_ctx:,}，{threads} 个线程。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="424" />
+        <location filename="../../app/ui/dialogs/settings.py" line="431" />
         <source>Loaded now: {name}, context {n_ctx:,}, {threads} threads.</source>
         <translation>当前已加载：{name}，上下文 {n_ctx:,}，{threads} 个线程。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="454" />
+        <location filename="../../app/ui/dialogs/settings.py" line="461" />
         <source>Default values shown: OK or Apply saves them.</source>
         <translation>已填入默认值：点击“确定”或“应用”即可保存。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="479" />
+        <location filename="../../app/ui/dialogs/settings.py" line="486" />
         <source>Not saved: fix the value marked in red.</source>
         <translation>未保存：请修正标红的值。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="480" />
+        <location filename="../../app/ui/dialogs/settings.py" line="487" />
         <source>Not saved: fix the {count} values marked in red.</source>
         <translation>未保存：请修正 {count} 个标红的值。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="489" />
+        <location filename="../../app/ui/dialogs/settings.py" line="496" />
         <source>Saved. {note}</source>
         <translation>已保存。{note}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="494" />
+        <location filename="../../app/ui/dialogs/settings.py" line="501" />
         <source>The settings could not be written to the settings file; they apply until Rill is closed.</source>
         <translation>无法将设置写入设置文件；这些设置在关闭 Rill 前有效。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="527" />
+        <location filename="../../app/ui/dialogs/settings.py" line="534" />
         <source>This llama.cpp has no GPU backend: the model runs on the CPU.</source>
         <translation>此 llama.cpp 没有 GPU 后端：模型将在 CPU 上运行。</translation>
     </message>

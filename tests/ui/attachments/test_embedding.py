@@ -172,7 +172,8 @@ def test_a_file_read_before_the_model_gets_vectors_at_the_next_question(
     name = service.embedder.model
     counted: list[int] = []
     window.store.read(lambda store: store.conn.execute(
-        "SELECT count(*) FROM chunk_vectors WHERE model = ?", (name,)).fetchone()[0], counted.append)
+        "SELECT coalesce(sum(length(vectors) / (4 * dim)), 0) FROM blob_vectors WHERE model = ?",
+        (name,)).fetchone()[0], counted.append)
     qtbot.waitUntil(lambda: bool(counted), timeout=10000)
     from app.core.base.limits import MAX_LAZY_EMBEDDED_CHUNKS
 
