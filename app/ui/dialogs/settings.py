@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from PyQt6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, pyqtSignal
+from PyQt6.QtGui import QShowEvent
 from PyQt6.QtWidgets import (
     QAbstractButton,
     QAbstractSpinBox,
@@ -290,6 +291,15 @@ class SettingsDialog(QDialog):
         layout.addWidget(self.status)
         layout.addWidget(self.buttons)
         self.setMinimumWidth(760)
+
+    def showEvent(self, event: QShowEvent | None) -> None:  # noqa: N802 - Qt's name
+        super().showEvent(event)
+        # The wrapped notes need more height than the size hint says once the
+        # width is known; without this the Sampling group's note was cut.
+        needed = self.heightForWidth(self.width())
+        if needed > self.height():
+            self.setMinimumHeight(needed)
+            self.resize(self.width(), needed)
 
     def _build_appearance(self) -> QGroupBox:
         group = QGroupBox(self.tr("Appearance"))

@@ -433,3 +433,16 @@ def test_a_new_conversation_is_stored_with_settings_chosen_before_its_first_mess
         assert info is not None and info.system_prompt is None and info.params == {"top_p": 0.5, "seed": None}
     finally:
         result.store.close()
+
+
+def test_every_wrapped_note_gets_its_lines(qtbot: Any) -> None:
+    """The dialog grows to what its wrapped notes need at its width: the
+    Documents group's hint once cut the Sampling group's note."""
+    from PyQt6.QtWidgets import QLabel
+
+    dialog = make_dialog(qtbot)
+    qtbot.waitExposed(dialog)
+    labels = [w for w in dialog.findChildren(QLabel) if w.wordWrap() and w.isVisible() and w.text()]
+    assert labels
+    cut = [w.text()[:40] for w in labels if w.height() < w.heightForWidth(w.width())]
+    assert not cut, cut
