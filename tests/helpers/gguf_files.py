@@ -26,11 +26,12 @@ def with_chat_template(source: Path, target: Path, template: str) -> Path:
 
 def tiny_model(target: Path, *, data_bytes: int = 256 * 1024, vocab: int = 32, seed: int = 0,
                arch: str = "llama", template: str | None = "{% for m in messages %}<|im_start|>{{ m.content }}"
-               "<|im_end|>{% endfor %}", context_length: int = 4096) -> Path:
+               "<|im_end|>{% endfor %}", context_length: int = 4096, pooling: bool = False) -> Path:
     """A small but real GGUF model (the shapes that size a KV cache, a chat
     template, a ``vocab``-token list, random F32 weights of about
     ``data_bytes``): what the fake Hub serves. ``vocab`` in the hundreds of
-    thousands makes the metadata larger than the 2 MB first read."""
+    thousands makes the metadata larger than the 2 MB first read. ``pooling``:
+    it declares a pooling type, as an embedding model does."""
     import numpy as np
 
     rng = np.random.default_rng(seed)
@@ -46,6 +47,8 @@ def tiny_model(target: Path, *, data_bytes: int = 256 * 1024, vocab: int = 32, s
     w.add_token_list([f"token{i}" for i in range(vocab)])
     if template is not None:
         w.add_chat_template(template)
+    if pooling:
+        w.add_pooling_type(gguf.PoolingType.MEAN)
     rows = max(1, data_bytes // (64 * 4))
     w.add_tensor("blk.0.attn_q.weight", rng.standard_normal((rows, 64), dtype=np.float32))
     w.add_tensor("output_norm.weight", rng.standard_normal(64, dtype=np.float32))

@@ -7,12 +7,29 @@ from pathlib import Path
 
 import numpy as np
 
-from app.core.attachments.chunking import chunk
+from app.core.attachments.chunking import Chunk, chunk
 from app.core.attachments.record import Attachment, AttachmentKind, AttachmentMode, Extracted
 from app.core.attachments.vectors import pack, rank_blocks, unpack
 from app.core.conversation.model import Conversation
 from app.core.store import Store, info_from_conversation
 from app.core.store.attachments import AttachmentContent
+
+PAGES = ["Cats purr when content.", "The invoice total is 42 euros.", "Dogs bark at strangers."]
+
+
+def three_pages(store: Store, sha: str) -> tuple[Conversation, tuple[Chunk, ...]]:
+    """A conversation whose question carries a three-page retrieval
+    attachment (page 2 is about money); its chunks, one a page."""
+    conv = Conversation(title="v")
+    store.create_conversation(info_from_conversation(conv))
+    user = conv.add_user("q")
+    store.add_message(conv.id, user)
+    ext = Extracted.from_pages(PAGES)
+    att = Attachment("n.md", AttachmentKind.TEXT, 1, sha256=sha, mode=AttachmentMode.RETRIEVED).with_text(ext)
+    chunks = tuple(chunk(ext))
+    assert len(chunks) == 3
+    store.save_attachments(conv.id, user.id, [AttachmentContent(att, ext, chunks)])
+    return conv, chunks
 
 
 def test_pack_normalises_and_rank_orders_by_cosine() -> None:
@@ -28,15 +45,7 @@ def test_pack_normalises_and_rank_orders_by_cosine() -> None:
 
 def test_vectors_join_the_keyword_ranking() -> None:
     with Store.in_memory() as store:
-        conv = Conversation(title="v")
-        store.create_conversation(info_from_conversation(conv))
-        user = conv.add_user("q")
-        store.add_message(conv.id, user)
-        pages = ["Cats purr when content.", "The invoice total is 42 euros.", "Dogs bark at strangers."]
-        ext = Extracted.from_pages(pages)
-        att = Attachment("n.md", AttachmentKind.TEXT, 1, sha256="c" * 64, mode=AttachmentMode.RETRIEVED).with_text(ext)
-        chunks = chunk(ext)
-        store.save_attachments(conv.id, user.id, [AttachmentContent(att, ext, tuple(chunks))])
+        conv, _ = three_pages(store, "c" * 64)
         # a toy "embedding": page 2 is about money
         vectors = [[1.0, 0.0], [0.0, 1.0], [1.0, 0.1]]
         store.save_vectors("c" * 64, "toy", vectors)
@@ -57,13 +66,7 @@ def test_a_v4_database_s_chunk_vectors_become_one_matrix_per_file(tmp_path: Path
     opened = Store.open(path)
     assert opened.store is not None
     with opened.store as store:
-        conv = Conversation(title="v4")
-        store.create_conversation(info_from_conversation(conv))
-        user = conv.add_user("q")
-        store.add_message(conv.id, user)
-        ext = Extracted.from_pages(["Cats purr when content.", "The invoice total is 42 euros.", "Dogs bark."])
-        att = Attachment("n.md", AttachmentKind.TEXT, 1, sha256="d" * 64, mode=AttachmentMode.RETRIEVED).with_text(ext)
-        store.save_attachments(conv.id, user.id, [AttachmentContent(att, ext, tuple(chunk(ext)))])
+        conv, _ = three_pages(store, "d" * 64)
     # turn it back into v4's layout: one vector row per chunk
     conn = sqlite3.connect(path)
     with conn:
@@ -98,15 +101,7 @@ def test_a_v4_database_s_chunk_vectors_become_one_matrix_per_file(tmp_path: Path
 
 def test_chunks_read_before_a_model_get_their_vectors_later() -> None:
     with Store.in_memory() as store:
-        conv = Conversation(title="v")
-        store.create_conversation(info_from_conversation(conv))
-        user = conv.add_user("q")
-        store.add_message(conv.id, user)
-        ext = Extracted.from_pages(["Cats purr when content.", "The invoice total is 42 euros.", "Dogs bark."])
-        att = Attachment("n.md", AttachmentKind.TEXT, 1, sha256="d" * 64, mode=AttachmentMode.RETRIEVED).with_text(ext)
-        chunks = chunk(ext)
-        assert len(chunks) == 3
-        store.save_attachments(conv.id, user.id, [AttachmentContent(att, ext, tuple(chunks))])
+        conv, chunks = three_pages(store, "d" * 64)
         first = store.unembedded_chunks(conv.id, "toy", limit=2)
         assert [text for _, text in first] == [c.text for c in chunks[:2]]  # bounded, in order
         store.save_chunk_vectors("toy", [(first[0][0], [1.0, 0.0]), (first[1][0], [0.0, 1.0])])

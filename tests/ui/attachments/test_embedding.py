@@ -8,8 +8,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import gguf
-import numpy as np
 import pytest
 from PyQt6.QtWidgets import QDialogButtonBox
 
@@ -21,19 +19,12 @@ from app.ui.attachments.embedding import EmbeddingChoice
 from app.ui.dialogs.embedding_group import EmbeddingGroup
 from app.ui.dialogs.settings import SettingsDialog
 from app.ui.services.background import join_background_threads
+from tests.helpers.gguf_files import tiny_model
 
 
 def write_gguf(path: Path, arch: str, pooling: bool) -> Path:
-    """A tiny GGUF file with one tensor (its header is all that is read)."""
-    writer = gguf.GGUFWriter(str(path), arch)
-    if pooling:
-        writer.add_pooling_type(gguf.PoolingType.MEAN)
-    writer.add_tensor("t", np.zeros(4, dtype=np.float32))
-    writer.write_header_to_file()
-    writer.write_kv_data_to_file()
-    writer.write_tensors_to_file()
-    writer.close()
-    return path
+    """A tiny GGUF file (its header is all that is read)."""
+    return tiny_model(path, arch=arch, pooling=pooling, data_bytes=1024, template=None)
 
 
 # -- the preference and the library ------------------------------------------------------------
