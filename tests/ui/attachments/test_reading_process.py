@@ -4,10 +4,12 @@ chunks as in this process; progress relayed; Cancel reaches the child."""
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 from app.core.attachments.chunking import chunk
 from app.core.attachments.extract import extract
+from app.core.store.search import short_terms
 from app.ui.attachments.pdf_reader import open_pdf
 from app.ui.attachments.reading_process import read_out_of_process
 from tests.helpers.pdfs import filler_page, make_pdf
@@ -21,7 +23,9 @@ def test_a_pdf_read_in_the_child_is_what_this_process_reads(tmp_path: Path) -> N
     here_att, here = extract(str(path), pdf_opener=open_pdf)
     assert att.ok and att.pages == here_att.pages == 40
     assert extracted is not None and here is not None and extracted.text == here.text
-    assert chunks == tuple(chunk(here))
+    # the same chunks, each with its short-index terms made in the child
+    assert chunks == tuple(replace(c, terms=short_terms(c.text)) for c in chunk(here))
+    assert all(c.terms for c in chunks)
     assert seen and seen == sorted(seen) and seen[-1] == 1.0
 
 
