@@ -14,7 +14,7 @@ conversation shown (its attachments and its replies' sources).
 Threading rule: GUI thread only. A pasted image is written to a file on a
 background call (encoding a screenshot takes longer than a frame); the file
 is deleted once read (what was read stays in memory and in the store), and
-files a crash left behind are swept at start (``sweep_pasted``).
+files a crash left behind are swept by the next paste (``sweep_pasted``).
 """
 
 from __future__ import annotations
@@ -107,8 +107,6 @@ class AttachmentWiring(QObject):
         area.prompt_area.editor.file_paste = self.take_paste
         self._calls = BackgroundCalls(self)
         self._connect_signals()
-        pasted = data_dir() / PASTED_DIR
-        self._calls.run(lambda _cancel: sweep_pasted(pasted), _swept, name="rill-paste-sweep")
 
     def _connect_signals(self) -> None:
         self._convs.conversation_shown.connect(self._on_conversation_shown)
@@ -157,6 +155,7 @@ class AttachmentWiring(QObject):
         path = folder / f"pasted-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}.png"  # two in a second differ
 
         def save(_cancel: threading.Event) -> str:
+            sweep_pasted(folder)  # what a crashed run left (no thread of its own at start: closing stays instant)
             folder.mkdir(parents=True, exist_ok=True)
             if not image.save(str(path), "PNG"):
                 raise OSError("the pasted image could not be written")
@@ -193,7 +192,3 @@ class AttachmentWiring(QObject):
     def _on_message_action_requested(self, action: str, message_id: str) -> None:
         if action == "sources":
             self.sources.open_sources(message_id)
-
-
-def _swept(_result: Any, _error: BaseException | None) -> None:
-    pass
