@@ -57,6 +57,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the prompt is this file's contents (pasted, as a user would)")
     doctor.add_argument("--turns", type=int, default=1, metavar="N",
                         help="send N prompts, each the moment the previous reply ends")
+    doctor.add_argument("--idle-ms", type=int, default=0, metavar="N",
+                        help="first let the window idle N ms with the heartbeat running: its lateness "
+                             "then is the idle floor (idle_lag_ms), measured apart from the run")
     doctor.add_argument("--find", metavar="TEXT", default=None,
                         help="open the find bar with TEXT before sending (find stays active while the reply streams)")
     doctor.add_argument("--attach", action="append", default=[], metavar="FILE",

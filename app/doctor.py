@@ -24,6 +24,7 @@ from typing import Any
 
 from PyQt6.QtCore import QChar, QCoreApplication, QObject, Qt, QTimer, QTranslator
 from PyQt6.QtGui import QFontDatabase
+from PyQt6.QtWidgets import QApplication
 
 from app.application import warm_up
 from app.core.backends.base import FinishReason, ModelInfo
@@ -40,6 +41,8 @@ from app.ui.services.activity import ACTIVITY
 from app.ui.window.main_window import MainWindow
 
 HEARTBEAT_MS = 5
+#: ``--prompt-file``: Enter this long after the paste (a person's hands take longer).
+ENTER_AFTER_PASTE_MS = 50
 #: The longest the doctor waits for the render process to start before it sends.
 RENDER_PROCESS_WAIT_S = 30.0
 
@@ -142,6 +145,7 @@ class DoctorRun(QObject):
         self._turns_sent = 0
         self._turn_stats: list[ReplyStats] = []
         self._send_ms: list[float] = []
+        self._paste_ms: list[float] = []  # --prompt-file: each turn's paste
         self._prompt_reports = 0  # prompt-reading progress reports that reached the window
         self._history_count = 0
         self._find_matches = 0
@@ -153,6 +157,9 @@ class DoctorRun(QObject):
         self._attach_started = self._attach_done = False
         self._attach_t0 = 0.0
         self._attach_read_ms: float | None = None
+        self._conv: Conversation | None = None
+        #: ``--idle-ms``: the heartbeat while the window idled first (the idle floor)
+        self._idle: dict[str, Any] | None = None
         self._deadline = QTimer(self)
         self._deadline.setSingleShot(True)
         self._deadline.timeout.connect(self._on_timeout)
@@ -196,6 +203,24 @@ class DoctorRun(QObject):
         conv = history_conversation(history) if history else None
         self._history_chars = sum(len(m) for m in history)
         self._history_count = len(history)
+        if self.args.prompt_file:
+            self._copy_prompt_file()
+        self._conv = conv
+        if self.args.idle_ms > 0:
+            self.heartbeat.start()
+            QTimer.singleShot(self.args.idle_ms, self._on_idle_done)
+            return
+        self._run()
+
+    def _on_idle_done(self) -> None:
+        """The idle floor measured: the same heartbeat with nothing going on."""
+        self.heartbeat.stop()
+        self._idle = {"ui_lag_ms": summarize_ms(self.heartbeat.lags_s), "heartbeats": len(self.heartbeat.lags_s),
+                      "stalls": self.heartbeat.stall_report()}
+        self._run()
+
+    def _run(self) -> None:
+        conv, self._conv = self._conv, None
         self.heartbeat.start()  # the whole run counts, actions included
         if conv is not None:
             self._history_t0 = time.perf_counter()
@@ -213,11 +238,16 @@ class DoctorRun(QObject):
     def _on_model_failed(self, message: str) -> None:
         self._finish({"error": f"model failed to load: {message}", "finish_reason": "error"})
 
-    def _prompt_text(self) -> str:
-        if self.args.prompt_file:
-            with open(self.args.prompt_file, encoding="utf-8", errors="replace") as f:
-                return f.read()
-        return str(self.args.prompt)
+    def _copy_prompt_file(self) -> None:
+        """Put ``--prompt-file``'s text on the clipboard, as a user copies it
+        in another application before pasting: set-up, done before the
+        heartbeat starts (reading 4 MB and copying it are not the window's
+        work; pasting it, each turn, is)."""
+        with open(self.args.prompt_file, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        clipboard = QApplication.clipboard()
+        if clipboard is not None:
+            clipboard.setText(text)
 
     def _send(self) -> None:
         """Type (or paste, for a prompt file) and press Enter, as a user does
@@ -226,15 +256,25 @@ class DoctorRun(QObject):
             self._attach()
             return
         self._turns_sent += 1
-        text = self._prompt_text()
         if self._turns_sent == 1 and self.args.find:
             bar = self.window.find_bar
             bar.open_bar()
             bar.edit.setText(self.args.find)  # highlighted in the reply while it streams
-        if self._turns_sent > 1:
-            text = f"{text} (turn {self._turns_sent})"
+        turn = f" (turn {self._turns_sent})" if self._turns_sent > 1 else ""
+        if self.args.prompt_file:
+            # Paste, then Enter: two events, as a person's hands make them.
+            t0 = time.perf_counter()
+            self.window.paste_prompt(then_type=turn)
+            self._paste_ms.append(round((time.perf_counter() - t0) * 1000, 2))
+            QTimer.singleShot(ENTER_AFTER_PASTE_MS, self._press_enter)
+            return
+        self.window.prompt.clear()
+        self.window.prompt.setPlainText(str(self.args.prompt) + turn)
+        self._press_enter()
+
+    def _press_enter(self) -> None:
         t0 = time.perf_counter()
-        self.window.enter_prompt(text, paste=bool(self.args.prompt_file))
+        self.window.press_enter()
         self._send_ms.append(round((time.perf_counter() - t0) * 1000, 2))
         if self.window.chat.current_reply is None and not self.window.attachments.sending.preparing:
             status = self.window.statusBar()
@@ -291,7 +331,9 @@ class DoctorRun(QObject):
     def _on_reply_finished(self, stats: ReplyStats) -> None:
         if self._turns_sent < self.args.turns:
             self._turn_stats.append(stats)
-            self._send()  # Enter right after a reply ended: its final render goes on
+            # Right after the reply ended (its final render goes on), as the
+            # next event: a person's hands are not inside the window's tick.
+            QTimer.singleShot(0, self._send)
 
     def _on_reply_settled(self, stats: ReplyStats) -> None:
         if stats.request_id != self._last_request_id():
@@ -349,6 +391,9 @@ class DoctorRun(QObject):
             "ui_lag_ms": summarize_ms(self.heartbeat.lags_s),
             "stalls": self.heartbeat.stall_report(),
             "heartbeats": len(self.heartbeat.lags_s),
+            # --idle-ms: the same heartbeat while the window idled before the run
+            # (ui_lag_ms, heartbeats, stalls); None without it
+            "idle": self._idle,
             "token_to_screen_ms": {
                 "p50": round(percentile(s.token_to_screen_s.values, 50) * 1000, 2),
                 "p95": round(percentile(s.token_to_screen_s.values, 95) * 1000, 2),
@@ -366,6 +411,7 @@ class DoctorRun(QObject):
             "history_open_ms": self._history_open_ms,
             "turns": self._turns_sent,
             "send_ms": self._send_ms,
+            "paste_ms": self._paste_ms,
             "prompt_progress_reports": self._prompt_reports,
             "rss_mb": rss_mb(),
             "rss_start_mb": self._rss_start,

@@ -211,3 +211,27 @@ def test_doctor_on_the_local_model_reports_reading_a_long_prompt(tmp_path: Path)
     out = json.loads(proc.stdout)
     assert out["ok"] is True, out["error"]
     assert out["prompt_progress_reports"] >= 2, "more than one batch of the prompt told"
+
+
+def test_doctor_pastes_a_prompt_file_each_turn_and_measures_the_idle_floor(tmp_path: Path) -> None:
+    """--prompt-file is pasted (large: it becomes an attachment), Enter comes
+    as its own event, the second turn types its suffix after the paste; --idle-ms
+    reports the heartbeat of the idle window apart from the run's."""
+    from app.ui.conversation.prompt import PASTE_INLINE_LIMIT
+
+    body = "A pasted report line about the river and the mill.\n" * (PASTE_INLINE_LIMIT // 40)
+    prompt = tmp_path / "paste.txt"
+    prompt.write_text(body, encoding="utf-8")
+    proc = run_rill("doctor", "--backend", "scripted", "--rate", "0", "--prompt-file", str(prompt), "--turns", "2",
+                    "--idle-ms", "300", "--print-prompt")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["ok"] is True, out["error"]
+    assert out["turns"] == 2 and len(out["paste_ms"]) == 2 and len(out["send_ms"]) == 2
+    assert out["idle"]["heartbeats"] > 10 and set(out["idle"]["ui_lag_ms"]) == {"p50", "p99", "max"}
+    assert isinstance(out["idle"]["stalls"], list)
+    last_user = proc.stderr.rsplit("<|user|>\n", 1)[1]
+    assert last_user.startswith("(turn 2)"), last_user[:80]
+    assert body.strip()[:200] in last_user, "the pasted text went with the second turn"
+    plain = json.loads(run_rill("doctor", "--backend", "scripted", "--rate", "5000").stdout)
+    assert plain["idle"] is None and plain["paste_ms"] == []

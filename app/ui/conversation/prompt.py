@@ -44,6 +44,7 @@ from PyQt6.QtWidgets import (
 )
 
 from app.core.text.tokens_estimate import TextEstimate, estimate, format_byte_size, format_token_count
+from app.ui.services.activity import traced
 
 #: Largest paste (in characters) that goes into the editor; longer text becomes
 #: an attachment. Measured through PromptArea (paste + repaint, 2-core VM,
@@ -154,6 +155,7 @@ class PromptEdit(QPlainTextEdit):
             return True
         return source.hasText() or super().canInsertFromMimeData(source)
 
+    @traced("paste")
     def insertFromMimeData(self, source: QMimeData | None) -> None:  # noqa: N802 (Qt API)
         """Paste (Ctrl+V, middle click, context menu) and drop both end here."""
         if source is None:

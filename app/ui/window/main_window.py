@@ -198,14 +198,29 @@ class MainWindow(QMainWindow):
     def enter_prompt(self, text: str, paste: bool = False) -> None:
         """Type (or paste) ``text`` into the prompt box and press Enter, exactly
         as a user does (doctor, benchmarks)."""
-        self.prompt.clear()
         if paste:
             clipboard = QApplication.clipboard()
             if clipboard is not None:
                 clipboard.setText(text)
-            self.prompt.paste()
+            self.paste_prompt()
         else:
+            self.prompt.clear()
             self.prompt.setPlainText(text)
+        self.press_enter()
+
+    def paste_prompt(self, then_type: str = "") -> None:
+        """Paste what the clipboard holds into the empty prompt box and type
+        ``then_type`` after it, as a user does (the doctor puts a prompt file
+        on the clipboard once, before it measures: copying it in another
+        application is not the window's work)."""
+        self.prompt.clear()
+        self.prompt.paste()
+        if then_type:
+            self.prompt.moveCursor(QTextCursor.MoveOperation.End)
+            self.prompt.insertPlainText(then_type)
+
+    def press_enter(self) -> None:
+        """Enter in the prompt box (doctor, benchmarks)."""
         self.prompt.submit_requested.emit()
 
     # -- the store and the sidebar ---------------------------------------------------

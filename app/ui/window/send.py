@@ -14,6 +14,7 @@ from PyQt6.QtWidgets import QStatusBar
 
 from app.ui.conversation.controller import ChatController
 from app.ui.conversation.prompt import PromptArea
+from app.ui.services.activity import traced
 from app.ui.window.queued import QueuedMessages
 
 
@@ -41,6 +42,7 @@ class SendController(QObject):
         """The id of the prompt being edited (None when not editing)."""
         return self._editing
 
+    @traced("send")
     def send(self) -> None:
         """Send the box's text (as a new version of the prompt being edited,
         if one is); it stays in the box when it cannot go."""
