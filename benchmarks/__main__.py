@@ -7,9 +7,10 @@ bench-out/). Every measurement runs in a child process (the real window
 offscreen, the naive renderers, the llama-cpp-python baselines); this
 process only orchestrates, so it never competes with them for the GUI
 thread. ``--quick`` takes about 6 minutes on a 2-core machine, the full run
-about 30. Suites: tick_cost, ui_lag, lag_sources, actions, throughput, stop,
-memory. ``--only`` re-runs some suites and keeps the others' results from an
-existing DIR/results.json. report.md starts with the goals of issue #7,
+about 30. Suites: tick_cost, ui_lag, lag_sources, actions, frames (issue
+#18's own scenarios), throughput, stop, memory. ``--only`` re-runs some
+suites and keeps the others' results from an existing DIR/results.json.
+report.md starts with issue #18's frame budget, then the goals of issue #7,
 each measured value and whether it was met.
 """
 
@@ -24,10 +25,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks import actions, report, throughput, ui_lag
+from benchmarks import actions, frames, report, throughput, ui_lag
 from benchmarks.common import ChildFailed, load_average, log, machine_info, run_json, write_stream_text
 
-SUITES = ("tick_cost", "ui_lag", "lag_sources", "actions", "throughput", "stop", "memory")
+SUITES = ("tick_cost", "ui_lag", "lag_sources", "actions", "frames", "throughput", "stop", "memory")
 M = 1_000_000
 
 
@@ -43,6 +44,7 @@ class Plan:
     tick_ticks: int
     lag_sources: tuple[tuple[int, int], ...]   # (rate, history)
     action_reps: int
+    frame_reps: int
     history_positions: int
 
 
@@ -59,7 +61,7 @@ def plan(quick: bool) -> Plan:
             stop_runs=10, stalled_tokens=200_000, cycles=100,
             tick_levels=(0, 100_000, 1 * M, 10 * M), tick_ticks=60,
             lag_sources=((5000, 10 * M), (50000, 0)),
-            action_reps=2, history_positions=20,
+            action_reps=2, frame_reps=1, history_positions=20,
         )
     return Plan(
         quick=False,
@@ -69,7 +71,7 @@ def plan(quick: bool) -> Plan:
         stop_runs=50, stalled_tokens=1_000_000, cycles=100,
         tick_levels=(0, 10_000, 100_000, 1 * M, 3 * M, 10 * M), tick_ticks=120,
         lag_sources=((5000, 1 * M), (5000, 10 * M), (50000, 0), (500, 0)),
-        action_reps=5, history_positions=40,
+        action_reps=5, frame_reps=3, history_positions=40,
     )
 
 
@@ -106,6 +108,10 @@ def suite_actions(p: Plan, results: dict[str, Any], work: Path) -> None:
     results["actions"] = data["rows"]
     results["actions_runs"] = data["runs"]
     results["actions_config"] = {"reps": data["reps"], "history_chars": data["history_chars"]}
+
+
+def suite_frames(p: Plan, results: dict[str, Any], work: Path) -> None:
+    results["frames"] = frames.run(list(frames.SCENARIOS), p.frame_reps, work)
 
 
 def suite_throughput(p: Plan, results: dict[str, Any], work: Path) -> None:
@@ -158,6 +164,7 @@ RUNNERS: dict[str, Callable[[Plan, dict[str, Any], Path], None]] = {
     "ui_lag": suite_ui_lag,
     "lag_sources": suite_lag_sources,
     "actions": suite_actions,
+    "frames": suite_frames,
     "throughput": suite_throughput,
     "stop": suite_stop,
     "memory": suite_memory,

@@ -74,6 +74,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from benchmarks import stalls
+
 HEARTBEAT_S = 0.005
 POLL_MS = 10
 BASELINE_MS = 200
@@ -400,8 +402,14 @@ class Harness:
                 inside = [x for x in self.recorder.spans if x[2] > m.t0 and x[1] <= end]
                 m.extra["top_spans"] = [(n, round((b - a) * 1000, 2), round((a - m.t0) * 1000, 1))
                                         for n, a, b in sorted(inside, key=lambda x: x[1] - x[2])[: self.args.spans]]
+            inside = [{"at_ms": round((at + self.beat._start - m.t0) * 1000, 1), "late_ms": round(lag * 1000, 2),
+                       "doing": [[label, ms] for label, ms in doing]}
+                      for at, lag, doing in self.beat.stalls
+                      if m.t0 < self.beat._start + at + lag <= end + 2 * HEARTBEAT_S]
             out[m.name] = {
                 "lag_max_ms": round(max(lags, default=0.0) * 1000, 2),
+                # every heartbeat over 8 ms in the window and what the GUI thread did (at_ms: since the action)
+                "stalls": stalls.summarize(inside),
                 "lag_p99_ms": round(percentile(lags, 99) * 1000, 2) if lags else 0.0,
                 "beats": len(lags),
                 "call_ms": round(m.call_s * 1000, 2),
@@ -882,6 +890,8 @@ def run(actions: list[str], reps: int, workdir: Path, history_chars: int = 10_00
                         "reply_chars", "items_before", "was_loading", "was_streaming", "sent", "steps"):
                 if ms and ms[0].get(key) is not None:
                     row[key] = ms[0][key]
+            judged = stalls.median_run(ms, "lag_max_ms")
+            row["stalls"] = judged.get("stalls") if judged else None   # the run the median describes
             blockers = [f"{x['blocker']} ({x['blocker_ms']} ms)" for x in ms if x.get("blocker")]
             if blockers:
                 row["blockers"] = blockers

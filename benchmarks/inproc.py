@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import resource
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -158,6 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     out = run_doctor(argv)
     result = dict(out.result)
     result["lag_phases"] = lag_phases(out)
+    result["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
     sys.stdout.flush()
     return out.exit_code

@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from benchmarks import frame_report
+
 RENDERER_COLORS = {"rill": "#8250df", "naive_append": "#d4a72c", "naive_rerender": "#cf222e"}
 RENDERERS = ("rill", "naive_append", "naive_rerender")
 
@@ -594,6 +596,7 @@ def markdown(results: dict[str, Any], images: Sequence[str] = ()) -> str:
         f"Started {results.get('started')}, took {_f(results.get('timing', {}).get('total_s'), 0)} s."
     )
     parts.append("")
+    parts += frame_report.markdown(results)
     g = results.get("goals") or goals(results)
     cfg = results.get("ui_lag_config") or {}
     acfg = results.get("actions_config") or {}

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benchmarks import stalls
 from benchmarks.common import (
     CONTENT_KINDS,
     ChildFailed,
@@ -49,7 +50,10 @@ RATES = (50, 500, 5000, 50000)
 HISTORIES = (0, 1_000_000, 10_000_000)
 METRICS = ("p50", "p99", "max", "stream_p99", "stream_max", "open_max", "final_max", "t2s_p50", "t2s_p95",
            "display_ratio", "backlog_end", "produce_tok_s", "display_tok_s", "history_open_ms",
-           "view_slice_max_ms", "send_ms")
+           "view_slice_max_ms", "send_ms", "idle_p99", "idle_max")
+#: Rill runs: the window idles this long first, with the same heartbeat (the
+#: idle floor, ``rill doctor --idle-ms``), so every row has its own floor.
+IDLE_MS = 1000
 
 
 @dataclass(frozen=True)
@@ -90,6 +94,7 @@ def _row(renderer: str, rate: int, history: int, data: dict[str, Any], content: 
     phases = data.get("lag_phases") or {}
     shown, produced = data.get("tokens"), data.get("tokens_produced")
     send_ms = data.get("send_ms") or []
+    idle = (data.get("idle") or {}).get("ui_lag_ms") or {}
     return {
         "renderer": renderer,
         "rate": rate,
@@ -124,6 +129,10 @@ def _row(renderer: str, rate: int, history: int, data: dict[str, Any], content: 
         "send_ms": max(send_ms) if send_ms else None,
         "buffer_max_depth": data.get("buffer_max_depth"),
         "producer_blocked_ms": data.get("producer_blocked_ms"),
+        "idle_p99": idle.get("p99"),
+        "idle_max": idle.get("max"),
+        # every heartbeat over 8 ms and what the GUI thread did (Rill only)
+        "stalls": stalls.summarize(data.get("stalls") or []) if renderer == "rill" else None,
     }
 
 
@@ -132,7 +141,7 @@ def run_one(renderer: str, rate: int, history: int, text_file: Path, cfg: Config
     if renderer == "rill":
         args = ["-m", "benchmarks.inproc", "--backend", "scripted", "--rate", str(rate),
                 "--history-chars", str(history), "--text-file", str(text_file),
-                "--prompt", "Write a reply in Markdown.", "--timeout-s", "600"]
+                "--prompt", "Write a reply in Markdown.", "--timeout-s", "600", "--idle-ms", str(IDLE_MS)]
     else:
         args = ["-m", "benchmarks.naive", "--mode", renderer.removeprefix("naive_"),
                 "--rate", str(rate), "--history-chars", str(history),
@@ -176,6 +185,8 @@ def aggregate(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if content:
             row["text_intact_runs"] = sum(1 for r in group if r.get("text_intact"))
         row["history_messages"] = group[0].get("history_messages")
+        judged = stalls.median_run(group)
+        row["stalls"] = judged.get("stalls") if judged else None   # the run the median max describes
         errors = sorted({r["error"] for r in group if r.get("error")})
         if errors:
             row["errors"] = errors
