@@ -134,7 +134,7 @@ class ReplyTelemetry:
         self.chars_shown += len(text)
         if produced_at:
             self.last_token_at = produced_at[-1]
-            self.token_to_screen_s.extend([now - t for t in produced_at])
+            self.token_to_screen_s.add_offsets(now, produced_at)
 
 
 def outcome_of(reason: FinishReason | None) -> tuple[MessageStatus, ReplyOutcome]:

@@ -1,3 +1,6 @@
+from hypothesis import given
+from hypothesis import strategies as st
+
 from app.core.backends.scripted import SAMPLE_MARKDOWN, ScriptedBackend, tokenize_text
 from app.core.conversation.model import Conversation, MessageStatus
 from app.core.pipeline.metrics import percentile, summarize_ms
@@ -72,14 +75,37 @@ def test_message_appends_lazily() -> None:
     assert msg.content == ""
 
 
-def test_reservoir_is_bounded_and_uniform() -> None:
+def test_reservoir_is_bounded_and_spread_over_the_whole_stream() -> None:
     from app.core.pipeline.metrics import Reservoir
 
     r = Reservoir(size=1000)
     r.extend([float(i) for i in range(100000)])
-    assert len(r.values) == 1000 and r.count == 100000
-    # A uniform sample of 0..99999 has its median near 50000.
-    assert 40000 < percentile(r.values, 50) < 60000
+    assert 1000 <= len(r.values) < 2000 and r.count == 100000
+    # every stride-th value: evenly spread, from the start to the end
+    steps = {b - a for a, b in zip(r.values, r.values[1:], strict=False)}
+    assert len(steps) == 1 and r.values[0] == 0.0 and r.values[-1] > 100000 - 2 * steps.pop()
+    # A sample spread over 0..99999 has its median near 50000.
+    assert 45000 < percentile(r.values, 50) < 55000
+
+
+@given(st.lists(st.integers(min_value=0, max_value=60), max_size=40), st.integers(min_value=1, max_value=50))
+def test_reservoir_keeps_the_same_values_however_the_stream_is_batched(batches: list[int], size: int) -> None:
+    from app.core.pipeline.metrics import Reservoir
+
+    n = sum(batches)
+    whole = Reservoir(size=size)
+    whole.extend([100_000.0 - i for i in range(n)])
+    one = Reservoir(size=size)
+    for i in range(n):
+        one.add(100_000.0 - i)
+    r = Reservoir(size=size)
+    done = 0
+    for b in batches:
+        r.add_offsets(100_000.0, [float(done + i) for i in range(b)])  # the tick's way: origin - produced_at
+        done += b
+    assert r.count == whole.count == one.count == n
+    assert r.values == whole.values == one.values
+    assert len(r.values) == n if n < 2 * size else size <= len(r.values) < 2 * size
 
 
 def test_messages_have_stable_unique_ids_and_round_trip() -> None:
