@@ -137,9 +137,11 @@ class Metrics:
         body = 0.0
         units = item.units
         continued = 0  # units after the first that go on a code block (no gap before them)
+        key = (width, self.zoom, self.line_height())
         for u in units:
-            if u.doc is None and u.measured_width != width:
+            if u.doc is None and u.measured_width != width and u.estimated_for != key:
                 u.height = self.estimate_unit(u.unit, width)
+                u.estimated_for = key
             body += u.height
             if u.unit.cont:
                 continued += 1

@@ -142,6 +142,8 @@ class UnitSlot:
     doc: QTextDocument | None = None
     height: float = 0.0
     measured_width: float = -1.0
+    #: What an estimated ``height`` was made for (``Metrics.estimate_key``): not made again per tick.
+    estimated_for: tuple[float, float, float] | None = None
 
 
 @dataclass(eq=False, slots=True)
