@@ -12,19 +12,21 @@ is plain Python on an ``Item``, safe on any thread.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from PyQt6.QtCore import QCoreApplication
 
 from app.core.conversation.model import MessageStatus, Role
-from app.ui.conversation.items import Item
+from app.ui.conversation.items import Item, ItemList
 
 #: ``decorator(message_id) -> ((k, n) or None, actions)``: what the conversation allows.
 Decorator = Callable[[str], tuple[tuple[int, int] | None, tuple[str, ...]]]
 #: ``sources(message_id) -> "Sources: report.pdf p. 217, p. 218"`` ("" for none): the
 #: passages of attached files a reply was given (the attachments feature answers).
 SourcesLabel = Callable[[str], str]
+#: ``sourced() -> ids``: the replies that were given passages (the label answers "" for all others).
+SourcedIds = Callable[[], Iterable[str]]
 
 
 def footer_words() -> dict[str, str]:
@@ -72,15 +74,32 @@ def set_footer_from_status(item: Item, words: dict[str, str]) -> None:
 
 
 def refresh_sources(
-    items: list[Item], label: SourcesLabel | None,
+    items: ItemList, label: SourcesLabel | None, sourced: SourcedIds | None, lined: set[str],
     set_height: Callable[[int, float], None], item_height: Callable[[Item], float],
 ) -> None:
     """Each finished reply takes its sources line; a reply whose line came
-    or went is given its new height (O(n) dictionary work, one height per change)."""
-    for n, item in enumerate(items):
+    or went is given its new height. Only the replies ``sourced`` names and
+    those that showed a line (``lined``, kept up to date here) are asked:
+    O(replies with sources), whatever the length of the conversation
+    (without ``sourced``: every item)."""
+    ids: Iterable[str]
+    if sourced is None or label is None:
+        ids = [item.id for item in items.items]
+    else:
+        ids = set(sourced()) | lined
+    for message_id in ids:
+        n = items.index.get(message_id)
+        if n is None:
+            lined.discard(message_id)
+            continue
+        item = items.items[n]
         if item.kind != "assistant" or item.streaming:
             continue
         line = label(item.id) if label is not None else ""
+        if line:
+            lined.add(message_id)
+        else:
+            lined.discard(message_id)
         if line != item.sources:
             item.sources = line
             set_height(n, item_height(item))

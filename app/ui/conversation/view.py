@@ -101,7 +101,14 @@ from app.ui.conversation.damage import ViewportDamage
 from app.ui.conversation.documents import DocumentFactory
 from app.ui.conversation.find import FindHighlighter
 from app.ui.conversation.find_reveal import FindReveal
-from app.ui.conversation.footer import ActionsShown, Decorator, SourcesLabel, footer_actions, refresh_sources
+from app.ui.conversation.footer import (
+    ActionsShown,
+    Decorator,
+    SourcedIds,
+    SourcesLabel,
+    footer_actions,
+    refresh_sources,
+)
 from app.ui.conversation.geometry import ItemLayout, Metrics
 from app.ui.conversation.gestures import PointerGestures
 from app.ui.conversation.glide import BottomGlide
@@ -185,6 +192,8 @@ class ChatView(QAbstractScrollArea):
         self._history = HistoryLoader(self)
         self._decorator: Decorator | None = None
         self._sources: SourcesLabel | None = None
+        self._sourced: SourcedIds | None = None
+        self._lined: set[str] = set()  # replies showing a sources line
         self._slicer = TimeSlicer(SLICE_BUDGET_S, self)
         queue = self._slicer.queue
         self._visibility_timer = QTimer(self)
@@ -372,18 +381,22 @@ class ChatView(QAbstractScrollArea):
         self._shown.find_last_reply(self._list.items)
         return item is not None and self._shown.shows(item)
 
-    def set_sources_label(self, sources: SourcesLabel | None) -> None:
+    def set_sources_label(self, sources: SourcesLabel | None, sourced: SourcedIds | None = None) -> None:
         """``sources(message_id) -> "Sources: …"`` ("" for none): the line a
         finished reply lists its passages with, above its footer (clicking
-        it asks for the action "sources"); asked again at ``footers_changed``."""
+        it asks for the action "sources"); asked again at ``footers_changed``.
+        ``sourced()`` names the replies that have passages: then only those
+        are asked (without it: every reply)."""
         self._sources = sources
+        self._sourced = sourced
         self.footers_changed()
 
     def footers_changed(self) -> None:
         """What the decorator or the sources label answer may have changed:
         each finished reply takes its sources line (a reply whose line came
-        or went changes height: O(n) dictionary work, one height per change)."""
-        refresh_sources(self._list.items, self._sources, self._scroll.set_height, self._metrics.item_height)
+        or went changes height; with ``sourced``, O(replies with sources))."""
+        refresh_sources(self._list, self._sources, self._sourced, self._lined, self._scroll.set_height,
+                        self._metrics.item_height)
         self._damage.all()
 
     def set_decorator(self, decorator: Decorator | None) -> None:

@@ -98,7 +98,7 @@ class AttachmentWiring(QObject):
         self.tray = ChipTray(self.service, self.planned, self.can_see_images)
         self._view = area.view
         self.sources = SourcesMenu(lambda message_id: self.service.sources.get(message_id, ()), area.view)
-        area.view.set_sources_label(self.sources.line)
+        area.view.set_sources_label(self.sources.line, self.service.sources.keys)
         self.files = ConversationFiles()
         composer = area.composer  # its slots for other features (app.ui.window.composer)
         composer.add_leading_widget(self.button)

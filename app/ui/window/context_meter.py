@@ -9,6 +9,7 @@ conversation opened from the history is estimated on a background thread.
 
 from __future__ import annotations
 
+import itertools
 import threading
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +17,7 @@ from PyQt6.QtCore import QLocale, QObject, QTimer
 from PyQt6.QtWidgets import QProgressBar
 
 from app.core.backends.base import ModelInfo
-from app.core.conversation.model import Conversation
+from app.core.conversation.model import Conversation, text_parts
 from app.core.text.tokens_estimate import estimate
 from app.ui.conversation.prompt import PromptArea
 from app.ui.conversation.reply import ReplyStats
@@ -135,11 +136,13 @@ class ContextTracker(QObject):
         if conv.id in self._base:
             self.refresh()
             return
-        contents = [conv.system_prompt] + [m.content for m in conv.messages]
+        system_prompt = conv.system_prompt
+        parts = text_parts(conv.messages)  # O(1) Python: the texts are joined on the helper thread
         conv_id = conv.id
 
         def work(_cancel: threading.Event) -> int:
-            return sum(estimate(text).tokens + FRAME_TOKENS for text in contents if text)
+            texts = itertools.chain((system_prompt,), map("".join, parts))
+            return sum(estimate(text).tokens + FRAME_TOKENS for text in texts if text)
 
         def done(result: Any, error: BaseException | None) -> None:
             if error is None and conv_id not in self._base:
