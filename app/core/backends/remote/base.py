@@ -22,6 +22,13 @@ blank lines) moves the stall deadline on. A reply is cut at
 the inference worker's ``MAX_REPLY_CHARS`` with a notice, and handed on in
 pieces of at most ``MAX_DELTA_CHARS``.
 
+Batches (issue #18): a subclass reads the stream a socket read at a time
+(``batching``) and gives the deltas of each read as one list; the stall
+deadline and ``cancel`` are looked at once per read, and consecutive small
+deltas of one kind go to the worker as one ``TokenRun`` (at most
+``MAX_PIECE_CHARS``, counted as its tokens), so a server sending 50,000
+tiny deltas a second costs the worker a few hundred hand-overs, not 50,000.
+
 Redirects: a model list (GET) follows up to ``MAX_REDIRECTS`` redirects to
 the same scheme, host and port; a redirect elsewhere, or of a chat request
 (POST: it carries the conversation), is never followed and the message says
