@@ -117,11 +117,16 @@ class SSEReader:
         line) read the fast way if it is only one-line ``data: `` events."""
         if b"\r" in block:
             block = block.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-        if not block.startswith(b"data: ") or block.count(b"\n") != 2 * block.count(b"\n\ndata: ") + 2:
+        events = block.count(b"\n\ndata:") + 1
+        if not block.startswith(b"data:") or block.count(b"\n") != 2 * events:
             return False
-        # Every "\n" is in a "\n\ndata: " or the final "\n\n": the events are
-        # exactly the "data: " lines, each payload free of line ends.
-        data = block.decode("utf-8", "replace")[6:-2].split(_DATA_SEP)
+        # Every "\n" is in a "\n\ndata:" or the final "\n\n": the events are
+        # exactly the "data:" lines, each value free of line ends.
+        text = block.decode("utf-8", "replace")
+        if block.count(b"\n\ndata: ") + block.startswith(b"data: ") == events:
+            data = text[6:-2].split(_DATA_SEP)  # each "data: ": its one space goes
+        else:  # some servers write "data:" with no space
+            data = [d[1:] if d[:1] == " " else d for d in text[5:-2].split(_DATA_SEP[:-1])]
         if out and isinstance(out[-1], EventRun) and not out[-1].event:
             out[-1].data += data
         else:

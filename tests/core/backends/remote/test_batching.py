@@ -36,6 +36,7 @@ def _delta(content: str = "", **more: Any) -> str:
 #: SSE lines, usual and odd (one-line data events, fields, comments, malformed JSON, errors, limits).
 SSE_LINES = st.one_of(
     st.builds(lambda t: "data: " + _delta(t), st.text(max_size=12)),
+    st.builds(lambda t: "data:" + _delta(t), st.text(max_size=12)),
     st.sampled_from([
         "data: " + _delta("x"), "data: " + _delta("y", reasoning_content="r"), "data: [DONE]", "data:  [DONE] ",
         ": ping", ":", "event: error", "event: message", "event: x", "id: 7", "retry: 10", "data", "data:",
@@ -136,10 +137,10 @@ def test_plain_events_take_the_fast_way(monkeypatch: pytest.MonkeyPatch) -> None
     reader = SSEReader(4 << 20, 4 << 20)
     reader.feed(b"data: {}\n\n")  # the first event: per line (a byte-order mark may start it)
     lines.clear()
-    for ends in (b"\n\n", b"\r\n\r\n", b"\r\n\n", b"\r\r\n"):
-        block = b"".join(b"data: " + _delta(str(k)).encode() + ends for k in range(100))
+    for ends, field in ((b"\n\n", b"data: "), (b"\r\n\r\n", b"data: "), (b"\r\n\n", b"data:"), (b"\r\r\n", b"data:")):
+        block = b"".join(field + _delta(str(k)).encode() + ends for k in range(100))
         items = reader.feed(block)
-        assert lines == [] and [len(i.data) for i in items] == [100]
+        assert lines == [] and [i.data for i in items] == [[_delta(str(k)) for k in range(100)]]
 
 
 # ------------------------------------------------------------------ NDJSON
