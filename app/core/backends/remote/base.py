@@ -24,10 +24,10 @@ pieces of at most ``MAX_DELTA_CHARS``.
 
 Batches (issue #18): a subclass reads the stream a socket read at a time
 (``batching``) and gives the deltas of each read as one list; the stall
-deadline and ``cancel`` are looked at once per read, and consecutive small
-deltas of one kind go to the worker as one ``TokenRun`` (at most
-``MAX_PIECE_CHARS``, counted as its tokens), so a server sending 50,000
-tiny deltas a second costs the worker a few hundred hand-overs, not 50,000.
+deadline and ``cancel`` are looked at once per read, and the deltas become
+pieces in ``pieces`` (consecutive small ones joined into one ``TokenRun``),
+so a server sending 50,000 tiny deltas a second costs the worker a few
+hundred hand-overs, not 50,000.
 
 Redirects: a model list (GET) follows up to ``MAX_REDIRECTS`` redirects to
 the same scheme, host and port; a redirect elsewhere, or of a chat request
@@ -46,8 +46,8 @@ import logging
 import threading
 import time
 from collections.abc import Generator, Iterable, Iterator
-from dataclasses import dataclass, replace
-from typing import Any, NamedTuple, Protocol, TypeVar
+from dataclasses import replace
+from typing import Any, Protocol, TypeVar
 from urllib.parse import unquote
 
 import httpx
@@ -59,11 +59,12 @@ from app.core.backends.base import (
     LoadCancelled,
     LoadProgress,
     ModelInfo,
-    TokenRun,
     on_cancel,
 )
 from app.core.backends.remote import errors
 from app.core.backends.remote.http import AbortableClient
+from app.core.backends.remote.pieces import Delta as Delta  # re-exported: a subclass makes Deltas
+from app.core.backends.remote.pieces import ReplyState, reply_pieces
 from app.core.backends.remote.reading import (
     EncodingRefused,
     ReadLimitError,
@@ -81,16 +82,14 @@ from app.core.backends.remote.servers import (
 )
 from app.core.base.i18n import translate
 from app.core.base.limits import (
-    MAX_DELTA_CHARS,
     MAX_ERROR_BODY_BYTES,
     MAX_JSON_BODY_BYTES,
     MAX_MODEL_LIST_BYTES,
     MAX_MODEL_NAME_CHARS,
     MAX_MODELS,
-    MAX_PIECE_CHARS,
     MODEL_LIST_TIMEOUT_S,
 )
-from app.core.text.thinking import CLOSE_TAG, OPEN_TAG
+from app.core.text.thinking import CLOSE_TAG
 
 log = logging.getLogger(__name__)
 
@@ -112,31 +111,6 @@ MAX_JSON_BODY = MAX_JSON_BODY_BYTES
 LIST_TIMEOUT_S = MODEL_LIST_TIMEOUT_S
 #: Same-origin redirects a model list follows.
 MAX_REDIRECTS = 3
-
-
-class Delta(NamedTuple):
-    """One event of a reply's stream, whatever the server's format (a
-    tuple: made per event, it must be cheap)."""
-
-    content: str = ""
-    reasoning: str = ""
-    finish_reason: str | None = None  # "stop", "length"... when the server says
-    done: bool = False                # the stream's explicit end ([DONE], done:true)
-    prompt_tokens: int | None = None
-
-
-@dataclass
-class _Reply:
-    """Where a reply's stream is: inside thinking, the finish reason the
-    server gave, whether it said the stream ended."""
-
-    thinking: bool = False
-    finish: str | None = None
-    ended: bool = False
-
-
-def _joined(texts: list[str]) -> str:
-    return texts[0] if len(texts) == 1 else TokenRun("".join(texts), len(texts))
 
 
 class ModelNames(list[str]):
@@ -340,7 +314,7 @@ class RemoteBackend:
         client = self._http.client
         remove = on_cancel(cancel, self._http.abort)
         stall = self.server.stall_s
-        reply = _Reply()
+        reply = ReplyState()
         events = 0
         try:
             with client.stream("POST", url, json=payload) as response:
@@ -357,7 +331,11 @@ class RemoteBackend:
                     events += len(batch)
                     if cancel.is_set():
                         return FinishReason.CANCELLED
-                    yield from self._batch_pieces(batch, reply)
+                    try:
+                        yield from reply_pieces(batch, reply)
+                    finally:
+                        if reply.prompt_tokens is not None:
+                            self.last_prompt_tokens = reply.prompt_tokens
                     if reply.ended:
                         break
         except BackendError:
@@ -400,51 +378,6 @@ class RemoteBackend:
                 "RemoteErrors", "{server} closed the connection before the reply was complete.").format(
                 server=errors.where(self.server)))
         return FinishReason.LENGTH if reply.finish == "length" else FinishReason.STOP
-
-    def _batch_pieces(self, batch: list[Delta], reply: _Reply) -> Iterator[str]:
-        """The text of ``batch``'s deltas: thinking wrapped in its tags, and
-        consecutive small deltas of one kind joined into a ``TokenRun`` of at
-        most ``MAX_PIECE_CHARS`` (one hand-over to the worker for many
-        tokens); a larger delta goes alone, in pieces of ``MAX_DELTA_CHARS``."""
-        run: list[str] = []
-        run_chars = 0
-        for delta in batch:
-            if delta.prompt_tokens is not None:
-                self.last_prompt_tokens = delta.prompt_tokens
-            for text, thinking in ((delta.reasoning, True), (delta.content, False)):
-                if not text:
-                    continue
-                if thinking != reply.thinking:
-                    if run:
-                        yield _joined(run)
-                        run, run_chars = [], 0
-                    yield OPEN_TAG if thinking else CLOSE_TAG
-                    reply.thinking = thinking
-                if run_chars + len(text) > MAX_PIECE_CHARS:
-                    if run:
-                        yield _joined(run)
-                        run, run_chars = [], 0
-                    if len(text) > MAX_PIECE_CHARS:
-                        yield from self._pieces(text)
-                        continue
-                run.append(text)
-                run_chars += len(text)
-            if delta.finish_reason:
-                reply.finish = delta.finish_reason
-            if delta.done:
-                reply.ended = True
-                break
-        if run:
-            yield _joined(run)
-
-    @staticmethod
-    def _pieces(text: str) -> tuple[str, ...] | Iterator[str]:
-        """``text`` in pieces of at most ``MAX_DELTA_CHARS`` (one huge delta
-        never travels as one string; the reply's own limit,
-        ``MAX_REPLY_CHARS``, is the inference worker's)."""
-        if len(text) <= MAX_DELTA_CHARS:
-            return (text,)
-        return (text[start:start + MAX_DELTA_CHARS] for start in range(0, len(text), MAX_DELTA_CHARS))
 
     def close(self) -> None:
         self._http.close()

@@ -16,8 +16,9 @@ import httpx
 
 from app.core.backends.base import BackendError, GenerationRequest
 from app.core.backends.remote import errors
-from app.core.backends.remote.base import Delta, RemoteBackend, not_a_stream
+from app.core.backends.remote.base import RemoteBackend, not_a_stream
 from app.core.backends.remote.batching import NDJSONReader, decode_json_batch
+from app.core.backends.remote.pieces import Delta
 from app.core.base.i18n import translate
 from app.core.base.limits import MAX_LINE_BYTES
 

@@ -16,12 +16,13 @@ from hypothesis import strategies as st
 
 from app.core.backends.base import BackendError, TokenRun, token_count
 from app.core.backends.remote import batching
-from app.core.backends.remote.base import Delta
 from app.core.backends.remote.batching import NDJSONReader, SSEReader, decode_json_batch
 from app.core.backends.remote.ollama import OllamaBackend
 from app.core.backends.remote.openai import OpenAIBackend
+from app.core.backends.remote.pieces import Delta, ReplyState, reply_pieces
 from app.core.backends.remote.reading import ReadLimitError, SSEParser, iter_lines
 from app.core.backends.remote.servers import ServerConfig
+from app.core.base.limits import MAX_PIECE_CHARS
 from app.core.pipeline.stream import Batcher
 
 OPENAI = ServerConfig("Test server", "openai", "http://127.0.0.1:9")
@@ -313,3 +314,16 @@ def test_a_token_run_counts_its_tokens() -> None:
     assert batcher.add(run, 1.0, 3) is None
     chunk = batcher.add("d", 2.0)
     assert chunk is not None and chunk.text == "abcd" and chunk.produced_at == (1.0, 1.0, 1.0, 2.0)
+
+
+def test_reply_pieces_join_small_deltas_and_keep_the_thinking_tags() -> None:
+    reply = ReplyState()
+    batch = [Delta(reasoning="a"), Delta(reasoning="b"), Delta(content="c", prompt_tokens=4), Delta(content="d"),
+             Delta(content="x" * (MAX_PIECE_CHARS + 1)), Delta(content="e"), Delta(finish_reason="stop", done=True),
+             Delta(content="after the end")]
+    pieces = list(reply_pieces(batch, reply))
+    assert pieces == ["<think>", "ab", "</think>", "cd", "x" * (MAX_PIECE_CHARS + 1), "e"]
+    assert [token_count(p) for p in pieces] == [1, 2, 1, 2, 1, 1]
+    assert reply == ReplyState(thinking=False, finish="stop", ended=True, prompt_tokens=4)
+    runs = list(reply_pieces([Delta(content="y" * 1000)] * 9, ReplyState()))
+    assert [len(r) for r in runs] == [4000, 4000, 1000] and all(len(r) <= MAX_PIECE_CHARS for r in runs)
