@@ -557,18 +557,18 @@ def ttft_trace_child(doctor_argv: list[str]) -> None:
 
     marks: dict[str, float] = {}
     orig_generate = RemoteBackend.generate
-    orig_deltas = OpenAIBackend._deltas
+    orig_batches = OpenAIBackend._delta_batches
 
     def generate(self, request, cancel):
         marks.setdefault("generate", time.monotonic())
         return orig_generate(self, request, cancel)
 
-    def deltas(self, response):
+    def delta_batches(self, response):
         marks.setdefault("headers", time.monotonic())
-        for delta in orig_deltas(self, response):
-            if delta.content:
+        for batch in orig_batches(self, response):
+            if any(delta.content for delta in batch):
                 marks.setdefault("first_content", time.monotonic())
-            yield delta
+            yield batch
 
     import httpcore._backends.sync as hsync
 
@@ -608,7 +608,7 @@ def ttft_trace_child(doctor_argv: list[str]) -> None:
     hsync.SyncStream.write = write
     rhttp._RecordingBackend.connect_tcp = connect_tcp
     RemoteBackend.generate = generate
-    OpenAIBackend._deltas = deltas
+    OpenAIBackend._delta_batches = delta_batches
     res = run_doctor(doctor_argv).result
     ttft = res.get("ttft_ms")
     out: dict[str, Any] = {"ok": res.get("ok"), "ttft_ms": ttft, "send_ms": (res.get("send_ms") or [None])[0]}
@@ -646,8 +646,8 @@ def worker_cost(text_file: Path, n: int) -> dict[str, Any]:
                 backend = ScriptedBackend.from_file(text_file, rate=0)
             k = 0
             cpu0, t0 = time.thread_time(), time.monotonic()
-            for _piece in backend.generate(request, CancelEvent()):
-                k += 1
+            for piece in backend.generate(request, CancelEvent()):
+                k += getattr(piece, "n_tokens", 1)  # a TokenRun carries several (app.core.backends.base)
             cpu, wall = time.thread_time() - cpu0, time.monotonic() - t0
             backend.close()
             out[kind] = {"tokens": k, "tok_s": round(k / wall, 0) if wall else None,

@@ -176,6 +176,26 @@ class LoadCancelled(BackendError):
         super().__init__(translate("Backend", message) if message == LOAD_CANCELLED_MESSAGE else message)
 
 
+class TokenRun(str):
+    """Several tokens' text yielded as one piece by a backend that received
+    them together (a remote server's deltas of one socket read):
+    ``n_tokens`` of them. Counted as that many by the inference worker, so
+    that a fast stream costs one hand-over per run, not one per token."""
+
+    n_tokens: int
+
+    def __new__(cls, text: str, n_tokens: int) -> TokenRun:
+        run = super().__new__(cls, text)
+        run.n_tokens = n_tokens
+        return run
+
+
+def token_count(piece: str) -> int:
+    """How many tokens ``piece`` (from ``generate``) carries: a ``TokenRun``'s
+    ``n_tokens``, else 1."""
+    return piece.n_tokens if type(piece) is TokenRun else 1
+
+
 class Backend(Protocol):
     """An inference engine. See the module docstring for the threading rule."""
 
@@ -196,7 +216,8 @@ class Backend(Protocol):
         self, request: GenerationRequest, cancel: threading.Event
     ) -> Generator[str, None, FinishReason]:
         """Yield the reply's text one token at a time ("" while a multi-byte
-        character is incomplete is allowed) and return the finish reason.
+        character is incomplete is allowed), or several at once as a
+        ``TokenRun``, and return the finish reason.
 
         Must check ``cancel`` before every token and during prompt evaluation,
         returning FinishReason.CANCELLED promptly once it is set. Raises

@@ -128,10 +128,14 @@ class Batcher:
         self._last_close = time.monotonic()
         self._seq = 0
 
-    def add(self, piece: str, now: float) -> Chunk | None:
-        """Add one token's text; returns a closed Chunk when one is due."""
+    def add(self, piece: str, now: float, n_tokens: int = 1) -> Chunk | None:
+        """Add one token's text (or ``n_tokens`` tokens' text, produced
+        together at ``now``: at least 1); returns a closed Chunk when one is due."""
         self._pieces.append(piece)
-        self._times.append(now)
+        if n_tokens == 1:
+            self._times.append(now)
+        else:
+            self._times += [now] * max(1, n_tokens)
         self._chars += len(piece)
         if len(self._times) >= self.max_tokens or self._chars >= self.max_chars or now - self._last_close >= self.window_s:
             return self.close(now)

@@ -40,6 +40,7 @@ from app.core.backends.base import (
     SamplingParams,
     load_backend,
     start_generation,
+    token_count,
 )
 from app.core.base.limits import MAX_PIECE_CHARS, MAX_REPLY_CHARS
 from app.core.factory import BackendFactory
@@ -235,7 +236,8 @@ class InferenceWorker(QObject):
                     reason = stop.value if stop.value is not None else FinishReason.STOP
                     break
                 now = time.monotonic()
-                tokens += 1
+                n_tokens = token_count(piece)
+                tokens += n_tokens
                 if first is None:
                     first = now
                     self.first_token_produced.emit(rid, now)
@@ -245,7 +247,7 @@ class InferenceWorker(QObject):
                     notice = self.tr("The reply was cut at {limit:,} characters, Rill's limit for one reply.").format(
                         limit=MAX_REPLY_CHARS)
                 chars += len(piece)
-                if not self._put_piece(batcher, piece, now, rid, cancel):
+                if not self._put_piece(batcher, piece, now, rid, cancel, n_tokens):
                     reason = FinishReason.CANCELLED
                     break
                 if notice:
@@ -265,11 +267,13 @@ class InferenceWorker(QObject):
         dropped = tuple(getattr(backend, "last_dropped_ids", ()) or ())
         self._finish(rid, reason, tokens, prompt_tokens, started, first, error, dropped, notice)
 
-    def _put_piece(self, batcher: Batcher, piece: str, now: float, rid: int, cancel: threading.Event) -> bool:
-        """Hand ``piece`` on, in parts of at most ``MAX_PIECE_CHARS`` (one huge
-        delta from a server must not become one huge append). False: cancelled."""
+    def _put_piece(self, batcher: Batcher, piece: str, now: float, rid: int, cancel: threading.Event,
+                   n_tokens: int = 1) -> bool:
+        """Hand ``piece`` (``n_tokens`` tokens) on, in parts of at most
+        ``MAX_PIECE_CHARS`` (one huge delta from a server must not become one
+        huge append; the tokens go with the first part). False: cancelled."""
         for start in range(0, max(len(piece), 1), MAX_PIECE_CHARS):
-            chunk = batcher.add(piece[start : start + MAX_PIECE_CHARS], now)
+            chunk = batcher.add(piece[start : start + MAX_PIECE_CHARS], now, n_tokens if start == 0 else 1)
             if chunk is not None:
                 if not self._buffer.put(chunk, cancel):
                     return False

@@ -15,8 +15,12 @@ import pytest
 from app.core.backends.base import (
     LOAD_CANCELLED_MESSAGE,
     BackendError,
+    ChatMessage,
+    FinishReason,
     LoadCancelled,
     ModelInfo,
+    SamplingParams,
+    TokenRun,
     load_backend,
 )
 from app.core.backends.scripted import ScriptedBackend
@@ -319,3 +323,28 @@ def test_the_app_exits_cleanly_when_closed_during_a_load(tmp_path: Path, legacy_
         assert stats["worker_running_after_close"] is True, stats
     # ...and app.exec() returned by itself once every thread had ended.
     assert stats["finished"] is True, stats
+
+
+class RunBackend(ScriptedBackend):
+    """Yields its text as ``TokenRun``s (as a remote backend does for the
+    deltas of one socket read) between plain one-token pieces."""
+
+    def generate(self, request, cancel):  # type: ignore[no-untyped-def]
+        yield "a"
+        yield TokenRun("bcd", 3)
+        yield TokenRun("e" * 4096, 700)  # a remote backend's runs are at most MAX_PIECE_CHARS
+        yield "f"
+        return FinishReason.STOP
+
+
+def test_a_token_run_counts_as_its_tokens_end_to_end(qtbot, service: InferenceService) -> None:
+    with qtbot.waitSignal(service.model_loaded, timeout=10000):
+        service.load(lambda: RunBackend(), "runs")
+    with qtbot.waitSignal(service.generation_finished, timeout=10000) as finished:
+        service.submit((ChatMessage("user", "hi"),), SamplingParams())
+    result = finished.args[0]
+    chunks = service.buffer.drain()
+    assert result.finish_reason == FinishReason.STOP
+    assert "".join(c.text for c in chunks) == "abcd" + "e" * 4096 + "f"
+    # What is shown (the chunks' tokens) == what was produced (the worker's count).
+    assert sum(c.n_tokens for c in chunks) == service.buffer.tokens_put == result.tokens == 1 + 3 + 700 + 1

@@ -22,6 +22,13 @@ blank lines) moves the stall deadline on. A reply is cut at
 the inference worker's ``MAX_REPLY_CHARS`` with a notice, and handed on in
 pieces of at most ``MAX_DELTA_CHARS``.
 
+Batches (issue #18): a subclass reads the stream a socket read at a time
+(``batching``) and gives the deltas of each read as one list; the stall
+deadline and ``cancel`` are looked at once per read, and the deltas become
+pieces in ``pieces`` (consecutive small ones joined into one ``TokenRun``),
+so a server sending 50,000 tiny deltas a second costs the worker a few
+hundred hand-overs, not 50,000.
+
 Redirects: a model list (GET) follows up to ``MAX_REDIRECTS`` redirects to
 the same scheme, host and port; a redirect elsewhere, or of a chat request
 (POST: it carries the conversation), is never followed and the message says
@@ -39,8 +46,8 @@ import logging
 import threading
 import time
 from collections.abc import Generator, Iterable, Iterator
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import replace
+from typing import Any, Protocol, TypeVar
 from urllib.parse import unquote
 
 import httpx
@@ -56,11 +63,12 @@ from app.core.backends.base import (
 )
 from app.core.backends.remote import errors
 from app.core.backends.remote.http import AbortableClient
+from app.core.backends.remote.pieces import Delta as Delta  # re-exported: a subclass makes Deltas
+from app.core.backends.remote.pieces import ReplyState, reply_pieces
 from app.core.backends.remote.reading import (
     EncodingRefused,
     ReadLimitError,
     content_encoding,
-    iter_lines,
     loads_gently,
     raw_chunks,
     read_body,
@@ -74,18 +82,26 @@ from app.core.backends.remote.servers import (
 )
 from app.core.base.i18n import translate
 from app.core.base.limits import (
-    MAX_DELTA_CHARS,
     MAX_ERROR_BODY_BYTES,
     MAX_JSON_BODY_BYTES,
-    MAX_LINE_BYTES,
     MAX_MODEL_LIST_BYTES,
     MAX_MODEL_NAME_CHARS,
     MAX_MODELS,
     MODEL_LIST_TIMEOUT_S,
 )
-from app.core.text.thinking import CLOSE_TAG, OPEN_TAG
+from app.core.text.thinking import CLOSE_TAG
 
 log = logging.getLogger(__name__)
+
+_Item = TypeVar("_Item")
+
+
+class StreamReader(Protocol[_Item]):
+    """A stream's reader fed one raw read at a time (``batching``)."""
+
+    def feed(self, chunk: bytes) -> list[_Item]: ...
+
+    def close(self) -> list[_Item]: ...
 
 #: At most this much of an error body is read.
 MAX_ERROR_BODY = MAX_ERROR_BODY_BYTES
@@ -95,17 +111,6 @@ MAX_JSON_BODY = MAX_JSON_BODY_BYTES
 LIST_TIMEOUT_S = MODEL_LIST_TIMEOUT_S
 #: Same-origin redirects a model list follows.
 MAX_REDIRECTS = 3
-
-
-@dataclass(frozen=True)
-class Delta:
-    """One event of a reply's stream, whatever the server's format."""
-
-    content: str = ""
-    reasoning: str = ""
-    finish_reason: str | None = None  # "stop", "length"... when the server says
-    done: bool = False                # the stream's explicit end ([DONE], done:true)
-    prompt_tokens: int | None = None
 
 
 class ModelNames(list[str]):
@@ -173,8 +178,14 @@ class RemoteBackend:
     def _chat_request(self, request: GenerationRequest) -> tuple[str, dict[str, Any]]:
         raise NotImplementedError
 
-    def _deltas(self, response: httpx.Response) -> Iterator[Delta]:
+    def _delta_batches(self, response: httpx.Response) -> Iterator[list[Delta]]:
+        """The reply's deltas, a list per socket read (never an empty list)."""
         raise NotImplementedError
+
+    def _deltas(self, response: httpx.Response) -> Iterator[Delta]:
+        """The reply's deltas one by one (tests, diagnostics)."""
+        for batch in self._delta_batches(response):
+            yield from batch
 
     def _wire_messages(self, request: GenerationRequest) -> list[dict[str, Any]]:
         """The request's messages as JSON (images as the server's protocol
@@ -303,9 +314,7 @@ class RemoteBackend:
         client = self._http.client
         remove = on_cancel(cancel, self._http.abort)
         stall = self.server.stall_s
-        thinking = False
-        finish: str | None = None
-        ended = False
+        reply = ReplyState()
         events = 0
         try:
             with client.stream("POST", url, json=payload) as response:
@@ -315,25 +324,19 @@ class RemoteBackend:
                     raise errors.status_error(self.server, response, self._error_body(response, cancel),
                                               model=self.model, key=self._redactor)
                 self._http.set_deadline(time.monotonic() + stall)
-                for delta in self._deltas(response):
+                for batch in self._delta_batches(response):
                     # Real data: the stall clock starts again (keep-alives never get here).
                     self._http.set_deadline(time.monotonic() + stall)
                     self._keepalives = 0
-                    events += 1
+                    events += len(batch)
                     if cancel.is_set():
                         return FinishReason.CANCELLED
-                    if delta.prompt_tokens is not None:
-                        self.last_prompt_tokens = delta.prompt_tokens
-                    if delta.reasoning:
-                        yield from self._emit("" if thinking else OPEN_TAG, delta.reasoning)
-                        thinking = True
-                    if delta.content:
-                        yield from self._emit(CLOSE_TAG if thinking else "", delta.content)
-                        thinking = False
-                    if delta.finish_reason:
-                        finish = delta.finish_reason
-                    if delta.done:
-                        ended = True
+                    try:
+                        yield from reply_pieces(batch, reply)
+                    finally:
+                        if reply.prompt_tokens is not None:
+                            self.last_prompt_tokens = reply.prompt_tokens
+                    if reply.ended:
                         break
         except BackendError:
             if cancel.is_set():
@@ -359,7 +362,7 @@ class RemoteBackend:
             self._http.set_deadline(None)
             self._cancel = None
             remove()
-        if thinking:
+        if reply.thinking:
             yield CLOSE_TAG
         if cancel.is_set():
             return FinishReason.CANCELLED
@@ -370,32 +373,26 @@ class RemoteBackend:
                 "RemoteErrors", "{server} ended the reply without sending anything. "
                 "The conversation may be longer than the server's context window: "
                 "start a new chat or shorten the message.").format(server=errors.where(self.server)))
-        if not ended and finish is None:
+        if not reply.ended and reply.finish is None:
             raise BackendError(translate(
                 "RemoteErrors", "{server} closed the connection before the reply was complete.").format(
                 server=errors.where(self.server)))
-        return FinishReason.LENGTH if finish == "length" else FinishReason.STOP
-
-    def _emit(self, tag: str, text: str) -> Iterator[str]:
-        """``tag`` (a thinking tag or ""), then ``text`` in pieces of at most
-        ``MAX_DELTA_CHARS`` (one huge delta never travels as one string; the
-        reply's own limit, ``MAX_REPLY_CHARS``, is the inference worker's)."""
-        if tag:
-            yield tag
-        for start in range(0, len(text), MAX_DELTA_CHARS):
-            yield text[start:start + MAX_DELTA_CHARS]
+        return FinishReason.LENGTH if reply.finish == "length" else FinishReason.STOP
 
     def close(self) -> None:
         self._http.close()
 
     # -- helpers for subclasses -------------------------------------------------
-    def _stream_lines(self, response: httpx.Response, *, sse: bool) -> Iterator[bytes]:
-        """The stream's lines (bounded, Stop looked at after every read); a
-        compressed stream is refused."""
+    def _read_stream(self, response: httpx.Response, reader: StreamReader[_Item]) -> Iterator[list[_Item]]:
+        """What ``reader`` makes of each raw read of the stream, then of its
+        end (bounded, Stop looked at after every read); a compressed stream
+        is refused."""
         encoding = content_encoding(response)
         if encoding and not response.is_stream_consumed:
             raise errors.compressed(self.server, encoding, stream=True, key=self._redactor)
-        return iter_lines(raw_chunks(response, self._cancel), MAX_LINE_BYTES, sse=sse)
+        for chunk in raw_chunks(response, self._cancel):
+            yield reader.feed(chunk)
+        yield reader.close()
 
     def _json(self, text: str, what: str) -> Any:
         """``text`` parsed; ``what`` ("event", "line" or "reply") names it in the error."""

@@ -193,6 +193,12 @@ class SSEParser:
         self._event = b""
         self._first = True
 
+    @property
+    def idle(self) -> bool:
+        """True between events (and past the stream's first line): no field
+        of an event not yet complete is held."""
+        return not self._first and not self._data and not self._event
+
     def feed(self, line: bytes) -> Event | None:
         """The event ``line`` completes, if any."""
         if self._first:
