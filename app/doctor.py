@@ -143,6 +143,7 @@ class DoctorRun(QObject):
         chat.prompt_progressed.connect(self._on_prompt_progressed)
         chat.reply_finished.connect(self._on_reply_finished)
         self._turns_sent = 0
+        self._enters = 0  # turns whose Enter was pressed (a paste's comes 50 ms after it)
         self._turn_stats: list[ReplyStats] = []
         self._send_ms: list[float] = []
         self._paste_ms: list[float] = []  # --prompt-file: each turn's paste
@@ -273,6 +274,7 @@ class DoctorRun(QObject):
         self._press_enter()
 
     def _press_enter(self) -> None:
+        self._enters += 1
         t0 = time.perf_counter()
         self.window.press_enter()
         self._send_ms.append(round((time.perf_counter() - t0) * 1000, 2))
@@ -345,8 +347,8 @@ class DoctorRun(QObject):
 
     def _last_request_id(self) -> int:
         reply = self.window.chat.current_reply
-        if reply is not None or self._turns_sent < self.args.turns:
-            return -1
+        if reply is not None or self._enters < self.args.turns:
+            return -1  # a turn to come (its paste may be in the box already)
         return self.window.chat.last_request_id
 
     def _on_settled(self) -> None:
