@@ -21,8 +21,12 @@ from app.core.backends.base import (
     LoadProgress,
     ModelInfo,
     PromptProgress,
+    TokenRun,
 )
 from app.core.text.decoding import TokenDecoder
+
+#: At most this many due tokens go out as one run (the worker's batch size).
+RUN_TOKENS = 64
 
 SAMPLE_MARKDOWN = """\
 # Streaming, without the freeze
@@ -190,7 +194,8 @@ class ScriptedBackend:
         interval = 1.0 / self.rate if self.rate > 0 else 0.0
         start = time.monotonic()
         n_script = len(self.tokens)
-        for i in range(total):
+        i = 0
+        while i < total:
             if cancel.is_set():
                 return FinishReason.CANCELLED
             if self.fail_after is not None and i >= self.fail_after:
@@ -200,8 +205,20 @@ class ScriptedBackend:
                 # Event.wait, not sleep: a Stop wakes us at once.
                 if delay > 0.0005 and cancel.wait(delay):
                     return FinishReason.CANCELLED
-            self.last_completion_tokens = i + 1
-            yield decoder.feed(self.tokens[i % n_script])
+            # Every token due by now, handed over as one run (as a server's
+            # deltas of one read are): a fast rate costs one hand-over per
+            # run, not Python per token in the worker.
+            due = int((time.monotonic() - start) / interval) + 1 - i if interval else RUN_TOKENS
+            n = max(1, min(due, RUN_TOKENS, total - i))
+            if self.fail_after is not None:
+                n = min(n, self.fail_after - i)
+            if n == 1:
+                piece = decoder.feed(self.tokens[i % n_script])
+            else:
+                piece = TokenRun("".join([decoder.feed(self.tokens[k % n_script]) for k in range(i, i + n)]), n)
+            i += n
+            self.last_completion_tokens = i
+            yield piece
         tail = decoder.flush()
         if tail:
             yield tail
