@@ -60,8 +60,12 @@ the database but its writes to ``messages`` fail with "no such function"
 
 from __future__ import annotations
 
+import itertools
+import operator
 import re
 import sqlite3
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 TRIGRAM_TABLE = "message_fts"
@@ -131,26 +135,78 @@ def _encode(token: str) -> str:
     return "x" + token.encode("utf-8").hex()
 
 
+#: ``_tokens`` reads a long text in pieces of about this many characters, cut at white space.
+TOKENS_PIECE = 32768
+_SPACE_AFTER = re.compile(r"\s")
+
+
+def _pieces(text: str) -> Iterator[str]:
+    """``text`` in pieces of about ``TOKENS_PIECE`` characters, each cut just
+    before a white-space character (which is in no word and no dense run,
+    so every run and short word is whole in one piece); a stretch with no
+    white space goes whole."""
+    start, n = 0, len(text)
+    while start < n:
+        end = start + TOKENS_PIECE
+        if end < n:
+            cut = max(text.rfind(" ", start, end), text.rfind("\n", start, end))
+            if cut <= start:
+                found = _SPACE_AFTER.search(text, end)
+                cut = found.start() if found is not None else n
+            end = cut
+        yield text[start:end]
+        start = end
+
+
 def _tokens(text: str) -> list[str]:
-    """The short-index tokens of ``text``, unencoded, in order, without repeats."""
+    """The short-index tokens of ``text``, unencoded, in order, without repeats:
+    each character of a dense run then the pair it starts, then the short
+    words.
+
+    The store thread runs this inside SQLite's index triggers, holding the
+    GIL: a 1 MB message took 80 ms of it in two regex calls, the window's
+    GUI thread waiting meanwhile. So a long text is read in pieces (each
+    regex call ~2 ms; the GIL can change hands between them) and the runs
+    are split by C-level maps, no Python step per character."""
     out: dict[str, None] = {}
-    for run in _RUN.findall(text):
-        run = run.replace("\ufe0f", "")  # ❤️ and ❤ are the same emoji
-        for i in range(len(run)):
-            out[run[i]] = None
-            if i + 1 < len(run):
-                out[run[i : i + 2]] = None
-    for word in _SHORT_WORD.findall(text):
-        out[word.lower()] = None
+    pieces = [text] if len(text) <= TOKENS_PIECE else list(_pieces(text))
+    for piece in pieces:
+        for run in _RUN.findall(piece):
+            run = run.replace("\ufe0f", "")  # ❤️ and ❤ are the same emoji
+            pairs = map(operator.add, run, run[1:])  # run[i] + run[i + 1]
+            out.update(dict.fromkeys(itertools.chain.from_iterable(zip(run, pairs, strict=False))))  # the last one alone below
+            if run:
+                out[run[-1]] = None
+    for piece in pieces:
+        out.update(dict.fromkeys(map(str.lower, _SHORT_WORD.findall(piece))))
     return list(out)
 
 
 def short_terms(text: str | None) -> str:
     """What ``message_fts_short`` indexes for a message (deterministic: the
-    delete triggers recompute it from the old text)."""
+    delete triggers recompute it from the old text). The terms of the last
+    few long texts are kept: an update's delete trigger asks again for the
+    text the insert just indexed, and a long one costs ~100 ms per MB."""
     if not text:
         return ""
-    return " ".join(_encode(t) for t in _tokens(text))
+    if len(text) < TERMS_CACHE_MIN:
+        return " ".join(_encode(t) for t in _tokens(text))
+    with _TERMS_LOCK:  # (each store connection's thread may ask)
+        known = _TERMS_CACHE.get(text)
+    if known is None:
+        known = " ".join(_encode(t) for t in _tokens(text))
+        with _TERMS_LOCK:
+            if len(_TERMS_CACHE) >= TERMS_CACHE_SIZE:
+                del _TERMS_CACHE[next(iter(_TERMS_CACHE))]
+            _TERMS_CACHE[text] = known
+    return known
+
+
+#: Texts at least this long have their terms kept (``short_terms``), the last few of them.
+TERMS_CACHE_MIN = 65536
+TERMS_CACHE_SIZE = 4
+_TERMS_CACHE: dict[str, str] = {}
+_TERMS_LOCK = threading.Lock()
 
 
 def register_functions(conn: sqlite3.Connection) -> None:

@@ -263,3 +263,34 @@ def test_any_substring_finds_its_message(texts: list[str], data: st.DataObject) 
         for m in msgs:
             if m.id in hits:
                 assert needle.lower() in m.content.lower()
+
+
+def _tokens_one_step_per_character(text: str) -> list[str]:
+    """The short-index tokens as first written (the oracle): one Python step per character."""
+    from app.core.store import search
+
+    out: dict[str, None] = {}
+    for run in search._RUN.findall(text):
+        run = run.replace("\ufe0f", "")
+        for i in range(len(run)):
+            out[run[i]] = None
+            if i + 1 < len(run):
+                out[run[i : i + 2]] = None
+    for word in search._SHORT_WORD.findall(text):
+        out[word.lower()] = None
+    return list(out)
+
+
+@given(st.text(alphabet=st.sampled_from(list("ab Z\n\t-.,_1é\u0301你好世界😀❤\ufe0f가ぁ")), max_size=120),
+       st.integers(min_value=1, max_value=12))
+def test_short_terms_read_in_pieces_are_the_same_terms_in_the_same_order(text: str, piece: int) -> None:
+    """A long text is read in pieces cut at white space (so the GIL can
+    change hands): the terms, and their order, are those of one pass."""
+    from app.core.store import search
+
+    saved = search.TOKENS_PIECE
+    search.TOKENS_PIECE = piece
+    try:
+        assert search._tokens(text) == _tokens_one_step_per_character(text)
+    finally:
+        search.TOKENS_PIECE = saved
