@@ -152,10 +152,7 @@ class MessageListModel(QAbstractListModel):
         if conv is None:
             return -1
         old, new = self._rows, conv.messages
-        first = 0
-        limit = min(len(old), len(new))
-        while first < limit and old[first] is new[first]:
-            first += 1
+        first = _common_prefix(old, new)
         if redo_from is not None and 0 <= self.row_of(redo_from) < first:
             first = self.row_of(redo_from)
         if first == len(old) == len(new):
@@ -199,3 +196,19 @@ class MessageListModel(QAbstractListModel):
             self._row_of = {}
         for n in range(first, len(self._rows)):
             self._row_of[self._rows[n].id] = n
+
+
+def _common_prefix(old: list[Message], new: list[Message]) -> int:
+    """How many rows two root-to-leaf paths share: O(log n). A message
+    stands for its whole ancestry (its parent chain is fixed), so once two
+    paths hold the same message at a depth they agree above it: sameness is
+    monotone in the depth, and a binary search finds where it ends (the
+    Enter of a 26,000-message conversation compared every row, 17 ms)."""
+    lo, hi = 0, min(len(old), len(new))  # rows < lo are the same; rows >= hi are not known to be
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if old[mid] is new[mid]:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo

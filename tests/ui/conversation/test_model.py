@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from app.core.conversation.deletion import MessageDeletion
 from app.core.conversation.model import Conversation, Message, MessageStatus, Role
@@ -133,3 +135,27 @@ def test_a_message_continued_in_place_is_removed_and_inserted_again(model: Messa
     stopped.status = MessageStatus.STREAMING
     model.sync(redo_from=stopped.id)
     assert spy.events == [("remove", 1, 1), ("insert", 1, 1)]
+
+
+@given(st.lists(st.integers(min_value=0, max_value=1000), min_size=1, max_size=60), st.data())
+def test_the_rows_two_paths_share_are_found_as_a_row_by_row_walk_finds_them(parents: list[int], data: Any) -> None:
+    """Two root-to-leaf paths of one tree: the shared rows, by binary search."""
+    from app.ui.conversation.model import _common_prefix
+
+    nodes = [Message("user", "root")]
+    for p in parents:  # each new message answers one of the earlier ones
+        nodes.append(Message("user", str(len(nodes)), parent_id=nodes[p % len(nodes)].id))
+    by_id = {m.id: m for m in nodes}
+
+    def path(leaf: Message) -> list[Message]:
+        out = [leaf]
+        while out[-1].parent_id is not None:
+            out.append(by_id[out[-1].parent_id])
+        return out[::-1]
+
+    a = path(data.draw(st.sampled_from(nodes)))
+    b = path(data.draw(st.sampled_from(nodes)))
+    walk = 0
+    while walk < min(len(a), len(b)) and a[walk] is b[walk]:
+        walk += 1
+    assert _common_prefix(a, b) == walk
