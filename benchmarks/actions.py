@@ -109,6 +109,7 @@ def history_2000_messages(chars: int = 2_000_000, n: int = 2000) -> list[Any]:
     total = 0.0
     for msg in base:
         if msg.role == Role.USER.value:
+            msg.parent_id = out[-1].id if out else None  # one path: each answers the one before
             out.append(msg)
             continue
         target = per_reply * (len(out) // 2 + 1) - total
@@ -122,7 +123,8 @@ def history_2000_messages(chars: int = 2_000_000, n: int = 2000) -> list[Any]:
         content = "\n".join(parts)
         total += len(content)
         out.append(Message(Role.ASSISTANT.value, content, MessageStatus.COMPLETE,
-                           meta=MessageMeta(model="history", finish_reason="stop", tokens=len(content) // 4)))
+                           meta=MessageMeta(model="history", finish_reason="stop", tokens=len(content) // 4),
+                           parent_id=out[-1].id if out else None))
     return out
 
 
