@@ -42,10 +42,14 @@ class SendController(QObject):
         """The id of the prompt being edited (None when not editing)."""
         return self._editing
 
-    @traced("send")
     def send(self) -> None:
         """Send the box's text (as a new version of the prompt being edited,
-        if one is); it stays in the box when it cannot go."""
+        if one is); it stays in the box when it cannot go. (A plain method,
+        so that PyQt drops ``clicked``'s argument: the traced wrapper takes any.)"""
+        self._send()
+
+    @traced("send")
+    def _send(self) -> None:
         area = self._prompt_area
         reply = self._chat.current_reply
         if reply is not None and self._queue is not None and self._editing is None and area.text().strip():
