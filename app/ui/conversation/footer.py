@@ -73,36 +73,43 @@ def set_footer_from_status(item: Item, words: dict[str, str]) -> None:
     item.facts = " · ".join(facts)
 
 
-def refresh_sources(
-    items: ItemList, label: SourcesLabel | None, sourced: SourcedIds | None, lined: set[str],
-    set_height: Callable[[int, float], None], item_height: Callable[[Item], float],
-) -> None:
-    """Each finished reply takes its sources line; a reply whose line came
-    or went is given its new height. Only the replies ``sourced`` names and
-    those that showed a line (``lined``, kept up to date here) are asked:
-    O(replies with sources), whatever the length of the conversation
-    (without ``sourced``: every item)."""
-    ids: Iterable[str]
-    if sourced is None or label is None:
-        ids = [item.id for item in items.items]
-    else:
-        ids = set(sourced()) | lined
-    for message_id in ids:
-        n = items.index.get(message_id)
-        if n is None:
-            lined.discard(message_id)
-            continue
-        item = items.items[n]
-        if item.kind != "assistant" or item.streaming:
-            continue
-        line = label(item.id) if label is not None else ""
-        if line:
-            lined.add(message_id)
+class SourcesLines:
+    """The replies' "Sources: …" lines: the label that answers them, the
+    replies that have passages (``sourced``) and those showing a line."""
+
+    def __init__(self) -> None:
+        self.label: SourcesLabel | None = None
+        self.sourced: SourcedIds | None = None
+        self._lined: set[str] = set()
+
+    def refresh(self, items: ItemList, set_height: Callable[[int, float], None],
+                item_height: Callable[[Item], float]) -> None:
+        """Each finished reply takes its sources line; a reply whose line came
+        or went is given its new height. Only the replies ``sourced`` names and
+        those that showed a line are asked: O(replies with sources), whatever
+        the length of the conversation (without ``sourced``: every item)."""
+        label, lined = self.label, self._lined
+        ids: Iterable[str]
+        if self.sourced is None or label is None:
+            ids = [item.id for item in items.items]
         else:
-            lined.discard(message_id)
-        if line != item.sources:
-            item.sources = line
-            set_height(n, item_height(item))
+            ids = set(self.sourced()) | lined
+        for message_id in ids:
+            n = items.index.get(message_id)
+            if n is None:
+                lined.discard(message_id)
+                continue
+            item = items.items[n]
+            if item.kind != "assistant" or item.streaming:
+                continue
+            line = label(item.id) if label is not None else ""
+            if line:
+                lined.add(message_id)
+            else:
+                lined.discard(message_id)
+            if line != item.sources:
+                item.sources = line
+                set_height(n, item_height(item))
 
 
 def footer_actions(item: Item, decorator: Decorator | None) -> list[tuple[str, str]]:

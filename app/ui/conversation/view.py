@@ -106,8 +106,8 @@ from app.ui.conversation.footer import (
     Decorator,
     SourcedIds,
     SourcesLabel,
+    SourcesLines,
     footer_actions,
-    refresh_sources,
 )
 from app.ui.conversation.geometry import ItemLayout, Metrics
 from app.ui.conversation.gestures import PointerGestures
@@ -191,9 +191,7 @@ class ChatView(QAbstractScrollArea):
         self._window = LiveWindow(self._list, lambda: (self._bar().value(), self._vp().height()))
         self._history = HistoryLoader(self)
         self._decorator: Decorator | None = None
-        self._sources: SourcesLabel | None = None
-        self._sourced: SourcedIds | None = None
-        self._lined: set[str] = set()  # replies showing a sources line
+        self._sources = SourcesLines()
         self._slicer = TimeSlicer(SLICE_BUDGET_S, self)
         queue = self._slicer.queue
         self._visibility_timer = QTimer(self)
@@ -387,16 +385,15 @@ class ChatView(QAbstractScrollArea):
         it asks for the action "sources"); asked again at ``footers_changed``.
         ``sourced()`` names the replies that have passages: then only those
         are asked (without it: every reply)."""
-        self._sources = sources
-        self._sourced = sourced
+        self._sources.label = sources
+        self._sources.sourced = sourced
         self.footers_changed()
 
     def footers_changed(self) -> None:
         """What the decorator or the sources label answer may have changed:
         each finished reply takes its sources line (a reply whose line came
         or went changes height; with ``sourced``, O(replies with sources))."""
-        refresh_sources(self._list, self._sources, self._sourced, self._lined, self._scroll.set_height,
-                        self._metrics.item_height)
+        self._sources.refresh(self._list, self._scroll.set_height, self._metrics.item_height)
         self._damage.all()
 
     def set_decorator(self, decorator: Decorator | None) -> None:
