@@ -173,6 +173,7 @@ LIGHT = Theme(
         "primary_text": "#ffffff",
         "meter_high": "#c98a00",
         "meter_full": "#c0392b",
+        "scroll_handle": "#848d97",
     },
 )
 
@@ -229,6 +230,7 @@ DARK = Theme(
         "primary_text": "#ffffff",
         "meter_high": "#d29922",
         "meter_full": "#f85149",
+        "scroll_handle": "#656c76",
     },
 )
 
