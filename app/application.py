@@ -15,6 +15,7 @@ from app import __version__
 from app.core.base import settings
 from app.core.factory import BackendFactory, local_factory, remote_factory, scripted_factory
 from app.ui.misc.crash_guard import install_crash_guard
+from app.ui.misc.lazy_types import touch_lazy_types
 from app.ui.services import collector
 from app.ui.services.lifecycle import AppServices
 from app.ui.window.main_window import MainWindow
@@ -141,7 +142,8 @@ def create_window(
 
 
 def warm_up(window: MainWindow) -> None:
-    """Pay one-time costs (Markdown instance, lexers, fonts) at start-up idle.
+    """Pay one-time costs (Markdown instance, lexers, fonts, PyQt's lazy
+    enums) at start-up idle.
     Runs once per window; later calls return at once."""
     if window.property("rill_warmed_up"):
         return
@@ -151,4 +153,5 @@ def warm_up(window: MainWindow) -> None:
 
     render.warm_up()
     window.view.warm_up(SAMPLE_MARKDOWN)
+    touch_lazy_types()  # PyQt's lazy enums: out of the first Enter
     collector.freeze_long_lived()
