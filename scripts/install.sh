@@ -39,4 +39,24 @@ if [ "$extra" = "test" ]; then
 else
   $VPY -m pip install --quiet -e .
 fi
+# The system libraries Qt's xcb platform plugin links (a desktop window, and
+# the bundle's test that every library it links resolves): apt when missing
+# and possible, else the packages are named.
+XCB_PACKAGES="libxcb-cursor0 libxkbcommon-x11-0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0 \
+libxcb-render-util0 libxcb-xinerama0 libxcb-shape0 libegl1 libgl1"
+xcb_missing=""
+for lib in libxcb-cursor.so.0 libxkbcommon-x11.so.0 libxcb-icccm.so.4 libxcb-keysyms.so.1 libxcb-image.so.0 \
+    libxcb-render-util.so.0 libxcb-xinerama.so.0 libxcb-shape.so.0 libEGL.so.1 libGL.so.1; do
+  ldconfig -p 2>/dev/null | grep -q "$lib" || xcb_missing="$xcb_missing $lib"
+done
+if [ -n "$xcb_missing" ]; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
+    echo "Installing the libraries Qt's window needs (missing:$xcb_missing)..."
+    apt-get update -qq >/dev/null
+    # shellcheck disable=SC2086  # a list of package names
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $XCB_PACKAGES >/dev/null
+  else
+    echo "Note: Qt's window needs these system libraries:$xcb_missing (Debian/Ubuntu: apt-get install $XCB_PACKAGES)"
+  fi
+fi
 echo "Rill installed in $(pwd)/.venv"
