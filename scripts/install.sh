@@ -45,9 +45,10 @@ fi
 XCB_PACKAGES="libxcb-cursor0 libxkbcommon-x11-0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0 \
 libxcb-render-util0 libxcb-xinerama0 libxcb-shape0 libegl1 libgl1"
 xcb_missing=""
+known_libs="$(ldconfig -p 2>/dev/null || true)"  # read once: grep -q in a pipe would SIGPIPE it under pipefail
 for lib in libxcb-cursor.so.0 libxkbcommon-x11.so.0 libxcb-icccm.so.4 libxcb-keysyms.so.1 libxcb-image.so.0 \
     libxcb-render-util.so.0 libxcb-xinerama.so.0 libxcb-shape.so.0 libEGL.so.1 libGL.so.1; do
-  ldconfig -p 2>/dev/null | grep -q "$lib" || xcb_missing="$xcb_missing $lib"
+  case "$known_libs" in *"$lib"*) ;; *) xcb_missing="$xcb_missing $lib" ;; esac
 done
 if [ -n "$xcb_missing" ]; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then

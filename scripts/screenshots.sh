@@ -8,9 +8,7 @@ cd "$(dirname "$0")/.."
 ./scripts/install.sh
 if ! command -v Xvfb >/dev/null || ! fc-list | grep -qi "Noto Sans CJK"; then
   apt-get update -qq
-  apt-get install -y -qq xvfb libxcb-cursor0 libxkbcommon-x11-0 libxcb-icccm4 libxcb-keysyms1 \
-    libxcb-image0 libxcb-render-util0 libxcb-xinerama0 libxcb-shape0 libegl1 libgl1 \
-    fonts-noto-cjk fonts-noto-color-emoji >/dev/null
+  apt-get install -y -qq xvfb fonts-noto-cjk fonts-noto-color-emoji >/dev/null  # Qt's xcb libraries: install.sh
 fi
 display=":$((90 + RANDOM % 9))"
 Xvfb "$display" -screen 0 1200x1000x24 >/dev/null 2>&1 &
