@@ -16,6 +16,7 @@ from app.core.base import settings
 from app.core.factory import BackendFactory, local_factory, remote_factory, scripted_factory
 from app.ui.misc.crash_guard import install_crash_guard
 from app.ui.misc.lazy_types import touch_lazy_types
+from app.ui.misc.teardown import install_ordered_teardown
 from app.ui.services import collector
 from app.ui.services.lifecycle import AppServices
 from app.ui.window.main_window import MainWindow
@@ -50,6 +51,7 @@ def make_application(argv: list[str] | None = None) -> QApplication:
     # calls qFatal without a sys.excepthook): log it, tell the user, carry on.
     # Once per process; later calls get the same guard.
     install_crash_guard(app)  # type: ignore[arg-type]  # instance() is typed QCoreApplication; Rill makes a QApplication
+    install_ordered_teardown()  # Rill's objects are deleted at exit before PyQt's clean-up walks them
     collector.enable()  # start-up objects leave the garbage collector's walks (app.ui.services.collector)
     return app  # type: ignore[return-value]  # as above
 

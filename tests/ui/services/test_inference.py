@@ -307,7 +307,7 @@ def test_the_app_exits_cleanly_when_closed_during_a_load(tmp_path: Path, legacy_
     import os
 
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
-    env.update(QT_QPA_PLATFORM="offscreen", XDG_DATA_HOME=str(tmp_path / "data"),
+    env.update(QT_QPA_PLATFORM="offscreen", PYTHONFAULTHANDLER="1", XDG_DATA_HOME=str(tmp_path / "data"),
                XDG_CONFIG_HOME=str(tmp_path / "config"))
     proc = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(_APP_SCRIPT.format(legacy_s=legacy_s))],
