@@ -19,7 +19,9 @@ otherwise). Faults (``server.faults``, each used once then removed, in
 order): ``drop`` (close the connection after ``n`` body bytes), ``trickle``
 (``n`` bytes every ``delay`` seconds), ``status`` (e.g. 429 with
 ``retry_after``, 404, 500), ``ignore_range`` (a 200 with the whole file),
-``bad_range`` (a 206 starting one byte after where it was asked to).
+``bad_range`` (a 206 starting one byte after where it was asked to),
+``hold`` (``n`` bytes, then nothing until ``release`` is set or the server
+stops, then the rest: a download that is surely still running).
 A repository's ``wrong_sha`` lists a wrong sha256 for its files.
 
 Everything is recorded: ``requests`` (method, path, headers), ``body_bytes``
@@ -67,13 +69,15 @@ class FakeRepo:
 
 @dataclass
 class Fault:
-    kind: str  # "drop", "trickle", "status", "ignore_range", "bad_range"
+    kind: str  # "drop", "trickle", "status", "ignore_range", "bad_range", "hold"
     n: int = 0
     delay: float = 0.0
     status: int = 0
     retry_after: str = ""
     #: Only for requests whose path contains this ("" = any file request).
     path: str = ""
+    #: ``hold``: set to send the rest.
+    release: threading.Event = field(default_factory=threading.Event)
 
 
 @dataclass
@@ -320,6 +324,14 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
             self.connection.shutdown(socket.SHUT_RDWR)
             self.close_connection = True
+            return
+        if fault is not None and fault.kind == "hold":
+            self._send(body[:fault.n])
+            self.wfile.flush()
+            while not fault.release.wait(0.05):
+                if self.hub.closing.is_set():
+                    return
+            self._send(body[fault.n:])
             return
         if fault is not None and fault.kind == "trickle":
             for i in range(0, len(body), max(1, fault.n)):

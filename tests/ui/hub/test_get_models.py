@@ -106,7 +106,12 @@ def test_search_then_pause_and_resume(qtbot, dialog: GetModelsDialog, hub: FakeH
     assert kinds[-1] == "Vision projector"
     dialog.files.selectRow(0)
     assert "mmproj" in dialog.details_label.text()
-    hub.cdn.faults.append(Fault("trickle", n=32 * 1024, delay=0.01))
+    # The selection reads the file's header from the CDN: once it has, the
+    # next file request there is the download's (the fault is for it).
+    qtbot.waitUntil(lambda: bool(dialog.files.item(0, 4) and dialog.files.item(0, 4).text()),  # type: ignore[union-attr]
+                    timeout=5000)
+    held = Fault("hold", n=32 * 1024)  # 32 KB, then nothing until released: the Pause lands mid-download
+    hub.cdn.faults.append(held)
     dialog.download_button.click()
     qtbot.waitUntil(lambda: bool(dialog.downloads.rows), timeout=5000)
     row = next(iter(dialog.downloads.rows.values()))
@@ -115,6 +120,7 @@ def test_search_then_pause_and_resume(qtbot, dialog: GetModelsDialog, hub: FakeH
     qtbot.waitUntil(row.pause_button.isVisible, timeout=2000)
     row.pause_button.click()
     qtbot.waitUntil(lambda: dialog.service.jobs()[0].state == PAUSED, timeout=5000)
+    held.release.set()  # the cut connection's handler ends
     qtbot.waitUntil(row.resume_button.isVisible, timeout=2000)
     assert "Paused at" in row.status.text()
     partial = user_models_dir() / (MODEL + ".partial")
