@@ -405,6 +405,8 @@ class DoctorRun(QObject):
             "render_passes": s.render_passes,
             "view_slice_max_ms": round(self.window.view.max_slice_s * 1000, 2),
             "view_slices": self.window.view.slices,
+            # paint events of the conversation's viewport: of all of it, of a strip
+            "viewport_paints": self.window.view.probe.viewport_paints,
             "seq_errors": s.seq_errors,
             "stop_to_idle_ms": None,
             "worker_exit_ms": None,

@@ -30,6 +30,8 @@ class ViewportDamage:
         self._rects: list[QRect] = []
         self.blits = 0            # scrolls done by moving pixels (tests, the doctor)
         self.partial = 0          # partial repaints asked for
+        self.full_paints = 0      # paint events of the whole viewport (the doctor)
+        self.partial_paints = 0   # paint events of a part of it
 
     @property
     def pending(self) -> bool:
@@ -72,7 +74,11 @@ class ViewportDamage:
         for rect in self._rects:
             self._vp.update(rect)
 
-    def painted(self) -> None:
-        """A paint event consumed what was pending."""
+    def painted(self, rect: QRect) -> None:
+        """A paint event of ``rect`` consumed what was pending."""
+        if rect.contains(self._vp.rect()):
+            self.full_paints += 1
+        else:
+            self.partial_paints += 1
         self._full = False
         self._rects.clear()

@@ -259,6 +259,12 @@ class ChatViewProbe:
         return int(self._view._damage.blits)
 
     @property
+    def viewport_paints(self) -> dict[str, int]:
+        """Paint events of the whole viewport and of a part of it, so far."""
+        damage = self._view._damage
+        return {"full": int(damage.full_paints), "partial": int(damage.partial_paints)}
+
+    @property
     def repaint_pending(self) -> bool:
         """The view asked for a repaint that has not been painted yet."""
         return bool(self._view._damage.pending)

@@ -40,7 +40,7 @@ class RenderResults:
         stream: StreamingTail,
         queue: Queue,
         set_height: Callable[[int, float], None],
-        tail_changed: Callable[[Item], None],
+        tail_changed: Callable[[Item], None],  # the tail's first blocks became units
         settled: Callable[[str], None],
         schedule_visibility: Callable[[], None],
         units: UnitWindow,

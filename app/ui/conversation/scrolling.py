@@ -59,12 +59,15 @@ class ScrollKeeper:
         above = self._list.top(index) + item.height <= self._bar.value() + 0.5
         item.height = height
         self._list.heights.set(index, height + ITEM_GAP)
-        self.update_range()
         if stick:
+            # following from the range's change on: a shrinking range moves the value too
             self.following = index == len(self._list.items) - 1   # nothing below it moves differently
             try:
+                self.update_range()
                 self._bar.setValue(self._bar.maximum())
             finally:
                 self.following = False
-        elif above:
+            return
+        self.update_range()
+        if above:
             self._bar.setValue(round(self._bar.value() + delta))

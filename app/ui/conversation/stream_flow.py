@@ -16,7 +16,7 @@ from collections.abc import Callable
 from app.core.text.thinking import ThinkingSplitter
 from app.ui.conversation.footer import footer_words, set_footer_from_status
 from app.ui.conversation.geometry import Metrics
-from app.ui.conversation.items import COMMIT_SCAN_S, Item, ItemList
+from app.ui.conversation.items import COMMIT_SCAN_S, PAD_Y, UNIT_GAP, Item, ItemList
 from app.ui.conversation.render_results import RenderResults
 from app.ui.conversation.streaming import StreamingTail
 from app.ui.conversation.thoughts import ThoughtsFold
@@ -99,12 +99,17 @@ class StreamFlow:
             item.last_scan = now
             self._stream.maybe_commit(item)
 
-    def tail_changed(self, item: Item, appended: bool = False) -> None:
+    def tail_changed(self, item: Item, appended: bool = False, swapped: bool = False) -> None:
         """Measure the tail (and the thoughts shown) again and set the item's
         height. ``appended``: only text was added at the tail's end, so only
-        the strip from its old last lines down is painted again; otherwise
-        (a block swapped for its rendered unit, a width change) all of it."""
+        the strip from its old last lines down is painted again; ``swapped``:
+        the tail's first blocks became rendered units, so from the tail's old
+        top down; otherwise (a width change) all of it."""
         assert item.tail is not None
+        index = self._list.index[item.id]
+        # The tail's old top, before it is measured again: the units above it did not change.
+        old_tail_top = self._list.top(index) + item.height - PAD_Y - self._metrics.footer_height(item) \
+            - item.tail_height - UNIT_GAP - self._metrics.line_height()
         width = self._metrics.content_width()
         if item.tail.textWidth() != width:
             item.tail.setTextWidth(width)
@@ -118,17 +123,16 @@ class StreamFlow:
             before = think.height
             think.height, think.measured_width = think.doc.size().height(), width
             thoughts_moved = think.height != before
-        index = self._list.index[item.id]
         # What changed on screen: from the tail's old last lines down (its
         # new text, the footer pushed down); the rest only moved, if at all.
         changed_from = self._list.top(index) + item.height - self._metrics.footer_height(item) \
             - 3 * self._metrics.line_height()
         self._set_height(index, self._metrics.item_height(item))
         if self._window.is_visible(index):
-            if self._repaint_below is None or thoughts_moved or not appended:
+            if self._repaint_below is None or thoughts_moved or not (appended or swapped):
                 self._repaint()
             else:
-                self._repaint_below(changed_from)
+                self._repaint_below(changed_from if appended else old_tail_top)
 
     def finish(self, message_id: str) -> None:
         """The message's text is complete: render it whole (off the GUI

@@ -148,6 +148,9 @@ __all__ = ["BREAK_LIMIT", "SYNC_HISTORY", "ChatView"]  # the constants tests of 
 
 log = logging.getLogger(__name__)
 
+#: Time-sliced work (``TimeSlicer`` key kinds) that asks for its own repaint, or changes no pixel.
+_SELF_PAINTING_WORK = frozenset({"stream", "free"})
+
 
 class ChatView(QAbstractScrollArea):
     """Rill's conversation view (see the module docstring)."""
@@ -215,7 +218,7 @@ class ChatView(QAbstractScrollArea):
         )
         self._results = RenderResults(
             self._list, self._docs, self._metrics, self._stream, queue, set_height,
-            lambda item: self._flow.tail_changed(item), self._on_settled, self._schedule_visibility,
+            lambda item: self._flow.tail_changed(item, swapped=True), self._on_settled, self._schedule_visibility,
             self._unit_window,
         )
         self._hits = HitTester(self._list, self._layout)
@@ -440,7 +443,10 @@ class ChatView(QAbstractScrollArea):
     # ------------------------------------------------------------------ time-sliced work
 
     def _on_work_drained(self) -> None:
-        self._damage.all()
+        # Blocks streamed into units paint their own strip (``StreamFlow.tail_changed``)
+        # and freeing far documents changes no pixel: only other work repaints all.
+        if not self._slicer.drained_kinds <= _SELF_PAINTING_WORK:
+            self._damage.all()
         self._live.check_ready()
 
     @property
@@ -515,6 +521,10 @@ class ChatView(QAbstractScrollArea):
         like a resize: O(n) arithmetic, Qt work only near the viewport."""
         self._styler.set_column(chars)
 
+    def scrollContentsBy(self, dx: int, dy: int) -> None:
+        """Nothing: ``_on_scrolled`` moves the pixels or repaints (Qt's default
+        repaints the whole viewport at every scroll, a reply's growth included)."""
+
     @traced("resize")
     def resizeEvent(self, event: QResizeEvent | None) -> None:
         super().resizeEvent(event)
@@ -522,7 +532,7 @@ class ChatView(QAbstractScrollArea):
 
     @traced("paint")
     def paintEvent(self, event: QPaintEvent | None) -> None:
-        self._damage.painted()
+        self._damage.painted(event.rect() if event is not None else self._vp().rect())
         self._shown.find_last_reply(self._list.items)
         painter = QPainter(self._vp())
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)

@@ -28,7 +28,7 @@ Job = Callable[[], Iterator[None] | None]
 class TimeSlicer(QObject):
     """Runs queued jobs in time-boxed slices (see the module docstring)."""
 
-    #: A slice ran and the queue is empty now.
+    #: A slice ran and the queue is empty now (``drained_kinds``: what ran since the last time); no args.
     drained = pyqtSignal()
 
     def __init__(self, budget_s: float = 0.003, parent: QObject | None = None) -> None:
@@ -39,6 +39,9 @@ class TimeSlicer(QObject):
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self._on_due)
+        #: The kinds of the jobs run since the queue last drained (a key's text before its first ":").
+        self.drained_kinds: frozenset[str] = frozenset()
+        self._ran_kinds: set[str] = set()
         self.slices = 0              # slices run (telemetry for benchmarks and the doctor)
         self.max_slice_s = 0.0
         self.last_slice_s = 0.0
@@ -54,6 +57,7 @@ class TimeSlicer(QObject):
 
     def clear(self) -> None:
         """Drop every queued job."""
+        self._ran_kinds.add("cleared")
         self._work.clear()
         self._keys.clear()
 
@@ -94,6 +98,7 @@ class TimeSlicer(QObject):
                     ACTIVITY.record("slice: " + key.split(":", 1)[0], step_start, time.perf_counter())
             work.popleft()
             self._keys.discard(key)
+            self._ran_kinds.add(key.split(":", 1)[0])
         spent = time.perf_counter() - t0
         self.slices += 1
         self.last_slice_s = spent
@@ -101,6 +106,7 @@ class TimeSlicer(QObject):
         if work:
             self._timer.start(0)
         else:
+            self.drained_kinds, self._ran_kinds = frozenset(self._ran_kinds), set()
             self.drained.emit()
 
     def _on_due(self) -> None:

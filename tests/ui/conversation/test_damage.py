@@ -1,5 +1,6 @@
 """app.ui.conversation.damage: a reply streaming at the bottom moves the
-pixels above its tail and paints only the new strip, and what is on screen
+pixels above its tail and paints only the new strip (a block swapped for its
+rendered unit: from the tail's old top down), and what is on screen
 is exactly what a full repaint gives (read back from the backing store)."""
 
 from __future__ import annotations
@@ -28,15 +29,19 @@ def on_screen(view: ChatView) -> QImage:
 
 
 def test_streaming_at_the_bottom_blits_and_the_screen_matches_a_full_repaint(qtbot: Any, view: ChatView) -> None:
-    for i in range(3):
-        view.add_message(Message("user" if i % 2 == 0 else "assistant", f"earlier message {i}\n\n" + WORDS * 8,
-                                 status=MessageStatus.COMPLETE))
+    earlier = [Message("user" if i % 2 == 0 else "assistant", f"earlier message {i}\n\n" + WORDS * 8,
+                       status=MessageStatus.COMPLETE) for i in range(3)]
+    for m in earlier:
+        view.add_message(m)
     msg = Message("assistant", status=MessageStatus.STREAMING)
     view.add_message(msg)
     view.scroll_to_bottom()
-    qtbot.waitUntil(lambda: not view.busy, timeout=10_000)
     probe = view.probe
+    # the earlier messages rendered, built and painted: from now on only the reply changes
+    qtbot.waitUntil(lambda: all(probe.holds_documents(m.id) for m in earlier) and not view.busy
+                    and not probe.repaint_pending, timeout=10_000)
     blits_before = probe.viewport_blits
+    full_before, full = probe.viewport_paints["full"], 0
     for n in range(80):   # one tick's text at a time, each painted before the next
         piece = WORDS if n % 9 else WORDS + "\n\n"
         msg.append(piece)
@@ -47,9 +52,14 @@ def test_streaming_at_the_bottom_blits_and_the_screen_matches_a_full_repaint(qtb
                         timeout=10_000)
         streamed = on_screen(view)
         assert view.at_bottom()
+        full += probe.viewport_paints["full"] - full_before
         view.viewport().repaint()   # a full repaint from scratch
+        full_before = probe.viewport_paints["full"]
         assert on_screen(view) == streamed, f"after piece {n} the screen differs from a full repaint"
     assert probe.viewport_blits > blits_before, "the content above the tail was not moved by pixels"
+    # Only a block swapped for its rendered unit while the tail filled the
+    # viewport repaints all of it (9 blocks completed); each piece paints a strip.
+    assert full <= 9, f"{full} of 80 pieces repainted the whole viewport"
 
 
 def test_a_pending_partial_repaint_moves_with_the_pixels(qtbot: Any, view: ChatView) -> None:
@@ -63,6 +73,6 @@ def test_a_pending_partial_repaint_moves_with_the_pixels(qtbot: Any, view: ChatV
     damage.all()
     damage.scrolled(-30)
     assert damage.blits == 1, "with a full repaint pending a scroll is a full repaint"
-    damage.painted()
+    damage.painted(view.viewport().rect())
     damage.scrolled(-10_000)
     assert damage.blits == 1, "a scroll past the viewport's height is a full repaint"

@@ -43,3 +43,17 @@ def test_stop_drops_the_queue(qtbot) -> None:
     slicer.stop()
     slicer.run_slice()
     assert done == [] and not slicer.busy
+
+
+def test_drained_names_the_kinds_of_work_run_since_the_last_drain(qtbot) -> None:
+    slicer = TimeSlicer()
+    slicer.queue("stream:m1:3", lambda: None)
+    slicer.queue("free:42", lambda: None)
+    slicer.queue("stream:m2:1", lambda: None)
+    with qtbot.waitSignal(slicer.drained, timeout=5000):
+        pass
+    assert slicer.drained_kinds == {"stream", "free"}
+    slicer.queue("build:m1", lambda: None)
+    with qtbot.waitSignal(slicer.drained, timeout=5000):
+        pass
+    assert slicer.drained_kinds == {"build"}, "only what ran since the previous drain"
