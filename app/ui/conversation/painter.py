@@ -34,6 +34,9 @@ from app.ui.conversation.items import PAD_Y, Item, ItemList, layout_of
 from app.ui.conversation.waiting import WaitingRows
 from app.ui.misc import icons, theme
 
+#: The footer actions drawn as icons (``footer.footer_actions``; "branch" and "sources" are text).
+FOOTER_ICONS = ("copy", "edit", "regenerate", "continue", "delete", "previous", "next")
+
 _NOTE_KINDS = ("error", "warning", "info")
 BUBBLE_RADIUS = 12.0  # a user message's bubble's corners
 
@@ -190,6 +193,17 @@ class ItemPainter:
                     self._paint_action(painter, item, kind.removeprefix("action:"), rect, ratio)
                 continue
             painter.drawText(QPointF(rect.x(), rect.y() + fm.ascent()), text)
+
+    def warm_up_icons(self, ratio: float) -> Iterator[None]:
+        """Draw the footer actions' icons once, muted and hovered, at the
+        current size (yielding after each): the first footers painted find
+        them cached (reading and drawing the SVGs took ~5 ms an icon in the
+        first paint of a history's footers)."""
+        side = round(self._layout.action_box() - 6)
+        for action in FOOTER_ICONS:
+            for colour in ("muted", "text"):
+                icons.pixmap(action, theme.color(colour), side, ratio)
+                yield
 
     def _paint_action(self, painter: QPainter, item: Item, action: str, rect: QRectF, ratio: float) -> None:
         """An action's icon button: muted, on a tinted square with the

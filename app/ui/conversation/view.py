@@ -149,7 +149,7 @@ __all__ = ["BREAK_LIMIT", "SYNC_HISTORY", "ChatView"]  # the constants tests of 
 log = logging.getLogger(__name__)
 
 #: Time-sliced work (``TimeSlicer`` key kinds) that asks for its own repaint, or changes no pixel.
-_SELF_PAINTING_WORK = frozenset({"stream", "free"})
+_SELF_PAINTING_WORK = frozenset({"stream", "free", "warm"})
 
 
 class ChatView(QAbstractScrollArea):
@@ -707,5 +707,7 @@ class ChatView(QAbstractScrollArea):
     def warm_up(self, sample_markdown: str) -> None:
         """Lay out throw-away documents with the view's fonts, so the first
         reply does not pay for font loading and glyph fallback (CJK, emoji,
-        monospace: tens of ms, once). Call at start-up idle."""
+        monospace: tens of ms, once), and draw the footers' icons in work
+        slices. Call at start-up idle."""
         self._docs.warm_up(sample_markdown)
+        self._slicer.queue("warm:icons", lambda: self._painter.warm_up_icons(self.devicePixelRatioF()))
