@@ -10,14 +10,18 @@ from pathlib import Path
 log = logging.getLogger(__name__)
 
 
-@functools.cache
 def resources_dir() -> Path:
     """The ``resources/`` folder: beside the package in a checkout, or inside
-    the PyInstaller bundle (``sys._MEIPASS``) when frozen. Found once per
-    process (resolving the path took ~3 ms a call on a busy GUI thread)."""
+    the PyInstaller bundle (``sys._MEIPASS``) when frozen."""
     bundle = getattr(sys, "_MEIPASS", None)
     if bundle:
         return Path(bundle) / "resources"
+    return _checkout_resources()
+
+
+@functools.cache
+def _checkout_resources() -> Path:
+    """Resolved once per process (~3 ms a call on a busy GUI thread)."""
     return Path(__file__).resolve().parent.parent / "resources"
 
 
