@@ -6,7 +6,8 @@ tail only moves up, so the pixels are moved (``QWidget.scroll``, a copy in
 the backing store) and only the strip from the tail's old last line down is
 painted again, instead of laying out and drawing the whole viewport at every
 tick. Anything else (a height changed above the reader, a theme, a zoom...)
-is a full repaint, as before.
+is a full repaint, as before, and so is time-sliced work that does not
+paint its own change (``work_drained``).
 
 A partial repaint asked for and not yet painted when the pixels move is moved
 with them (``scrolled``), whatever Qt does with its own pending region; a
@@ -19,6 +20,11 @@ from __future__ import annotations
 
 from PyQt6.QtCore import QRect
 from PyQt6.QtWidgets import QWidget
+
+#: Time-sliced work (``TimeSlicer`` key kinds) that asks for its own repaint
+#: (blocks streamed into units: ``StreamFlow.tail_changed``) or changes no
+#: pixel (freeing far documents, warming caches).
+SELF_PAINTING_WORK = frozenset({"stream", "free", "warm"})
 
 
 class ViewportDamage:
@@ -60,6 +66,12 @@ class ViewportDamage:
         self._rects.append(rect)
         self.partial += 1
         self._vp.update(rect)
+
+    def work_drained(self, kinds: frozenset[str]) -> None:
+        """Time-sliced work of these kinds ran: paint everything again unless
+        each kind paints what it changed itself."""
+        if not kinds <= SELF_PAINTING_WORK:
+            self.all()
 
     def scrolled(self, dy: int) -> None:
         """The content moved by ``dy`` pixels (negative: up) and nothing else changed."""

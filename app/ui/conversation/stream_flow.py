@@ -106,10 +106,7 @@ class StreamFlow:
         the tail's first blocks became rendered units, so from the tail's old
         top down; otherwise (a width change) all of it."""
         assert item.tail is not None
-        index = self._list.index[item.id]
-        # The tail's old top, before it is measured again: the units above it did not change.
-        old_tail_top = self._list.top(index) + item.height - PAD_Y - self._metrics.footer_height(item) \
-            - item.tail_height - UNIT_GAP - self._metrics.line_height()
+        old_tail_height = item.tail_height
         width = self._metrics.content_width()
         if item.tail.textWidth() != width:
             item.tail.setTextWidth(width)
@@ -124,15 +121,18 @@ class StreamFlow:
             think.height, think.measured_width = think.doc.size().height(), width
             thoughts_moved = think.height != before
         # What changed on screen: from the tail's old last lines down (its
-        # new text, the footer pushed down); the rest only moved, if at all.
-        changed_from = self._list.top(index) + item.height - self._metrics.footer_height(item) \
-            - 3 * self._metrics.line_height()
+        # new text, the footer pushed down), or from its old top (the units
+        # above it did not change); the rest only moved, if at all.
+        index = self._list.index[item.id]
+        bottom = self._list.top(index) + item.height - self._metrics.footer_height(item)  # the old tail's end
+        line = self._metrics.line_height()
+        changed_from = bottom - 3 * line if appended else bottom - PAD_Y - old_tail_height - UNIT_GAP - line
         self._set_height(index, self._metrics.item_height(item))
         if self._window.is_visible(index):
             if self._repaint_below is None or thoughts_moved or not (appended or swapped):
                 self._repaint()
             else:
-                self._repaint_below(changed_from if appended else old_tail_top)
+                self._repaint_below(changed_from)
 
     def finish(self, message_id: str) -> None:
         """The message's text is complete: render it whole (off the GUI

@@ -148,9 +148,6 @@ __all__ = ["BREAK_LIMIT", "SYNC_HISTORY", "ChatView"]  # the constants tests of 
 
 log = logging.getLogger(__name__)
 
-#: Time-sliced work (``TimeSlicer`` key kinds) that asks for its own repaint, or changes no pixel.
-_SELF_PAINTING_WORK = frozenset({"stream", "free", "warm"})
-
 
 class ChatView(QAbstractScrollArea):
     """Rill's conversation view (see the module docstring)."""
@@ -443,10 +440,7 @@ class ChatView(QAbstractScrollArea):
     # ------------------------------------------------------------------ time-sliced work
 
     def _on_work_drained(self) -> None:
-        # Blocks streamed into units paint their own strip (``StreamFlow.tail_changed``)
-        # and freeing far documents changes no pixel: only other work repaints all.
-        if not self._slicer.drained_kinds <= _SELF_PAINTING_WORK:
-            self._damage.all()
+        self._damage.work_drained(self._slicer.drained_kinds)
         self._live.check_ready()
 
     @property

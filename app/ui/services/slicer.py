@@ -80,6 +80,7 @@ class TimeSlicer(QObject):
         while work and (not ran or time.perf_counter() < deadline):  # at least one step per slice
             ran = True
             key, step = work[0]
+            kind = key.split(":", 1)[0]   # "build", "free", "scan" …: the job's kind, not its id
             step_start = time.perf_counter() if tracing else 0.0
             try:
                 if isinstance(step, Iterator):
@@ -94,11 +95,11 @@ class TimeSlicer(QObject):
             except Exception:
                 log.exception("time-sliced work step failed")
             finally:
-                if tracing:   # "slice: build", "slice: free", "slice: scan" …: the job's kind, not its id
-                    ACTIVITY.record("slice: " + key.split(":", 1)[0], step_start, time.perf_counter())
+                if tracing:
+                    ACTIVITY.record("slice: " + kind, step_start, time.perf_counter())
             work.popleft()
             self._keys.discard(key)
-            self._ran_kinds.add(key.split(":", 1)[0])
+            self._ran_kinds.add(kind)
         spent = time.perf_counter() - t0
         self.slices += 1
         self.last_slice_s = spent
