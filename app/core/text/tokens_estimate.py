@@ -32,7 +32,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass
+from itertools import chain
 
 #: Non-CJK UTF-8 bytes per token.
 BYTES_PER_TOKEN = 3.5
@@ -43,6 +45,10 @@ EXACT_SCAN_CHARS = 256 * 1024
 SAMPLE_WINDOWS = 64
 #: ... of this many characters each.
 SAMPLE_WINDOW_CHARS = 1024
+#: Texts per step of ``estimate_total_steps`` (~0.5 ms) ...
+TOTAL_CHUNK = 500
+#: ... or, where texts are priced one by one, characters per step (~0.5 ms of scanning).
+STEP_CHARS = 32 * 1024
 
 # CJK symbols and punctuation, Hiragana, Katakana, Bopomofo, Hangul compatibility
 # Jamo, Kanbun, CJK strokes, Katakana extensions, enclosed CJK, CJK compatibility,
@@ -96,6 +102,70 @@ def estimate(text: str) -> TextEstimate:
         size = len(text.encode("utf-8", "surrogatepass"))
         return TextEstimate(n, size, max(1, _tokens(cjk, other_bytes)))
     return _sampled(text)
+
+
+def estimate_total(texts: Sequence[Sequence[str]], per_text: int = 0, budget: int = EXACT_SCAN_CHARS) -> int:
+    """Estimated tokens of many texts (a conversation), each given as its
+    pieces (their join is the text), plus ``per_text`` for each non-empty
+    one: ``estimate_total_steps`` run to its end in one go."""
+    steps = estimate_total_steps(texts, per_text, budget)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as end:
+            return int(end.value)
+
+
+def estimate_total_steps(
+    texts: Sequence[Sequence[str]], per_text: int = 0, budget: int = EXACT_SCAN_CHARS, chunk: int = TOTAL_CHUNK,
+) -> Generator[None, None, int]:
+    """``estimate_total`` in steps of ``chunk`` texts: yields between them,
+    returns the tokens (so a GUI thread can run it in time slices).
+
+    Bounded cost, whatever the texts' total size: texts of at most ``budget``
+    characters in all are priced one by one, and the sum is then exactly
+    ``sum(estimate(text).tokens + per_text)``. Longer ones are measured at C
+    speed (their total length, whether all is ASCII, how many are not
+    empty); ASCII is priced from its length, as ``estimate`` does, and
+    other text from evenly spaced texts (every k-th, k = total / ``budget``,
+    until ``budget`` characters have been priced), whose tokens per character
+    are extended to the whole. Deterministic. 26,554 messages of 10 M
+    characters: ~10 ms in all (a Python loop over them took 120)."""
+    pieces = chain.from_iterable
+    total = filled = 0
+    ascii_only = True
+    for start in range(0, len(texts), chunk):
+        part = texts[start : start + chunk]
+        total += sum(map(len, pieces(part)))
+        filled += sum(map(any, part))
+        ascii_only = ascii_only and all(map(str.isascii, pieces(part)))
+        yield
+    if total <= budget:
+        _, tokens = yield from _priced(texts, per_text, budget + 1)
+        return tokens
+    framing = per_text * filled
+    if ascii_only:
+        return framing + math.ceil(total / BYTES_PER_TOKEN)
+    priced_chars, priced_tokens = yield from _priced(texts[:: math.ceil(total / budget)], 0, budget)
+    return framing + math.ceil(priced_tokens * total / max(1, priced_chars))
+
+
+def _priced(texts: Sequence[Sequence[str]], per_text: int, budget: int) -> Generator[None, None, tuple[int, int]]:
+    """(characters, tokens + ``per_text`` each) of the texts priced one by
+    one with ``estimate``, in order, until ``budget`` characters have been;
+    yields every ``STEP_CHARS`` characters or ``TOTAL_CHUNK`` texts."""
+    chars = tokens = since = 0
+    for n, text in enumerate(map("".join, texts), 1):
+        if chars >= budget:
+            break
+        if text:
+            chars += len(text)
+            tokens += estimate(text).tokens + per_text
+            since += len(text)
+        if since >= STEP_CHARS or n % TOTAL_CHUNK == 0:
+            since = 0
+            yield
+    return chars, tokens
 
 
 def _sampled(text: str) -> TextEstimate:

@@ -2,8 +2,7 @@
 delivered on the GUI thread (``BackgroundCalls``).
 
 Used by the Model menu's model lists, the Servers dialog's Test, the model
-manager's header reads, the context meter's history estimate and the
-application's probes (``app.ui.services.lifecycle.AppServices``: About,
+manager's header reads and the application's probes (``app.ui.services.lifecycle.AppServices``: About,
 GPU offload, a model's trained context). Every thread started here is
 tracked: ``background_threads()`` lists the live ones,
 ``join_background_threads()`` waits for them (tests), ``cancel_every_call()``

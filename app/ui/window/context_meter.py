@@ -3,25 +3,29 @@
 Threading rule: both classes live on the GUI thread. Nothing here tokenizes:
 after each reply the meter takes the backend's exact count (the prompt as
 sent + the reply), in between it adds cheap bounded estimates
-(app.core.text.tokens_estimate) of what is typed and what is streaming; a
-conversation opened from the history is estimated on a background thread.
+(app.core.text.tokens_estimate) of what is typed and what is streaming. A
+conversation opened from the history starts from its last reply's stored
+count (the same number that reply's meter showed); what came after it, or
+the whole conversation when no reply has a count, is estimated at a
+bounded cost in time slices on the GUI thread (``estimate_total_steps``:
+~10 ms in all for 10 M characters; pure Python, which a helper thread
+would run holding the GIL the GUI thread needs).
 """
 
 from __future__ import annotations
 
-import itertools
-import threading
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from PyQt6.QtCore import QLocale, QObject, QTimer
 from PyQt6.QtWidgets import QProgressBar
 
 from app.core.backends.base import ModelInfo
-from app.core.conversation.model import Conversation, text_parts
-from app.core.text.tokens_estimate import estimate
+from app.core.conversation.model import Conversation, Message, Role, text_parts
+from app.core.text.tokens_estimate import estimate, estimate_total_steps
 from app.ui.conversation.prompt import PromptArea
 from app.ui.conversation.reply import ReplyStats
-from app.ui.services.background import BackgroundCalls
+from app.ui.services.slicer import TimeSlicer
 from app.ui.services.throttle import Throttle
 
 if TYPE_CHECKING:
@@ -31,6 +35,24 @@ if TYPE_CHECKING:
 FRAME_TOKENS = 4
 #: How often the meter follows typing and streaming.
 REFRESH_MS = 250
+#: The time slice per turn of the event loop in which a shown conversation is priced.
+ESTIMATE_SLICE_S = 0.002
+#: How far back from a shown conversation's end a reply's stored count is looked for (GUI thread).
+COUNT_LOOKBACK = 64
+
+
+def _last_counted(messages: list[Message]) -> tuple[int, int]:
+    """Where the path's last reply with a backend count ends, and that count
+    (its prompt as sent + its reply), as its footer showed when it settled:
+    (0, 0) when none of the last ``COUNT_LOOKBACK`` messages is one. Only
+    the messages after it need an estimate."""
+    assistant = Role.ASSISTANT.value
+    for i in range(len(messages) - 1, max(-1, len(messages) - 1 - COUNT_LOOKBACK), -1):
+        msg = messages[i]
+        meta = msg.meta
+        if msg.role == assistant and meta.prompt_tokens > 0:
+            return i + 1, meta.prompt_tokens + meta.tokens
+    return 0, 0
 
 
 class ContextMeter(QProgressBar):
@@ -110,7 +132,7 @@ class ContextTracker(QObject):
         #: The streaming reply's starting point: (conversation id, tokens).
         self._streaming_base: tuple[str, int] | None = None
         self._rid = -1
-        self._calls = BackgroundCalls(self)
+        self._slicer = TimeSlicer(ESTIMATE_SLICE_S, self)
         self._refresh = Throttle(self.refresh, REFRESH_MS, self)
         self._stream_timer = QTimer(self)
         self._stream_timer.setInterval(REFRESH_MS)
@@ -136,22 +158,21 @@ class ContextTracker(QObject):
         if conv.id in self._base:
             self.refresh()
             return
-        system_prompt = conv.system_prompt
-        parts = text_parts(conv.messages)  # O(1) Python: the texts are joined on the helper thread
+        messages = conv.messages
+        counted, known = _last_counted(messages)
+        parts = text_parts(messages[counted:])  # at C speed; priced in time slices
+        head = [[conv.system_prompt]] if counted == 0 and conv.system_prompt else []
         conv_id = conv.id
 
-        def work(_cancel: threading.Event) -> int:
-            texts = itertools.chain((system_prompt,), map("".join, parts))
-            return sum(estimate(text).tokens + FRAME_TOKENS for text in texts if text)
-
-        def done(result: Any, error: BaseException | None) -> None:
-            if error is None and conv_id not in self._base:
-                self._base[conv_id] = (int(result), False)
+        def job() -> Iterator[None]:
+            tokens = yield from estimate_total_steps(head + parts, FRAME_TOKENS)
+            if conv_id not in self._base:
+                self._base[conv_id] = (known + tokens, False)
                 self.refresh()
 
         self._base.pop(conv_id, None)
         self.refresh()
-        self._calls.run(work, done)
+        self._slicer.queue(f"estimate:{conv_id}", job)
 
     def _on_reply_started(self, rid: int) -> None:
         self._rid = rid

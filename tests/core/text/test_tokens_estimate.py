@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from app.core.text import tokens_estimate as te
 from app.core.text.tokens_estimate import estimate, format_byte_size, format_token_count
@@ -60,3 +62,31 @@ def test_token_counts_are_compact() -> None:
     assert format_token_count(12_345) == "12 K"
     assert format_token_count(999_999) == "1.0 M"
     assert format_token_count(1_198_373) == "1.2 M"
+
+
+_pieces = st.lists(st.text(alphabet=st.sampled_from("ab \n漢字é😀"), max_size=30), max_size=4)
+
+
+@given(st.lists(_pieces, max_size=40), st.integers(min_value=0, max_value=8))
+def test_a_conversation_within_the_budget_costs_the_sum_of_its_messages(texts: list[list[str]], per_text: int) -> None:
+    exact = sum(estimate("".join(p)).tokens + per_text for p in texts if "".join(p))
+    assert te.estimate_total(texts, per_text) == exact
+
+
+def test_a_long_non_ascii_conversation_is_priced_from_a_bounded_selection(monkeypatch: pytest.MonkeyPatch) -> None:
+    english = "The model reads this sentence, and counts it. " * 40
+    chinese = "模型读这句话并把它算进去。" * 60
+    texts = [[english + "é"] if i % 2 else [chinese] for i in range(2000)]
+    exact = sum(estimate("".join(p)).tokens + 4 for p in texts)
+    priced: list[int] = []
+    real = te.estimate
+
+    def counting(text: str) -> te.TextEstimate:
+        priced.append(len(text))
+        return real(text)
+
+    monkeypatch.setattr(te, "estimate", counting)
+    total = te.estimate_total(texts, 4, budget=50_000)
+    assert sum(priced) < 50_000 + len(english) + 1  # the budget, plus the text that crossed it
+    assert {n for n in priced} == {len(english) + 1, len(chinese)}  # both kinds were priced
+    assert abs(total - exact) / exact < 0.02

@@ -96,3 +96,23 @@ def test_the_overflow_policy_from_settings_reaches_the_request(qtbot, make_windo
     window.settings_wiring.apply_preferences(Preferences(overflow="stop"))
     send(qtbot, window, "hello")
     assert WindowedBackend.requests[-1].overflow == "stop"
+
+
+def test_a_conversation_opened_again_starts_from_its_last_replys_count(qtbot, make_window) -> None:
+    from app.core.conversation.model import Conversation, Message
+    from app.core.text.tokens_estimate import estimate
+
+    window = make_window(lambda: CountingBackend(rate=1000))
+    meter = window.context_meter
+    send(qtbot, window, "hello there")
+    qtbot.waitUntil(lambda: meter.exact, timeout=3000)
+    assert meter.used == 350  # prompt (300) + reply (50), as the backend counted them
+    earlier = window.chat.conversation.messages
+    follow_up = Message("user", "and the sea?", parent_id=earlier[-1].id)
+    # The same messages, as the history gives them back another day (a new
+    # conversation object, so nothing remembered from this session is used).
+    again = Conversation(title="again", messages=[*earlier, follow_up])
+    window.chat.show_conversation(again)
+    expected = 350 + estimate("and the sea?").tokens + 4  # the stored count + the message after it
+    qtbot.waitUntil(lambda: meter.used == expected, timeout=3000)
+    assert not meter.exact and "≈" in meter.text()  # another model may be loaded: an estimate now
