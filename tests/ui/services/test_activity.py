@@ -51,3 +51,20 @@ def test_traced_methods_and_slicer_jobs_are_spans(qtbot: Any, tracing: None) -> 
         slicer.queue("build:m1", job)
     labels = {label for label, _ms in ACTIVITY.blame(0, float("inf"))}
     assert {"work", "slice: build"} <= labels
+
+
+def test_older_generation_collections_are_spans_while_enabled(tracing: None) -> None:
+    import gc
+    import time
+
+    before = time.perf_counter()
+    gc.collect(1)
+    spans = ACTIVITY.blame(before, time.perf_counter())
+    assert any(label == "garbage collection (generation 1)" for label, _ in spans)
+    ACTIVITY.enabled = False
+    assert ACTIVITY._on_collection not in gc.callbacks, "the collector is not watched while off"
+    ACTIVITY.clear()
+    before = time.perf_counter()
+    gc.collect(2)
+    assert [label for label, _ in ACTIVITY.blame(before, time.perf_counter())] == [
+        "other (event loop, layout, Qt, the GIL)"]
