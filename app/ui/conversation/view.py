@@ -112,7 +112,7 @@ from app.ui.conversation.footer import (
 from app.ui.conversation.geometry import ItemLayout, Metrics
 from app.ui.conversation.gestures import PointerGestures
 from app.ui.conversation.glide import BottomGlide
-from app.ui.conversation.history import HistoryLoader
+from app.ui.conversation.history import EarlierHistory, HistoryLoader
 from app.ui.conversation.hittest import HitTester
 from app.ui.conversation.items import (
     BREAK_LIMIT,
@@ -329,12 +329,12 @@ class ChatView(QAbstractScrollArea):
         shown. O(n) plain Python arithmetic (an estimated height each), no Qt
         call per message; only what comes on screen is rendered and laid out,
         later. Beyond SYNC_HISTORY messages, the last SYNC_HISTORY are shown
-        at once and the earlier ones are prepared on a helper thread (pure
+        at once and the earlier ones are prepared in time-sliced steps (pure
         Python), then put in front in one step (``history_completed``).
         (``SYNC_HISTORY`` is read from this module, so a test can lower it.)"""
         self._rows.add_messages(messages, SYNC_HISTORY)
 
-    def _on_history_ready(self, older: list[Item], owner: int) -> None:
+    def _on_history_ready(self, older: EarlierHistory, owner: int) -> None:
         self._rows.prepend_history(older, owner)
 
     def add_notice(self, text: str, kind: str = "info", notice_id: str = "") -> str:

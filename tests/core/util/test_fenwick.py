@@ -52,3 +52,19 @@ def test_find_returns_the_item_covering_y(values: list[float], y: float) -> None
 def test_empty() -> None:
     fen = Fenwick()
     assert fen.find(10.0) == -1 and fen.total() == 0.0 and len(fen) == 0
+
+
+@settings(max_examples=200, deadline=None)
+@given(front=st.lists(heights, max_size=5), back=heights)
+def test_values_made_in_steps_and_put_in_front_give_the_tree_of_all_of_them(front: list[list[float]], back: list[float]) -> None:
+    from app.core.util.fenwick import FrontValues
+
+    made = FrontValues()
+    for step in front:
+        made.extend(step)
+    fen = Fenwick(back)
+    fen.prepend(made)
+    whole = [v for step in front for v in step] + back
+    assert fen.values() == whole
+    assert fen._tree == Fenwick(whole)._tree, "the same tree as one build of every value"
+    assert made.total == (prefixes(whole)[len(whole) - len(back)])

@@ -1,4 +1,4 @@
-"""Long histories: the earlier messages are prepared off the GUI thread
+"""Long histories: the earlier messages are prepared in time-sliced steps
 (``app.ui.conversation.history``) without touching process-wide state."""
 
 from __future__ import annotations
@@ -11,12 +11,9 @@ from PyQt6.QtWidgets import QApplication
 
 from app.core.conversation.sample import history_messages
 from app.ui.conversation import history
+from app.ui.conversation.items import ITEM_GAP
 from app.ui.conversation.view import ChatView
 from app.ui.services.background import join_background_threads
-
-
-def _history_threads() -> list[threading.Thread]:
-    return [t for t in threading.enumerate() if t.name == "rill-history"]
 
 
 def test_deleting_the_view_while_history_loads_leaves_gc_on_and_raises_nothing(qtbot) -> None:
@@ -31,8 +28,6 @@ def test_deleting_the_view_while_history_loads_leaves_gc_on_and_raises_nothing(q
         view.shutdown()
         sip.delete(view)
         assert join_background_threads(30.0)
-        for thread in _history_threads():
-            thread.join(30.0)
         QApplication.processEvents()
         assert errors == []
         assert gc.isenabled()
@@ -49,3 +44,39 @@ def test_a_long_history_never_turns_gc_off(qtbot, view) -> None:
         states.append(gc.isenabled())
     states.append(gc.isenabled())
     assert states == [True, True]
+
+
+def test_the_loader_makes_items_in_bounded_steps_in_order(qtbot, view, monkeypatch) -> None:
+    sizes: list[int] = []
+    real = history.make_history_items
+
+    def counting(messages, params):
+        sizes.append(len(messages))
+        return real(messages, params)
+
+    monkeypatch.setattr(history, "make_history_items", counting)
+    params = view._rows._history_params()
+    messages = history_messages(history.CHUNK * 3 + 7)
+    loader = history.HistoryLoader()
+    got: list[tuple[list, int]] = []
+    loader.loaded.connect(lambda items, generation: got.append((items, generation)))
+    with qtbot.waitSignal(loader.loaded, timeout=30000):
+        loader.load(messages, params, 5)
+        assert loader.pending == 1 and sizes == [], "nothing is made before the event loop turns"
+    assert sizes == [history.CHUNK] * 3 + [7]
+    assert loader.pending == 0 and len(got) == 1
+    block, generation = got[0]
+    assert generation == 5 and [i.id for i in block.items] == [m.id for m in messages]
+    assert block.positions == {m.id: n for n, m in enumerate(messages)}
+    assert block.heights.values == [i.height + ITEM_GAP for i in block.items]
+
+
+def test_a_cancelled_load_is_never_delivered(qtbot, view) -> None:
+    loader = history.HistoryLoader()
+    got: list[int] = []
+    loader.loaded.connect(lambda items, generation: got.append(generation))
+    loader.load(history_messages(history.CHUNK * 2), view._rows._history_params(), 1)
+    loader.cancel()
+    with qtbot.waitSignal(loader.loaded, timeout=30000):
+        loader.load(history_messages(3), view._rows._history_params(), 2)
+    assert got == [2] and loader.pending == 0

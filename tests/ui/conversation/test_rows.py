@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from app.core.conversation.model import Message, MessageStatus
 from app.ui.conversation.footer import footer_words
-from app.ui.conversation.history import HistoryParams, make_history_items
+from app.ui.conversation.history import EarlierHistory, HistoryParams, make_history_items
 from app.ui.conversation.items import ITEM_GAP, Pos
 from tests.ui.conversation.parts import Parts
 
@@ -38,11 +38,13 @@ def test_earlier_history_goes_in_front_without_moving_the_view(qapp) -> None:
     p.scroll.set_value(400)
     p.sel.anchor, p.sel.cursor = Pos(2, 0, 0), Pos(3, 0, 4)
     older = make_history_items(_history(5), HistoryParams(60, 17.0, 40.0, 20.0, "You", "Rill", footer_words()))
-    p.rows.prepend_history(older, p.rows.generation + 1)  # from before a clear: dropped
+    p.rows.prepend_history(EarlierHistory.of(older), p.rows.generation + 1)  # from before a clear: dropped
     assert len(p.items.items) == 30 and p.completed == 1
-    p.rows.prepend_history(older, p.rows.generation)
+    p.rows.prepend_history(EarlierHistory.of(older), p.rows.generation)
     added = sum(i.height + ITEM_GAP for i in older)
     assert len(p.items.items) == 35 and p.items.items[0] is older[0]
+    assert p.items.top(5) == added and p.items.get(older[4].id) is older[4]
+    assert p.items.index.get(p.items.items[5].id) == 5, "the shown ones are numbered after them"
     assert p.scroll.value == round(400 + added)
     assert (p.sel.anchor, p.sel.cursor) == (Pos(7, 0, 0), Pos(8, 0, 4)), "the selection moved with its text"
     assert p.completed == 2
