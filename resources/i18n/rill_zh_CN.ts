@@ -112,7 +112,7 @@
 </context><context>
     <name>Application</name>
     <message>
-        <location filename="../../app/application.py" line="74" />
+        <location filename="../../app/application.py" line="77" />
         <source>the server</source>
         <extracomment>The name of a server given by command-line options, inside its error messages and model name.</extracomment>
         <translation>服务器</translation>
@@ -152,22 +152,22 @@
 </context><context>
     <name>AttachmentChip</name>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="253" />
+        <location filename="../../app/ui/conversation/prompt.py" line="255" />
         <source>Pasted text · {size} · ≈{tokens} tokens</source>
         <translation>粘贴的文本 · {size} · ≈{tokens} 个 token</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="256" />
+        <location filename="../../app/ui/conversation/prompt.py" line="258" />
         <source>Pasted text ({size}, {chars} characters), sent after your message. Begins: “{preview}”</source>
         <translation>粘贴的文本（{size}，{chars} 个字符），将附在你的消息之后发送。开头：“{preview}”</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="272" />
+        <location filename="../../app/ui/conversation/prompt.py" line="274" />
         <source>Remove pasted text ({size})</source>
         <translation>移除粘贴的文本（{size}）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="273" />
+        <location filename="../../app/ui/conversation/prompt.py" line="275" />
         <source>Remove this attachment: it will not be sent</source>
         <translation>移除此附件：它不会被发送</translation>
     </message>
@@ -198,7 +198,7 @@
 </context><context>
     <name>AttachmentWiring</name>
     <message>
-        <location filename="../../app/ui/window/attachments.py" line="169" />
+        <location filename="../../app/ui/window/attachments.py" line="168" />
         <source>The pasted image could not be attached.</source>
         <translation>无法附加粘贴的图片。</translation>
     </message>
@@ -441,8 +441,8 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
 </context><context>
     <name>ChatView</name>
     <message>
-        <location filename="../../app/ui/conversation/footer.py" line="109" />
-        <location filename="../../app/ui/conversation/painter.py" line="165" />
+        <location filename="../../app/ui/conversation/footer.py" line="135" />
+        <location filename="../../app/ui/conversation/painter.py" line="168" />
         <location filename="../../app/ui/conversation/menu.py" line="45" />
         <source>Copy</source>
         <translation>复制</translation>
@@ -503,12 +503,12 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>正在读取你的消息… {done} / {total} 个词元</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/view.py" line="169" />
+        <location filename="../../app/ui/conversation/view.py" line="176" />
         <source>Conversation</source>
         <translation>对话</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/view.py" line="171" />
+        <location filename="../../app/ui/conversation/view.py" line="178" />
         <source>The messages of this conversation. Each message's actions (Copy, Edit, Regenerate, Delete…) show as buttons under it; the menu key (Shift+F10) lists them by name for the message last clicked, or for the last message.</source>
         <translation>此对话的消息。每条消息的操作（复制、编辑、重新生成、删除…）以按钮形式显示在其下方；菜单键（Shift+F10）按名称列出最后点击的消息或最后一条消息的操作。</translation>
     </message>
@@ -561,62 +561,62 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         </translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/footer.py" line="34" />
+        <location filename="../../app/ui/conversation/footer.py" line="36" />
         <source>⏹ Stopped</source>
         <translation>⏹ 已停止</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/footer.py" line="35" />
+        <location filename="../../app/ui/conversation/footer.py" line="37" />
         <source>✂ Cut at the token limit</source>
         <translation>✂ 已达到 token 上限，回复被截断</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/footer.py" line="36" />
+        <location filename="../../app/ui/conversation/footer.py" line="38" />
         <source>⚠ Interrupted</source>
         <translation>⚠ 已中断</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/footer.py" line="37" />
+        <location filename="../../app/ui/conversation/footer.py" line="39" />
         <source>⚠ Error</source>
         <translation>⚠ 错误</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/footer.py" line="38" />
+        <location filename="../../app/ui/conversation/footer.py" line="40" />
         <source>⚠ Error: {reason}</source>
         <translation>⚠ 错误：{reason}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/footer.py" line="39" />
+        <location filename="../../app/ui/conversation/footer.py" line="41" />
         <source>{tokens} tokens</source>
         <translation>{tokens} 个 token</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/footer.py" line="40" />
+        <location filename="../../app/ui/conversation/footer.py" line="42" />
         <source>{rate:.1f} tok/s</source>
         <translation>{rate:.1f} token/秒</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/footer.py" line="41" />
+        <location filename="../../app/ui/conversation/footer.py" line="43" />
         <source>first token {ms:.0f} ms</source>
         <translation>首 token {ms:.0f} 毫秒</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/footer.py" line="111" />
+        <location filename="../../app/ui/conversation/footer.py" line="137" />
         <source>Edit</source>
         <translation>编辑</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/footer.py" line="112" />
+        <location filename="../../app/ui/conversation/footer.py" line="138" />
         <source>Regenerate</source>
         <translation>重新生成</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/footer.py" line="113" />
+        <location filename="../../app/ui/conversation/footer.py" line="139" />
         <source>Continue</source>
         <translation>继续</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/footer.py" line="114" />
+        <location filename="../../app/ui/conversation/footer.py" line="140" />
         <source>Delete</source>
         <translation>删除</translation>
     </message>
@@ -630,32 +630,32 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
 </context><context>
     <name>ContextMeter</name>
     <message>
-        <location filename="../../app/ui/window/context_meter.py" line="44" />
+        <location filename="../../app/ui/window/context_meter.py" line="67" />
         <source>Context used</source>
         <translation>已用上下文</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/context_meter.py" line="68" />
+        <location filename="../../app/ui/window/context_meter.py" line="91" />
         <source>Context {used} / {limit}</source>
         <translation>上下文 {used} / {limit}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/context_meter.py" line="70" />
+        <location filename="../../app/ui/window/context_meter.py" line="93" />
         <source>Context ≈ {used} / {limit}</source>
         <translation>上下文 ≈ {used} / {limit}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/context_meter.py" line="79" />
+        <location filename="../../app/ui/window/context_meter.py" line="102" />
         <source>This conversation uses {used} of the model's {limit}-token context (exact after each reply, estimated while you type and while a reply streams).</source>
         <translation>此对话已占用模型上下文（共 {limit} 个 token）中的 {used} 个 token（每次回复后为精确值，输入时和回复流式输出时为估算值）。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/context_meter.py" line="84" />
+        <location filename="../../app/ui/window/context_meter.py" line="107" />
         <source>This conversation uses about {used} of the model's {limit}-token context (exact after each reply, estimated while you type and while a reply streams).</source>
         <translation>此对话已占用模型上下文（共 {limit} 个 token）中的约 {used} 个 token（每次回复后为精确值，输入时和回复流式输出时为估算值）。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/context_meter.py" line="91" />
+        <location filename="../../app/ui/window/context_meter.py" line="114" />
         <source>{usage} Over the limit, the model no longer sees the earlier messages (Settings chooses which).</source>
         <extracomment>{usage} is the sentence before (how much of the context is used).</extracomment>
         <translation>{usage}已超出上限，模型将看不到较早的消息（具体舍弃哪些由设置决定）。</translation>
@@ -1718,187 +1718,187 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
 </context><context>
     <name>GetModels</name>
     <message>
-        <location filename="../../app/ui/hub/dialog.py" line="84" />
+        <location filename="../../app/ui/hub/dialog.py" line="85" />
         <source>File</source>
         <translation>文件</translation>
     </message>
     <message>
-        <location filename="../../app/ui/hub/dialog.py" line="84" />
+        <location filename="../../app/ui/hub/dialog.py" line="85" />
         <source>Quantization</source>
         <translation>量化</translation>
     </message>
     <message>
-        <location filename="../../app/ui/hub/dialog.py" line="85" />
+        <location filename="../../app/ui/hub/dialog.py" line="86" />
         <source>Size</source>
         <translation>大小</translation>
     </message>
     <message>
-        <location filename="../../app/ui/hub/dialog.py" line="85" />
+        <location filename="../../app/ui/hub/dialog.py" line="86" />
         <source>Fit</source>
         <translation>适配情况</translation>
     </message>
     <message>
-        <location filename="../../app/ui/hub/dialog.py" line="86" />
+        <location filename="../../app/ui/hub/dialog.py" line="87" />
         <source>Header</source>
         <translation>文件头</translation>
     </message>
     <message>
-        <location filename="../../app/ui/hub/dialog.py" line="90" />
+        <location filename="../../app/ui/hub/dialog.py" line="91" />
         <source>Get More Models</source>
         <translation>获取更多模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/hub/dialog.py" line="114" />
+        <location filename="../../app/ui/hub/dialog.py" line="115" />
         <source>Search the Hub for GGUF models (qwen, llama, gemma…)</source>
         <translation>在 Hub 上搜索 GGUF 模型（qwen、llama、gemma…）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/hub/dialog.py" line="115" />
+        <location filename="../../app/ui/hub/dialog.py" line="116" />
         <source>Search the Hub</source>
         <translation>搜索 Hub</translation>
     </message>
     <message>
-        <location filename="../../app/ui/hub/dialog.py" line="116" />
+        <location filename="../../app/ui/hub/dialog.py" line="117" />
         <source>&amp;Search</source>
         <translation>搜索(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/hub/dialog.py" line="121" />
+        <location filename="../../app/ui/hub/dialog.py" line="122" />
         <source>The context length the fit and the KV cache are judged at</source>
         <translation>评估适配情况和 KV 缓存时所用的上下文长度</translation>
     </message>
     <message>
-        <location filename="../../app/ui/hub/dialog.py" line="122" />
+        <location filename="../../app/ui/hub/dialog.py" line="123" />
         <source>Hub Address and Token…</source>
         <translation>Hub 地址和 token…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/hub/dialog.py" line="126" />
+        <location filename="../../app/ui/hub/dialog.py" line="127" />
         <source>Context:</source>
         <translation>上下文：</translation>
     </message>
     <message>
-        <location filename="../../app/ui/hub/dialog.py" line="132" />
+        <location filename="../../app/ui/hub/dialog.py" line="133" />
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/hub/dialog.py" line="132" />
+        <location filename="../../app/ui/hub/dialog.py" line="133" />
         <source>Details</source>
         <translation>详细信息</translation>
     </message>
     <message>
-        <location filename="../../app/ui/hub/dialog.py" line="133" />
+        <location filename="../../app/ui/hub/dialog.py" line="134" />
         <source>Recommended models and search results</source>
         <translation>推荐模型和搜索结果</translation>
     </message>
     <message>
-        <location filename="../../app/ui/hub/dialog.py" line="134" />
+        <location filename="../../app/ui/hub/dialog.py" line="135" />
         <source>Recommended</source>
         <translation>推荐</translation>
     </message>
     <message>
-        <location filename="../../app/ui/hub/dialog.py" line="135" />
+        <location filename="../../app/ui/hub/dialog.py" line="136" />
         <source>Reading this machine's memory…</source>
         <translation>正在读取本机内存信息…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/hub/dialog.py" line="136" />
+        <location filename="../../app/ui/hub/dialog.py" line="137" />
         <source>Search results</source>
         <translation>搜索结果</translation>
     </message>
     <message>
-        <location filename="../../app/ui/hub/dialog.py" line="137" />
+        <location filename="../../app/ui/hub/dialog.py" line="138" />
         <source>Type some words and press Search</source>
         <translation>输入关键词，然后点击“搜索”</translation>
     </message>
     <message>
-        <location filename="../../app/ui/hub/dialog.py" line="144" />
+        <location filename="../../app/ui/hub/dialog.py" line="145" />
         <source>Choose a model on the left.</source>
         <translation>请在左侧选择一个模型。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/hub/dialog.py" line="151" />
+        <location filename="../../app/ui/hub/dialog.py" line="152" />
         <source>The repository's model files</source>
         <translation>该仓库的模型文件</translation>
     </message>
     <message>
-        <location filename="../../app/ui/hub/dialog.py" line="163" />
+        <location filename="../../app/ui/hub/dialog.py" line="164" />
         <source>&amp;Download</source>
         <translation>下载(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/hub/dialog.py" line="185" />
+        <location filename="../../app/ui/hub/dialog.py" line="186" />
         <source>Downloads</source>
         <translation>下载</translation>
     </message>
     <message>
-        <location filename="../../app/ui/hub/dialog.py" line="217" />
+        <location filename="../../app/ui/hub/dialog.py" line="218" />
         <source>The recommended list could not be read.</source>
         <translation>无法读取推荐列表。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/hub/dialog.py" line="221" />
+        <location filename="../../app/ui/hub/dialog.py" line="222" />
         <source>{n} chat models by size; ★ suits this machine ({memory} free)</source>
         <translation>{n} 个对话模型，按大小排列；★ 表示适合这台电脑（可用内存 {memory}）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/hub/dialog.py" line="250" />
+        <location filename="../../app/ui/hub/dialog.py" line="251" />
         <source>Type some words to search for.</source>
         <translation>请输入要搜索的关键词。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/hub/dialog.py" line="255" />
+        <location filename="../../app/ui/hub/dialog.py" line="256" />
         <source>Searching…</source>
         <translation>正在搜索…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/hub/dialog.py" line="267" />
+        <location filename="../../app/ui/hub/dialog.py" line="268" />
         <source>{n} repositories, most downloaded first</source>
         <translation>{n} 个仓库，按下载量从高到低排列</translation>
     </message>
     <message>
-        <location filename="../../app/ui/hub/dialog.py" line="268" />
+        <location filename="../../app/ui/hub/dialog.py" line="269" />
         <source>No GGUF repositories match.</source>
         <translation>没有匹配的 GGUF 仓库。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/hub/dialog.py" line="293" />
+        <location filename="../../app/ui/hub/dialog.py" line="294" />
         <source>{repo}: listing its files…</source>
         <translation>{repo}：正在列出文件…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/hub/dialog.py" line="308" />
+        <location filename="../../app/ui/hub/dialog.py" line="309" />
         <source>{repo} holds no GGUF model files.</source>
         <translation>{repo} 中没有 GGUF 模型文件。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/hub/dialog.py" line="328" />
+        <location filename="../../app/ui/hub/dialog.py" line="329" />
         <source>Vision projector</source>
         <translation>视觉投影器</translation>
     </message>
     <message>
-        <location filename="../../app/ui/hub/dialog.py" line="329" />
+        <location filename="../../app/ui/hub/dialog.py" line="330" />
         <source>Embedding model</source>
         <translation>嵌入模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/hub/dialog.py" line="331" />
+        <location filename="../../app/ui/hub/dialog.py" line="332" />
         <source> ({n} parts)</source>
         <translation>（{n} 个分卷）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/hub/dialog.py" line="352" />
+        <location filename="../../app/ui/hub/dialog.py" line="353" />
         <source>Reading its header from the Hub…</source>
         <translation>正在从 Hub 读取文件头…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/hub/dialog.py" line="354" />
+        <location filename="../../app/ui/hub/dialog.py" line="355" />
         <source>Goes with its vision projector: {names}</source>
         <translation>配套的视觉投影器：{names}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/hub/dialog.py" line="406" />
+        <location filename="../../app/ui/hub/dialog.py" line="408" />
         <source>Downloading into {folder}.</source>
         <translation>正在下载到 {folder}。</translation>
     </message>
@@ -1945,19 +1945,25 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
 </context><context>
     <name>HealthSnapshot</name>
     <message>
-        <location filename="../../app/core/pipeline/metrics.py" line="67" />
+        <location filename="../../app/core/pipeline/metrics.py" line="66" />
         <source>{shown:.0f}/{made:.0f} tok/s · TTFT {ttft} · buf {buffer} · lag {lag:.0f} ms</source>
         <translation>{shown:.0f}/{made:.0f} tok/s · 首 token {ttft} · 缓冲 {buffer} · 延迟 {lag:.0f} ms</translation>
     </message>
 </context><context>
     <name>Hub</name>
     <message>
-        <location filename="../../app/core/hub/remote_gguf.py" line="52" />
+        <location filename="../../app/core/hub/remote_gguf.py" line="82" />
+        <location filename="../../app/core/hub/remote_gguf.py" line="61" />
+        <source>the header read was cancelled</source>
+        <translation>已取消读取文件头</translation>
+    </message>
+    <message>
+        <location filename="../../app/core/hub/remote_gguf.py" line="63" />
         <source>the header needs more than {n} requests</source>
         <translation>读取文件头需要超过 {n} 次请求</translation>
     </message>
     <message>
-        <location filename="../../app/core/hub/remote_gguf.py" line="78" />
+        <location filename="../../app/core/hub/remote_gguf.py" line="98" />
         <source>The Hub does not give this file's size.</source>
         <translation>Hub 未提供此文件的大小。</translation>
     </message>
@@ -2312,17 +2318,17 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
 </context><context>
     <name>InferenceWorker</name>
     <message>
-        <location filename="../../app/ui/services/inference.py" line="207" />
+        <location filename="../../app/ui/services/inference.py" line="208" />
         <source>The prompt could not be built: {error}</source>
         <translation>无法构建提示词：{error}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/services/inference.py" line="219" />
+        <location filename="../../app/ui/services/inference.py" line="220" />
         <source>No model is loaded.</source>
         <translation>尚未加载模型。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/services/inference.py" line="245" />
+        <location filename="../../app/ui/services/inference.py" line="247" />
         <source>The reply was cut at {limit:,} characters, Rill's limit for one reply.</source>
         <translation>回复已在 {limit:,} 个字符处截断（Rill 对单条回复的上限）。</translation>
     </message>
@@ -2624,7 +2630,7 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
     <message>
         <location filename="../../app/ui/window/library_wiring.py" line="209" />
         <location filename="../../app/ui/window/library_wiring.py" line="109" />
-        <location filename="../../app/ui/window/main_window.py" line="241" />
+        <location filename="../../app/ui/window/main_window.py" line="256" />
         <location filename="../../app/ui/window/quit_guard.py" line="156" />
         <source>New chat</source>
         <translation>新对话</translation>
@@ -2635,52 +2641,52 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>撤销</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="242" />
+        <location filename="../../app/ui/window/main_window.py" line="257" />
         <source>{title} — Rill</source>
         <translation>{title} — Rill</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="265" />
+        <location filename="../../app/ui/window/main_window.py" line="280" />
         <source>Conversation copied as Markdown</source>
         <translation>已将对话复制为 Markdown</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="268" />
+        <location filename="../../app/ui/window/main_window.py" line="283" />
         <source>Code copied</source>
         <translation>已复制代码</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="268" />
+        <location filename="../../app/ui/window/main_window.py" line="283" />
         <source>Message copied</source>
         <translation>已复制消息</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="268" />
+        <location filename="../../app/ui/window/main_window.py" line="283" />
         <source>Copied</source>
         <translation>已复制</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="301" />
+        <location filename="../../app/ui/window/main_window.py" line="316" />
         <source>Open Model</source>
         <translation>打开模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="301" />
+        <location filename="../../app/ui/window/main_window.py" line="316" />
         <source>GGUF models (*.gguf);;All files (*)</source>
         <translation>GGUF 模型 (*.gguf);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="324" />
+        <location filename="../../app/ui/window/main_window.py" line="339" />
         <source>Models</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="325" />
+        <location filename="../../app/ui/window/main_window.py" line="340" />
         <source>Choose the model: local files, servers' models, Get More Models…</source>
         <translation>选择模型：本地文件、服务器的模型、获取更多模型…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/main_window.py" line="326" />
+        <location filename="../../app/ui/window/main_window.py" line="341" />
         <source>Choose the model</source>
         <translation>选择模型</translation>
     </message>
@@ -2971,27 +2977,27 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>在这台电脑上运行</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/send.py" line="59" />
+        <location filename="../../app/ui/window/send.py" line="65" />
         <source>Not sent: Rill is still answering in “{title}”. Stop it (Esc) or wait; your text stays here.</source>
         <translation>未发送：Rill 仍在“{title}”中回复。请先停止（Esc）或等待其完成；你输入的内容会保留在这里。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/send.py" line="63" />
+        <location filename="../../app/ui/window/send.py" line="69" />
         <source>Not sent: Rill is still answering in “a conversation”. Stop it (Esc) or wait; your text stays here.</source>
         <translation>未发送：Rill 仍在某个对话中回复。请先停止（Esc）或等待其完成；你输入的内容会保留在这里。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/send.py" line="82" />
+        <location filename="../../app/ui/window/send.py" line="88" />
         <source>Not sent: the message is longer than the model's context. Remove the attachment or shorten it.</source>
         <translation>未发送：消息超出了模型的上下文长度。请移除附件或缩短内容。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/send.py" line="91" />
+        <location filename="../../app/ui/window/send.py" line="97" />
         <source>Edit cancelled</source>
         <translation>已取消编辑</translation>
     </message>
     <message>
-        <location filename="../../app/ui/window/send.py" line="104" />
+        <location filename="../../app/ui/window/send.py" line="110" />
         <source>Editing your message: Enter sends it as a new version, Esc cancels</source>
         <translation>正在编辑消息：按 Enter 作为新版本发送，按 Esc 取消</translation>
     </message>
@@ -3663,54 +3669,54 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
 </context><context>
     <name>PromptArea</name>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="301" />
+        <location filename="../../app/ui/conversation/prompt.py" line="303" />
         <source>Message composer</source>
         <translation>消息输入框</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="314" />
+        <location filename="../../app/ui/conversation/prompt.py" line="316" />
         <source>Attachments</source>
         <translation>附件</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="315" />
+        <location filename="../../app/ui/conversation/prompt.py" line="317" />
         <source>Pasted text sent with your message</source>
         <translation>随消息一起发送的粘贴文本</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="325" />
+        <location filename="../../app/ui/conversation/prompt.py" line="327" />
         <source>Message too long</source>
         <translation>消息过长</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="327" />
+        <location filename="../../app/ui/conversation/prompt.py" line="329" />
         <source>Tokens are estimated without the model's tokenizer; the real count differs a little.</source>
         <translation>token 数是估算值（未使用模型的分词器），与实际数量会略有出入。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="464" />
+        <location filename="../../app/ui/conversation/prompt.py" line="466" />
         <source>This message is about {tokens} tokens; the model's context holds {limit}. Send a shorter message.</source>
         <translation>这条消息约有 {tokens} 个 token，而模型的上下文只能容纳 {limit} 个。请发送更短的消息。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="469" />
+        <location filename="../../app/ui/conversation/prompt.py" line="471" />
         <source>This message is about {tokens} tokens; the model's context holds {limit}. Remove the attachment or send a shorter part.</source>
         <translation>这条消息约有 {tokens} 个 token，而模型的上下文只能容纳 {limit} 个。请移除附件，或只发送其中较短的一部分。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="474" />
+        <location filename="../../app/ui/conversation/prompt.py" line="476" />
         <source>This message is about {tokens} tokens; the model's context holds {limit}. Remove an attachment or send a shorter part.</source>
         <translation>这条消息约有 {tokens} 个 token，而模型的上下文只能容纳 {limit} 个。请移除某个附件，或只发送其中较短的一部分。</translation>
     </message>
 </context><context>
     <name>PromptEdit</name>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="130" />
+        <location filename="../../app/ui/conversation/prompt.py" line="131" />
         <source>Message</source>
         <translation>消息</translation>
     </message>
     <message>
-        <location filename="../../app/ui/conversation/prompt.py" line="132" />
+        <location filename="../../app/ui/conversation/prompt.py" line="133" />
         <source>Type your message. Enter sends it, Shift+Enter starts a new line. Long pasted text becomes an attachment above the box.</source>
         <translation>输入消息。按 Enter 发送，按 Shift+Enter 换行。粘贴的长文本会变成附件，显示在输入框上方。</translation>
     </message>
@@ -3802,7 +3808,7 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>{server} 在回复过程中关闭了连接，回复未完成。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/base.py" line="374" />
+        <location filename="../../app/core/backends/remote/base.py" line="377" />
         <location filename="../../app/core/backends/remote/errors.py" line="115" />
         <source>{server} closed the connection before the reply was complete.</source>
         <translation>{server} 在回复完成前关闭了连接。</translation>
@@ -3964,77 +3970,77 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
         <translation>（一个 HTML 页面）</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/base.py" line="150" />
+        <location filename="../../app/core/backends/remote/base.py" line="155" />
         <source>{server}: {problem}</source>
         <translation>{server}：{problem}</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/base.py" line="212" />
+        <location filename="../../app/core/backends/remote/base.py" line="223" />
         <source>{server} does not list its models.</source>
         <translation>{server} 未提供模型列表。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/base.py" line="216" />
+        <location filename="../../app/core/backends/remote/base.py" line="227" />
         <source>{server} offers no model. Load one in the server, or name one in Model › Servers….</source>
         <translation>{server} 没有可用的模型。请在服务器中加载一个模型，或在“模型 › 服务器…”中指定模型。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/base.py" line="221" />
+        <location filename="../../app/core/backends/remote/base.py" line="232" />
         <source>{server} does not list the model {model}; it lists: {models}.</source>
         <translation>{server} 的模型列表中没有 {model}；列出的模型有：{models}。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/base.py" line="232" />
+        <location filename="../../app/core/backends/remote/base.py" line="243" />
         <source>the server's</source>
         <translation>由服务器提供</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/base.py" line="252" />
+        <location filename="../../app/core/backends/remote/base.py" line="263" />
         <source>the model list is not JSON (is the server kind right?)</source>
         <translation>模型列表不是 JSON（服务器类型是否正确？）</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/base.py" line="257" />
+        <location filename="../../app/core/backends/remote/base.py" line="268" />
         <source>the model list has an unexpected shape (is the server kind right?)</source>
         <translation>模型列表的结构不符合预期（服务器类型是否正确？）</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/base.py" line="369" />
+        <location filename="../../app/core/backends/remote/base.py" line="372" />
         <source>{server} ended the reply without sending anything. The conversation may be longer than the server's context window: start a new chat or shorten the message.</source>
         <translation>{server} 未发送任何内容就结束了回复。对话可能超出了服务器的上下文窗口：请新建对话或缩短消息。</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/base.py" line="406" />
+        <location filename="../../app/core/backends/remote/base.py" line="403" />
         <source>a malformed JSON event: {text}</source>
         <translation>格式错误的 JSON 事件：{text}</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/base.py" line="408" />
+        <location filename="../../app/core/backends/remote/base.py" line="405" />
         <source>a malformed JSON line: {text}</source>
         <translation>格式错误的 JSON 行：{text}</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/base.py" line="410" />
+        <location filename="../../app/core/backends/remote/base.py" line="407" />
         <source>a malformed JSON reply: {text}</source>
         <translation>格式错误的 JSON 回复：{text}</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/base.py" line="425" />
+        <location filename="../../app/core/backends/remote/base.py" line="422" />
         <source>the reply is not a stream ({content_type}); is the URL that of the API, and the server kind right?</source>
         <translation>回复不是流式输出（{content_type}）；URL 是否为 API 地址，服务器类型是否正确？</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/openai.py" line="84" />
+        <location filename="../../app/core/backends/remote/openai.py" line="137" />
         <source>an event that is not a JSON object</source>
         <translation>不是 JSON 对象的事件</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/openai.py" line="111" />
+        <location filename="../../app/core/backends/remote/openai.py" line="165" />
         <source>the reply is not a stream and not a chat completion</source>
         <translation>回复既不是流式输出，也不是对话补全（chat completion）</translation>
     </message>
     <message>
-        <location filename="../../app/core/backends/remote/ollama.py" line="69" />
+        <location filename="../../app/core/backends/remote/ollama.py" line="105" />
         <source>a line that is not a JSON object</source>
         <translation>不是 JSON 对象的一行数据</translation>
     </message>
@@ -4573,222 +4579,222 @@ Choose a model in the Model menu: a GGUF file, or a server (Model › Servers…
 </context><context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="66" />
+        <location filename="../../app/ui/dialogs/settings.py" line="67" />
         <source>Changes apply from the next reply; a reply being written keeps the settings it started with.</source>
         <translation>更改从下一条回复开始生效；正在生成的回复仍使用开始时的设置。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="69" />
+        <location filename="../../app/ui/dialogs/settings.py" line="70" />
         <source>Context length, threads and GPU layers apply the next time a model is loaded.</source>
         <translation>上下文长度、线程数和 GPU 层数将在下次加载模型时生效。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="171" />
+        <location filename="../../app/ui/dialogs/settings.py" line="172" />
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="191" />
+        <location filename="../../app/ui/dialogs/settings.py" line="192" />
         <source>Sampling</source>
         <translation>采样</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="196" />
+        <location filename="../../app/ui/dialogs/settings.py" line="197" />
         <source>Random</source>
         <translation>随机</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="198" />
+        <location filename="../../app/ui/dialogs/settings.py" line="199" />
         <source>A new random seed for every reply</source>
         <translation>每次回复都使用新的随机种子</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="205" />
+        <location filename="../../app/ui/dialogs/settings.py" line="206" />
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="211" />
+        <location filename="../../app/ui/dialogs/settings.py" line="212" />
         <source>Automatic</source>
         <translation>自动</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="213" />
+        <location filename="../../app/ui/dialogs/settings.py" line="214" />
         <source>All</source>
         <translation>全部</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="217" />
+        <location filename="../../app/ui/dialogs/settings.py" line="218" />
         <source>When the conversation outgrows the context</source>
         <translation>对话超出上下文时</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="220" />
+        <location filename="../../app/ui/dialogs/settings.py" line="221" />
         <source>What the model is sent once a conversation no longer fits its context (the window says which messages it no longer sees)</source>
         <translation>对话超出上下文长度后发送给模型的内容（窗口会标明模型已看不到哪些消息）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="222" />
+        <location filename="../../app/ui/dialogs/settings.py" line="223" />
         <source>When full:</source>
         <translation>上下文已满时：</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="232" />
+        <location filename="../../app/ui/dialogs/settings.py" line="233" />
         <source>Reload Model Now</source>
         <translation>立即重新加载模型</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="234" />
+        <location filename="../../app/ui/dialogs/settings.py" line="235" />
         <source>Save these settings and load the current model again (a reply being written is stopped)</source>
         <translation>保存这些设置并重新加载当前模型（正在生成的回复将被停止）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="239" />
+        <location filename="../../app/ui/dialogs/settings.py" line="240" />
         <source>Hugging Face Hub…</source>
         <translation>Hugging Face Hub 设置…</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="241" />
+        <location filename="../../app/ui/dialogs/settings.py" line="242" />
         <source>The Hub's address (a mirror) and the access token for gated models</source>
         <translation>Hub 的地址（镜像）和受限模型的访问 token</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="247" />
+        <location filename="../../app/ui/dialogs/settings.py" line="248" />
         <source>System prompt</source>
         <translation>系统提示词</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="251" />
+        <location filename="../../app/ui/dialogs/settings.py" line="252" />
         <source>Default system prompt</source>
         <translation>默认系统提示词</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="253" />
+        <location filename="../../app/ui/dialogs/settings.py" line="254" />
         <source>No system prompt</source>
         <translation>无系统提示词</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="254" />
+        <location filename="../../app/ui/dialogs/settings.py" line="255" />
         <source>What the model is told before every conversation that has no system prompt of its own</source>
         <translation>在每个没有单独系统提示词的对话开始前告诉模型的内容</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="259" />
+        <location filename="../../app/ui/dialogs/settings.py" line="260" />
         <source>Used by every conversation without its own (Conversation Settings…).</source>
         <translation>用于所有没有单独系统提示词的对话（见“对话设置…”）。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="274" />
+        <location filename="../../app/ui/dialogs/settings.py" line="275" />
         <source>Reset to Defaults</source>
         <translation>恢复默认值</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="275" />
+        <location filename="../../app/ui/dialogs/settings.py" line="276" />
         <source>Put the default values in the form (saved with OK or Apply)</source>
         <translation>在表单中填入默认值（点击“确定”或“应用”后保存）</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="295" />
+        <location filename="../../app/ui/dialogs/settings.py" line="305" />
         <source>Appearance</source>
         <translation>外观</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="299" />
+        <location filename="../../app/ui/dialogs/settings.py" line="309" />
         <source>Language</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="305" />
+        <location filename="../../app/ui/dialogs/settings.py" line="315" />
         <source>Theme</source>
         <translation>主题</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="311" />
+        <location filename="../../app/ui/dialogs/settings.py" line="321" />
         <source>Reading width</source>
         <translation>阅读宽度</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="312" />
+        <location filename="../../app/ui/dialogs/settings.py" line="322" />
         <source>How many characters a line of a message holds at most</source>
         <translation>消息每行最多容纳的字符数</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="315" />
+        <location filename="../../app/ui/dialogs/settings.py" line="325" />
         <source>The whole window</source>
         <translation>整个窗口</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="316" />
+        <location filename="../../app/ui/dialogs/settings.py" line="326" />
         <source> characters</source>
         <translation> 个字符</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="318" />
+        <location filename="../../app/ui/dialogs/settings.py" line="328" />
         <source>The language changes the next time Rill starts.</source>
         <translation>语言将在下次启动 Rill 时生效。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="323" />
+        <location filename="../../app/ui/dialogs/settings.py" line="333" />
         <source>&amp;Language:</source>
         <translation>语言(&amp;L)：</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="325" />
+        <location filename="../../app/ui/dialogs/settings.py" line="335" />
         <source>&amp;Theme:</source>
         <translation>主题(&amp;T)：</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="326" />
+        <location filename="../../app/ui/dialogs/settings.py" line="336" />
         <source>&amp;Reading width:</source>
         <translation>阅读宽度(&amp;R)：</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="345" />
+        <location filename="../../app/ui/dialogs/settings.py" line="355" />
         <source>{label}:</source>
         <translation>{label}：</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="426" />
+        <location filename="../../app/ui/dialogs/settings.py" line="436" />
         <source>No local model is loaded now.</source>
         <translation>当前未加载本地模型。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="429" />
+        <location filename="../../app/ui/dialogs/settings.py" line="439" />
         <source>Loaded now: {name}, context {n_ctx:,}, {threads} thread.</source>
         <translation>当前已加载：{name}，上下文 {n_ctx:,}，{threads} 个线程。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="431" />
+        <location filename="../../app/ui/dialogs/settings.py" line="441" />
         <source>Loaded now: {name}, context {n_ctx:,}, {threads} threads.</source>
         <translation>当前已加载：{name}，上下文 {n_ctx:,}，{threads} 个线程。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="461" />
+        <location filename="../../app/ui/dialogs/settings.py" line="471" />
         <source>Default values shown: OK or Apply saves them.</source>
         <translation>已填入默认值：点击“确定”或“应用”即可保存。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="486" />
+        <location filename="../../app/ui/dialogs/settings.py" line="496" />
         <source>Not saved: fix the value marked in red.</source>
         <translation>未保存：请修正标红的值。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="487" />
+        <location filename="../../app/ui/dialogs/settings.py" line="497" />
         <source>Not saved: fix the {count} values marked in red.</source>
         <translation>未保存：请修正 {count} 个标红的值。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="496" />
+        <location filename="../../app/ui/dialogs/settings.py" line="506" />
         <source>Saved. {note}</source>
         <translation>已保存。{note}</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="501" />
+        <location filename="../../app/ui/dialogs/settings.py" line="511" />
         <source>The settings could not be written to the settings file; they apply until Rill is closed.</source>
         <translation>无法将设置写入设置文件；这些设置在关闭 Rill 前有效。</translation>
     </message>
     <message>
-        <location filename="../../app/ui/dialogs/settings.py" line="534" />
+        <location filename="../../app/ui/dialogs/settings.py" line="544" />
         <source>This llama.cpp has no GPU backend: the model runs on the CPU.</source>
         <translation>此 llama.cpp 没有 GPU 后端：模型将在 CPU 上运行。</translation>
     </message>

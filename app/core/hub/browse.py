@@ -18,6 +18,7 @@ from pathlib import Path
 from app.core.hub.api import HubClient, ModelFile, RepoSummary
 from app.core.hub.download import DownloadRequest
 from app.core.hub.endpoint import HubToken, file_url, hub_endpoint, make_client
+from app.core.hub.partial import CancelToken
 from app.core.hub.remote_gguf import read_remote_info
 from app.core.models.gguf_info import GGUFInfo
 from app.core.models.paths import DEFAULT_N_CTX
@@ -47,14 +48,17 @@ def repo_files(repo: str, token: HubToken | None = None) -> RepoFiles:
     return RepoFiles(summary, tuple(models))
 
 
-def remote_details(model: ModelFile, n_ctx: int = DEFAULT_N_CTX, token: HubToken | None = None) -> GGUFInfo:
-    """The model's header (its first part's), without downloading it."""
+def remote_details(model: ModelFile, n_ctx: int = DEFAULT_N_CTX, token: HubToken | None = None,
+                   cancel: CancelToken | None = None) -> GGUFInfo:
+    """The model's header (its first part's), without downloading it;
+    ``cancel`` set stops it at once (see ``app.core.hub.remote_gguf``)."""
     secret = (token or HubToken()).get()
     first = model.parts[0]
     url = file_url(hub_endpoint(), model.repo, first.path)
     with make_client(secret) as client:
         info, _ = read_remote_info(client, url, first.size, first.name, n_ctx,
-                                   parts_total=model.size if len(model.parts) > 1 else None, token=secret)
+                                   parts_total=model.size if len(model.parts) > 1 else None, token=secret,
+                                   cancel=cancel)
     return info
 
 

@@ -48,6 +48,7 @@ from app.core.base.settings import user_models_dir
 from app.core.hub import browse
 from app.core.hub.api import ModelFile
 from app.core.hub.fit import Machine, estimate_needed, fit_for, this_machine
+from app.core.hub.partial import CancelToken
 from app.core.hub.quant import KIND_EMBEDDING, KIND_MODEL, KIND_PROJECTOR, quant_group
 from app.core.hub.recommended import Recommended, load_recommended, pick_for
 from app.core.models.gguf_info import GGUFInfo
@@ -370,9 +371,10 @@ class GetModelsDialog(QDialog):
             return
         self._generation["header"] += 1
         generation = self._generation["header"]
-        self._calls.run(lambda _c: browse.remote_details(model, n_ctx),
+        cancel = CancelToken()  # closing the window cuts a read from a server that stopped sending
+        self._calls.run(lambda _c: browse.remote_details(model, n_ctx, cancel=cancel),
                         lambda info, error: self._on_header_done(generation, model, n_ctx, info, error),
-                        name="rill-hub-header")
+                        name="rill-hub-header", cancel=cancel)
 
     def _on_header_done(self, generation: int, model: ModelFile, n_ctx: int, info: Any,
                         error: BaseException | None) -> None:

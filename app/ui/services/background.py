@@ -123,16 +123,19 @@ class BackgroundCalls(QObject):
         work: Callable[[threading.Event], Any],
         on_done: Callable[[Any, BaseException | None], None],
         name: str = "rill-background",
+        cancel: threading.Event | None = None,
     ) -> threading.Event:
         """Start ``work(cancel)`` on a thread of its own; ``on_done(result, error)``
-        follows on the GUI thread. Returns the call's cancel event.
+        follows on the GUI thread. Returns the call's cancel event: ``cancel``
+        when given (e.g. an ``app.core.hub.partial.CancelToken``, whose
+        ``set`` also cuts the connection the work is reading), else a new one.
 
         The thread is a daemon only so that a call stuck in a system call
         cannot keep a crashed process alive: the application's shutdown
         joins it (``app.ui.services.lifecycle``)."""
         relay = _relay
         assert relay is not None
-        cancel = threading.Event()
+        cancel = threading.Event() if cancel is None else cancel
         token = next(_tokens)
         relay.pending[token] = (self, on_done, cancel)
         self._cancels.add(cancel)

@@ -62,3 +62,16 @@ def test_a_server_that_ignores_ranges(hub: FakeHub) -> None:
     with httpx.Client(follow_redirects=True) as client:
         info, _ = read_remote_info(client, file_url(hub.url, REPO, MODEL), len(blob), MODEL)
     assert info.ok, info.error
+
+
+def test_a_cancelled_read_asks_nothing_more_and_says_so(hub: FakeHub) -> None:
+    from app.core.hub.partial import CancelToken
+
+    blob = hub.repos[REPO].files[MODEL]
+    cancel = CancelToken()
+    cancel.set()
+    before = len(hub.file_requests())
+    with httpx.Client(follow_redirects=True) as client:
+        info, requests = read_remote_info(client, file_url(hub.url, REPO, MODEL), len(blob), MODEL, cancel=cancel)
+    assert not info.ok and "cancelled" in info.error
+    assert requests == 0 and len(hub.file_requests()) == before

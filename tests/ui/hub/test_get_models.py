@@ -250,3 +250,28 @@ def test_get_it_selects_and_downloads_the_recommended_model(qtbot, dialog: GetMo
     qtbot.waitUntil(lambda: any(j.state == DONE for j in dialog.service.jobs()), timeout=10000)
     assert dialog.selected_model() is not None and dialog.selected_model().path == QWEN_FILE  # type: ignore[union-attr]
     assert (user_models_dir() / QWEN_FILE).is_file()
+
+
+def test_closing_the_window_cuts_a_header_read_from_a_silent_server(qtbot, dialog: GetModelsDialog,
+                                                                   hub: FakeHub) -> None:
+    import threading
+
+    assert hub.cdn is not None
+    held = Fault("hold", n=1024)  # the header's first KB, then nothing (read timeout: 20 s)
+    hub.cdn.faults.append(held)
+    dialog.search_edit.setText("tiny")
+    dialog.search_button.click()
+    qtbot.waitUntil(lambda: dialog.results_root.childCount() == 1, timeout=5000)
+    dialog.repos.setCurrentItem(child(dialog.results_root, REPO))
+    qtbot.waitUntil(lambda: dialog.files.rowCount() == 3, timeout=5000)
+
+    def reading() -> list[threading.Thread]:
+        return [t for t in threading.enumerate() if t.name == "rill-hub-header"]
+
+    dialog.files.selectRow(0)
+    qtbot.waitUntil(lambda: bool(reading()) and not hub.cdn.faults, timeout=5000)  # the read took the fault
+    try:
+        dialog.reject()
+        qtbot.waitUntil(lambda: not reading(), timeout=3000)  # cut at once, not at the read timeout
+    finally:
+        held.release.set()
