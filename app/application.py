@@ -139,6 +139,9 @@ def create_window(
         window.expect_load(description, backend, remember=False)
     window.chat.load_model(factory, description)
     collector.freeze_after_first(window.chat.model_ready)  # the first model's modules too
+    # A long conversation's messages, then its items, leave the collector's walks too.
+    window.chat.conversation_shown.connect(lambda conv: collector.settle_long(len(conv.messages)))
+    window.view.history_completed.connect(lambda: collector.settle_long(window.view.item_count()))
     QTimer.singleShot(0, lambda: warm_up(window))
     return window
 

@@ -10,8 +10,10 @@ while a reply starts, the GUI thread's work then took two to three times
 as long (beats of 30–50 ms; see docs/PERFORMANCE.md). On the GUI thread
 the same work costs the same CPU but comes in steps of ``CHUNK`` messages,
 at most ``SLICE_S`` of them per turn of the event loop, between the ticks
-and paints instead of inside them. Nothing process-wide (the garbage
-collector) is touched.
+and paints instead of inside them. The garbage collector is never turned
+off; every ``SETTLE_CHUNKS`` steps the items made so far are frozen
+(``app.ui.services.collector.settle_long``, when the application enabled
+it), so the full collections the burst sets off stay short.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from app.core.text.thinking import thinking_spans
 from app.core.util.fenwick import FrontValues
 from app.ui.conversation.footer import set_footer_from_status
 from app.ui.conversation.items import ITEM_GAP, SYNC_HISTORY, Item, ThoughtsState, UnitSlot
+from app.ui.services import collector
 from app.ui.services.slicer import TimeSlicer
 
 log = logging.getLogger(__name__)
@@ -38,6 +41,9 @@ __all__ = ["CHUNK", "SLICE_S", "SYNC_HISTORY", "EarlierHistory", "HistoryLoader"
 CHUNK = 200
 #: The loader's time slice per turn of the event loop.
 SLICE_S = 0.002
+#: Every this many steps, the items made so far are frozen (``collector.settle_long``):
+#: full collections set off by the burst then walk at most this many steps' items.
+SETTLE_CHUNKS = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,8 +138,10 @@ class HistoryLoader(QObject):
     def _steps(self, messages: list[Message], params: HistoryParams, generation: int) -> Iterator[None]:
         block = EarlierHistory()
         try:
-            for start in range(0, len(messages), CHUNK):
+            for n, start in enumerate(range(0, len(messages), CHUNK), 1):
                 block.extend(make_history_items(messages[start : start + CHUNK], params))
+                if n % SETTLE_CHUNKS == 0:
+                    collector.settle_long(len(messages))  # the items so far leave the collector's walks
                 yield
         except Exception:  # a bug: the view shows the last messages only, and is not left busy
             log.exception("making the earlier history's items failed")

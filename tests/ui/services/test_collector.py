@@ -40,3 +40,41 @@ def test_freeze_after_first_freezes_once(qtbot, monkeypatch) -> None:
     source.ready.emit(None)
     source.ready.emit(None)
     assert calls == [1], "a model loaded later leaves its conversation collectable"
+
+
+def test_only_a_long_conversation_is_settled(monkeypatch) -> None:
+    monkeypatch.setattr(collector, "_enabled", True)
+    before = gc.get_freeze_count()
+    try:
+        assert not collector.settle_long(collector.LONG_CONVERSATION - 1)
+        assert gc.get_freeze_count() == before
+        assert collector.settle_long(collector.LONG_CONVERSATION)
+        assert gc.get_freeze_count() > before
+    finally:
+        gc.unfreeze()
+
+
+def test_a_frozen_long_history_is_given_back_when_the_view_leaves_it(qtbot, view, monkeypatch) -> None:
+    """What makes freezing a long conversation safe: its messages and items
+    hold no reference cycles, so they are freed while frozen."""
+    from app.core.conversation.sample import history_messages
+
+    monkeypatch.setattr(collector, "_enabled", True)
+    try:
+        collector.settle_long(collector.LONG_CONVERSATION)  # the test's own world, frozen first
+        start = gc.get_freeze_count()
+        messages = history_messages(collector.LONG_CONVERSATION * 2)
+        with qtbot.waitSignal(view.history_completed, timeout=30000):
+            view.add_messages(messages)
+        collector.settle_long(view.item_count())
+        shown = gc.get_freeze_count() - start
+        assert shown > 3 * len(messages), "the messages and their items were frozen"
+        view.clear()
+        del messages
+
+        def given_back() -> bool:  # (frozen objects are freed as their last reference goes)
+            return gc.get_freeze_count() - start < 0.05 * shown
+
+        qtbot.waitUntil(given_back, timeout=5000)
+    finally:
+        gc.unfreeze()
