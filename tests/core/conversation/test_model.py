@@ -213,3 +213,28 @@ def test_sample_history_is_one_path() -> None:
         conv = Conversation()
         conv.load(msgs)
         assert [m.id for m in conv.messages] == [m.id for m in msgs]
+
+
+_pieces = st.sampled_from(["<think>", "</think>", "<THINK>", " ", "\n", "\u3000", "x", "<", "answer"])
+
+
+@given(st.lists(st.tuples(st.sampled_from(["user", "assistant"]), st.lists(_pieces, max_size=6).map("".join),
+                          st.sampled_from(list(MessageStatus))), max_size=12))
+def test_the_prompt_strips_thoughts_and_skips_what_a_model_must_not_see(turns) -> None:
+    from app.core.conversation.model import Message
+    from app.core.text.thinking import strip_thinking
+
+    messages: list[Message] = []
+    for role, text, status in turns:
+        messages.append(Message(role, text, status=status, parent_id=messages[-1].id if messages else None))
+    conv = Conversation(messages=messages)
+    assert len(conv.messages) == len(turns)
+    want = [("system", conv.system_prompt)] if conv.system_prompt else []
+    for m in conv.messages:  # the rule, written plainly: every reply stripped, blank ones left out
+        if m.status in (MessageStatus.ERROR, MessageStatus.STREAMING):
+            continue
+        text = strip_thinking(m.content) if m.role == "assistant" else m.content
+        if m.role == "assistant" and not text.strip():
+            continue
+        want.append((m.role, text))
+    assert [(c.role, c.content) for c in conv.prompt()] == want
