@@ -58,9 +58,11 @@ class Heartbeat(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.lags_s: list[float] = []
-        #: Heartbeats later than STALL_S: (when, since start; lateness; what the GUI thread did).
-        self.stalls: list[tuple[float, float, list[tuple[str, float]]]] = []
+        #: Heartbeats later than STALL_S: (when, since start; lateness; what the GUI thread did;
+        #: the GUI thread's CPU seconds since the beat before).
+        self.stalls: list[tuple[float, float, list[tuple[str, float]], float]] = []
         self._last = 0.0
+        self._last_cpu = 0.0
         self._start = 0.0
         self._timer = QTimer(self)
         self._timer.setTimerType(Qt.TimerType.PreciseTimer)
@@ -73,6 +75,7 @@ class Heartbeat(QObject):
         ACTIVITY.clear()
         ACTIVITY.enabled = True
         self._last = self._start = time.perf_counter()
+        self._last_cpu = time.thread_time()
         self._timer.start()
 
     def stop(self) -> None:
@@ -84,17 +87,25 @@ class Heartbeat(QObject):
         due = self._last + HEARTBEAT_MS / 1000
         lag = max(0.0, now - due)
         self.lags_s.append(lag)
+        cpu = time.thread_time()
         if lag > self.STALL_S:
-            self.stalls.append((due - self._start, lag, ACTIVITY.blame(due, now)))
-        self._last = now
+            self.stalls.append((due - self._start, lag, ACTIVITY.blame(due, now), cpu - self._last_cpu))
+        self._last, self._last_cpu = now, cpu
 
     def stall_report(self) -> list[dict[str, Any]]:
         """The doctor's ``stalls``: every heartbeat later than 8 ms (the worst
-        MAX_STALLS, in time order) with what the GUI thread was doing meanwhile."""
+        MAX_STALLS, in time order) with what the GUI thread was doing meanwhile
+        and ``gui_cpu_ms``, the GUI thread's CPU time since the beat before
+        (an interval of 5 ms + ``late_ms``): the rest of it the thread waited,
+        mostly for the GIL while another thread ran Python."""
         worst = sorted(self.stalls, key=lambda s: -s[1])[: self.MAX_STALLS]
-        return [{"at_ms": round(at * 1000, 1), "late_ms": round(lag * 1000, 2),
-                 "doing": [[label, ms] for label, ms in doing]}
-                for at, lag, doing in sorted(worst)]
+        return [stall_entry(at, lag, doing, cpu) for at, lag, doing, cpu in sorted(worst)]
+
+
+def stall_entry(at_s: float, lag_s: float, doing: list[tuple[str, float]], cpu_s: float) -> dict[str, Any]:
+    """One ``stalls`` entry (the doctor's and the benchmarks' actions suite's)."""
+    return {"at_ms": round(at_s * 1000, 1), "late_ms": round(lag_s * 1000, 2),
+            "doing": [[label, ms] for label, ms in doing], "gui_cpu_ms": round(cpu_s * 1000, 2)}
 
 
 def rss_mb() -> float:

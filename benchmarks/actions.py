@@ -382,6 +382,7 @@ class Harness:
 
     def _report(self) -> None:
         from app.core.pipeline.metrics import percentile
+        from app.doctor import stall_entry
         from benchmarks.common import rss_mb
 
         self.beat.stop()
@@ -404,9 +405,8 @@ class Harness:
                 inside = [x for x in self.recorder.spans if x[2] > m.t0 and x[1] <= end]
                 m.extra["top_spans"] = [(n, round((b - a) * 1000, 2), round((a - m.t0) * 1000, 1))
                                         for n, a, b in sorted(inside, key=lambda x: x[1] - x[2])[: self.args.spans]]
-            inside = [{"at_ms": round((at + self.beat._start - m.t0) * 1000, 1), "late_ms": round(lag * 1000, 2),
-                       "doing": [[label, ms] for label, ms in doing]}
-                      for at, lag, doing in self.beat.stalls
+            inside = [stall_entry(at + self.beat._start - m.t0, lag, doing, cpu)
+                      for at, lag, doing, cpu in self.beat.stalls
                       if m.t0 < self.beat._start + at + lag <= end + 2 * HEARTBEAT_S]
             out[m.name] = {
                 "lag_max_ms": round(max(lags, default=0.0) * 1000, 2),
