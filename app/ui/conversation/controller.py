@@ -12,6 +12,7 @@ Threading rule: GUI thread only.
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterator
 
 from PyQt6.QtCore import QObject, pyqtSignal
 
@@ -273,12 +274,20 @@ class ChatController(QObject):
         """Undo a ``delete_message`` (the record ``message_deleted`` carried); once."""
         self.conversations.undo_delete(deletion)
 
-    def conversation_markdown(self) -> str:
-        """The conversation's current path as Markdown, in File › Export's format (one
-        exporter), the bodies as written (Edit › Copy: see ``conversation_markdown``)."""
-        from app.core.store.exchange import conversation_markdown
+    def conversation_markdown_parts(self) -> Iterator[str]:
+        """The conversation's current path as Markdown, in File › Export's
+        format (one exporter), the bodies as written, in pieces made as they
+        are asked for (Edit › Copy Conversation as Markdown gathers them in
+        work slices): this conversation, even if another is shown before
+        the first piece."""
+        from app.core.store.exchange import conversation_markdown_parts
 
-        return conversation_markdown(self.conversation, self.conversation.all_messages(), inert=False)
+        conversation = self.conversation
+
+        def parts() -> Iterator[str]:
+            yield from conversation_markdown_parts(conversation, conversation.all_messages(), inert=False)
+
+        return parts()
 
     def message(self, message_id: str) -> Message | None:
         return self.conversation.get(message_id)

@@ -1,6 +1,5 @@
 """The conversation view's text selection (``Selection``: two places,
-painted per row, its text gathered only on Copy) and lazy clipboard data
-(``LazyTextMime``).
+painted per row, its text gathered only on Copy, in pieces for a large one).
 
 Threading rule: GUI thread only.
 """
@@ -8,9 +7,8 @@ Threading rule: GUI thread only.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
-from PyQt6.QtCore import QMimeData
 from PyQt6.QtGui import (
     QAbstractTextDocumentLayout,
     QColor,
@@ -21,34 +19,11 @@ from PyQt6.QtGui import (
 )
 
 from app.core.render import blocks
-from app.ui.conversation.items import ItemList, Pos, copy_source
+from app.ui.conversation.items import Item, ItemList, Pos, copy_source
 from app.ui.misc.math_images import text_with_formulas
 
 #: ``(doc, unit, start, stop, colour) -> selections drawing its formulas in colour``
 SelectedFormulas = Callable[[QTextDocument, blocks.Unit, int, int, QColor], list[QAbstractTextDocumentLayout.Selection]]
-
-
-class LazyTextMime(QMimeData):
-    """Plain text for the clipboard, made only when someone asks for it
-    (a paste), at most once."""
-
-    def __init__(self, make: Callable[[], str]) -> None:
-        super().__init__()
-        self._make: Callable[[], str] | None = make
-        self._text = ""
-
-    def formats(self) -> list[str]:
-        return ["text/plain", "text/plain;charset=utf-8"]
-
-    def hasFormat(self, mime_type: str | None) -> bool:
-        return mime_type in self.formats()
-
-    def retrieveData(self, mime_type: str | None, type_: object) -> object:
-        if mime_type not in self.formats():
-            return None
-        if self._make is not None:
-            self._text, self._make = self._make(), None
-        return self._text
 
 
 class Selection:
@@ -147,49 +122,61 @@ class Selection:
         without the thinking; partly selected ones as the text shown, a
         formula as its TeX with its delimiters
         (unfolded thoughts included when the selection starts in them)."""
+        return "".join(self.selected_pieces())
+
+    def selected_pieces(self) -> Iterator[str]:
+        """``selected_text`` in pieces, made as they are asked for (a large
+        selection is copied in work slices: ``LazyTextMime``). What only the
+        documents know (the partly selected ends, notices) is read now; the
+        whole messages between, later, from their ``Message``s, so a
+        selection cleared or items gone meanwhile change nothing."""
         sel = self.ordered()
         if sel is None:
-            return ""
+            return iter(())
         a, b = sel
-        parts: list[str] = []
-        for index in range(a.item, min(b.item, len(self._list.items) - 1) + 1):
-            item = self._list.items[index]
-            n_units = len(item.units) + (1 if item.tail is not None and not item.tail.isEmpty() else 0)
-            first = a.unit if index == a.item else 0
-            last = b.unit if index == b.item else n_units - 1
-            whole = (
-                item.message is not None
-                and (index != a.item or (a.unit <= 0 and a.char == 0))
-                and (index != b.item or (b.unit >= n_units - 1 and b.char >= (1 << 29)))
-            )
-            if whole and item.message is not None:
-                parts.append(copy_source(item.message))
-                continue
-            chunks: list[str] = []
-            for n in range(first, min(last, n_units - 1) + 1):
-                if n < 0:
-                    doc = self.doc_of(Pos(index, n, 0))
-                    if doc is None:
-                        continue  # folded thoughts are not shown: not copied
-                else:
-                    doc = item.units[n].doc if n < len(item.units) else item.tail
-                start = a.char if (index, n) == (a.item, a.unit) else 0
+        last = min(b.item, len(self._list.items) - 1)
+        items = self._list.items[a.item : last + 1]
+        read_now = {a.item, last} | {a.item + k for k, item in enumerate(items) if item.message is None}
+        texts = {index: self._item_text(index, a, b) for index in read_now if a.item <= index <= last}
+        return _joined(items, a.item, texts)
+
+    def _item_text(self, index: int, a: Pos, b: Pos) -> str:
+        """The selected part of item ``index`` (selection ``a``..``b``)."""
+        item = self._list.items[index]
+        n_units = len(item.units) + (1 if item.tail is not None and not item.tail.isEmpty() else 0)
+        first = a.unit if index == a.item else 0
+        last = b.unit if index == b.item else n_units - 1
+        whole = (
+            item.message is not None
+            and (index != a.item or (a.unit <= 0 and a.char == 0))
+            and (index != b.item or (b.unit >= n_units - 1 and b.char >= (1 << 29)))
+        )
+        if whole and item.message is not None:
+            return copy_source(item.message)
+        chunks: list[str] = []
+        for n in range(first, min(last, n_units - 1) + 1):
+            if n < 0:
+                doc = self.doc_of(Pos(index, n, 0))
                 if doc is None:
-                    chunks.append(blocks.units_plain_text([item.units[n].unit]))
-                    continue
-                end = doc.characterCount() - 1
-                stop = b.char if (index, n) == (b.item, b.unit) else end
-                start, stop = max(0, min(start, end)), max(0, min(stop, end))
-                formulas = item.units[n].unit.math if 0 <= n < len(item.units) else ()
-                if formulas:  # formula images are copied as their TeX
-                    chunks.append(text_with_formulas(doc, start, stop, formulas))
-                    continue
-                cursor = QTextCursor(doc)
-                cursor.setPosition(start)
-                cursor.setPosition(stop, QTextCursor.MoveMode.KeepAnchor)
-                chunks.append(cursor.selection().toPlainText())
-            parts.append("\n".join(chunks))
-        return "\n\n".join(p for p in parts if p)
+                    continue  # folded thoughts are not shown: not copied
+            else:
+                doc = item.units[n].doc if n < len(item.units) else item.tail
+            start = a.char if (index, n) == (a.item, a.unit) else 0
+            if doc is None:
+                chunks.append(blocks.units_plain_text([item.units[n].unit]))
+                continue
+            end = doc.characterCount() - 1
+            stop = b.char if (index, n) == (b.item, b.unit) else end
+            start, stop = max(0, min(start, end)), max(0, min(stop, end))
+            formulas = item.units[n].unit.math if 0 <= n < len(item.units) else ()
+            if formulas:  # formula images are copied as their TeX
+                chunks.append(text_with_formulas(doc, start, stop, formulas))
+                continue
+            cursor = QTextCursor(doc)
+            cursor.setPosition(start)
+            cursor.setPosition(stop, QTextCursor.MoveMode.KeepAnchor)
+            chunks.append(cursor.selection().toPlainText())
+        return "\n".join(chunks)
 
     def doc_of(self, pos: Pos) -> QTextDocument | None:
         item = self._list.items[pos.item]
@@ -199,3 +186,18 @@ class Selection:
         if pos.unit < len(item.units):
             return item.units[pos.unit].doc
         return item.tail
+
+
+def _joined(items: list[Item], first: int, texts: dict[int, str]) -> Iterator[str]:
+    """The items' texts (``texts`` by index where read already, else the
+    whole message's source), the non-empty ones with a blank line between."""
+    sep = ""
+    for k, item in enumerate(items):
+        text = texts.get(first + k)
+        if text is None:
+            assert item.message is not None
+            text = copy_source(item.message)
+        if text:
+            yield sep
+            yield text
+            sep = "\n\n"

@@ -4,8 +4,8 @@ links (opened only with an http(s) allow-list: ``ALLOWED_LINK_SCHEMES`` and
 a host) and footer actions handed on to whoever listens.
 
 A large selection (over ``LAZY_COPY_ITEMS`` messages) goes to the clipboard
-as data made when it is pasted, so Copy itself costs nothing whatever the
-selection's size.
+as data gathered in work slices (``LazyTextMime``), so neither Copy nor a
+paste blocks the window whatever the selection's size.
 
 Threading rule: GUI thread only.
 """
@@ -18,7 +18,8 @@ from PyQt6.QtCore import QUrl
 from PyQt6.QtGui import QDesktopServices, QGuiApplication
 
 from app.ui.conversation.items import ALLOWED_LINK_SCHEMES, LAZY_COPY_ITEMS, ItemList, copy_source
-from app.ui.conversation.selection import LazyTextMime, Selection
+from app.ui.conversation.selection import Selection
+from app.ui.misc.clipboard_text import LazyTextMime
 
 
 class ViewActions:
@@ -50,7 +51,7 @@ class ViewActions:
         if sel[1].item - sel[0].item > LAZY_COPY_ITEMS:
             clipboard = QGuiApplication.clipboard()
             if clipboard is not None:
-                clipboard.setMimeData(LazyTextMime(self._sel.selected_text))
+                clipboard.setMimeData(LazyTextMime(self._sel.selected_pieces()))
             self._copied("selection", "")
             return
         text = self._sel.selected_text()

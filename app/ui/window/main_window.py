@@ -26,10 +26,10 @@ from app.resources import resource_path
 from app.ui.conversation.announcer import StreamAnnouncer
 from app.ui.conversation.controller import ChatController, ChatState
 from app.ui.conversation.find_bar import FindBar
-from app.ui.conversation.selection import LazyTextMime
 from app.ui.conversation.view import ChatView
 from app.ui.dialogs.about import open_about_box
 from app.ui.hub.offer import DemoModelOffer
+from app.ui.misc.clipboard_text import LazyTextMime
 from app.ui.misc.shortcuts import bind_shortcut
 from app.ui.misc.theme import mark_window, theme_manager
 from app.ui.services.lifecycle import AppServices
@@ -275,8 +275,8 @@ class MainWindow(QMainWindow):
     def _on_copy_conversation_triggered(self) -> None:
         clipboard = QApplication.clipboard()
         if clipboard is not None:
-            # Made when pasted: Copy costs nothing whatever the conversation's length.
-            clipboard.setMimeData(LazyTextMime(self.chat.conversation_markdown))
+            # Gathered in work slices: Copy and a paste cost little whatever the conversation's length.
+            clipboard.setMimeData(LazyTextMime(self.chat.conversation_markdown_parts()))
         self._status_bar.showMessage(self.tr("Conversation copied as Markdown"), 3000)
 
     def _on_copied(self, what: str, text: str) -> None:

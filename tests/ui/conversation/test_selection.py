@@ -1,16 +1,6 @@
-"""Clipboard data made only when pasted (LazyTextMime)."""
+"""The selection's text, whole and in pieces."""
 
 from __future__ import annotations
-
-from app.ui.conversation.selection import LazyTextMime
-
-
-def test_the_text_is_made_once_and_only_when_asked_for(qapp) -> None:
-    calls: list[int] = []
-    mime = LazyTextMime(lambda: calls.append(1) or "made")
-    assert mime.hasFormat("text/plain") and calls == []
-    assert mime.text() == "made" and mime.text() == "made"
-    assert calls == [1]
 
 
 def test_a_selection_over_whole_messages_copies_their_source(qtbot, view) -> None:
@@ -23,6 +13,34 @@ def test_a_selection_over_whole_messages_copies_their_source(qtbot, view) -> Non
     view.select_all()
     assert view.has_selection()
     assert view.selected_text() == "first **bold**\n\nsecond"
+
+
+def test_pieces_read_later_give_the_text_of_the_selection_when_they_were_asked_for(qapp) -> None:
+    """A large copy is gathered after Copy returns: clearing the selection or
+    items going meanwhile does not change what was copied."""
+    from PyQt6.QtGui import QPalette
+
+    from app.core.conversation.model import Message
+    from app.ui.conversation.items import Item, ItemList, Pos
+    from app.ui.conversation.selection import Selection
+
+    items = ItemList()
+    for k in range(5):
+        role = "assistant" if k % 2 else "user"
+        items.items.append(Item(f"m{k}", role, Message(role, f"<think>no</think>text {k}" if k % 2 else f"text {k}")))
+    items.items.insert(3, Item("n", "notice", None))
+    items.reindex()
+    sel = Selection(items, QPalette)
+    sel.select_all()
+    whole = sel.selected_text()
+    assert whole == "text 0\n\ntext 1\n\ntext 2\n\ntext 3\n\ntext 4", "a notice without text adds nothing"
+    pieces = sel.selected_pieces()
+    sel.clear()
+    del items.items[1:]
+    items.reindex()
+    assert "".join(pieces) == whole
+    sel.anchor, sel.cursor = Pos(0, 0, 0), Pos(0, 0, 0)
+    assert "".join(sel.selected_pieces()) == "" == sel.selected_text(), "nothing selected"
 
 
 def test_the_selection_follows_its_items_when_others_come_or_go(qapp) -> None:

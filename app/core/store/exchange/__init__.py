@@ -43,7 +43,12 @@ from app.core.store.exchange.export_json import (
     resolve_conversations,
     write_json,
 )
-from app.core.store.exchange.export_markdown import conversation_markdown, export_markdown, write_markdown
+from app.core.store.exchange.export_markdown import (
+    conversation_markdown,
+    conversation_markdown_parts,
+    export_markdown,
+    write_markdown,
+)
 from app.core.store.exchange.importer import ImportResult, StoreWriter, import_json, import_parsed
 from app.core.store.exchange.locate import JsonPath, line_column, locate
 from app.core.store.exchange.validate import MAX_ID_LENGTH, ParsedConversation, decode_bytes, format_path, parse_export
@@ -63,6 +68,7 @@ __all__ = [
     "StoreWriter",
     "UnknownConversationError",
     "conversation_markdown",
+    "conversation_markdown_parts",
     "conversation_to_dict",
     "current_path",
     "decode_bytes",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import io
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Protocol, TextIO
 
 from app.core.conversation.model import Message, MessageStatus, Role, current_path
@@ -45,6 +45,13 @@ def conversation_markdown(info: Described, messages: Sequence[Message], inert: b
     written (Edit › Copy Conversation as Markdown: the user's own text to
     paste elsewhere, like Copy on a message; the CommonMark pass costs about
     0.4 s per MB, too much for a paste served on the GUI thread)."""
+    return "".join(conversation_markdown_parts(info, messages, inert))
+
+
+def conversation_markdown_parts(info: Described, messages: Sequence[Message], inert: bool = True) -> Iterator[str]:
+    """``conversation_markdown`` in pieces (the heading, then a message
+    each), made as they are asked for: a long conversation is copied in
+    work slices. ``messages`` is read at the first piece."""
     path = current_path(messages, info.current_leaf)
     siblings: dict[str | None, int] = {}
     for m in messages:
@@ -52,13 +59,13 @@ def conversation_markdown(info: Described, messages: Sequence[Message], inert: b
     title = inert_line(" ".join(str(info.title or "").split())) or "Untitled conversation"
     models = [info.model] if info.model else list(dict.fromkeys(m.meta.model for m in path if m.meta.model))
     facts = [_local_time(info.created_at)] + (["model: " + ", ".join(models)] if models else [])
-    parts = [f"# {title}\n\n*{' · '.join(facts)}*\n"]
+    yield f"# {title}\n\n*{' · '.join(facts)}*\n"
     for msg in path:
         who = "You" if msg.role == Role.USER.value else "Rill"
         status = MessageStatus(msg.status)
         note = "" if status is MessageStatus.COMPLETE else f" ({status.value})"
         body = inert_body(msg.content) if inert else msg.content
-        section = f"## {who}{note}\n\n{body}"
+        section = f"\n## {who}{note}\n\n{body}"
         if body and not body.endswith("\n"):
             section += "\n"
         if msg.error:
@@ -68,8 +75,7 @@ def conversation_markdown(info: Described, messages: Sequence[Message], inert: b
             what = "prompt" if msg.role == Role.USER.value else "reply"
             versions = "version" if others == 1 else "versions"
             section += f"\n*({others} other {versions} of this {what} not shown)*\n"
-        parts.append(section)
-    return "\n".join(parts)
+        yield section
 
 
 def write_markdown(store: StoreReader, conversation_ids: Iterable[str] | None, out: TextIO) -> tuple[int, int]:
