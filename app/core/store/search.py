@@ -60,12 +60,13 @@ the database but its writes to ``messages`` fail with "no such function"
 
 from __future__ import annotations
 
+import functools
 import itertools
 import operator
 import re
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 TRIGRAM_TABLE = "message_fts"
@@ -182,36 +183,51 @@ def _tokens(text: str) -> list[str]:
     return list(out)
 
 
-def short_terms(text: str | None) -> str:
+def local_terms(text: str) -> str:
+    """What ``message_fts_short`` indexes for ``text``, made in this thread
+    (``short_terms`` may have a helper process make it for a long text)."""
+    return " ".join(_encode(t) for t in _tokens(text))
+
+
+def short_terms(text: str | None, make: Callable[[str], str] = local_terms) -> str:
     """What ``message_fts_short`` indexes for a message (deterministic: the
-    delete triggers recompute it from the old text). The terms of the last
-    few long texts are kept: an update's delete trigger asks again for the
-    text the insert just indexed, and a long one costs ~100 ms per MB."""
+    delete triggers recompute it from the old text), made by ``make``
+    (``local_terms``, or a ``TermsProcess``'s). The terms of the last few
+    long texts are kept: an update's delete trigger asks again for the text
+    the insert just indexed, and a long one costs ~80 ms per MB."""
     if not text:
         return ""
     if len(text) < TERMS_CACHE_MIN:
-        return " ".join(_encode(t) for t in _tokens(text))
+        return local_terms(text)
+    # Looked up by a cheap fingerprint, then compared (a memcmp): hashing a
+    # long text costs more (~1.4 ns a character), and every trigger call
+    # gets the text as a new str, whose hash is not known yet.
+    key = (len(text), text[:: len(text) // 64])
     with _TERMS_LOCK:  # (each store connection's thread may ask)
-        known = _TERMS_CACHE.get(text)
-    if known is None:
-        known = " ".join(_encode(t) for t in _tokens(text))
-        with _TERMS_LOCK:
-            if len(_TERMS_CACHE) >= TERMS_CACHE_SIZE:
-                del _TERMS_CACHE[next(iter(_TERMS_CACHE))]
-            _TERMS_CACHE[text] = known
+        kept = _TERMS_CACHE.get(key)
+    if kept is not None and kept[0] == text:
+        return kept[1]
+    known = make(text)
+    with _TERMS_LOCK:
+        _TERMS_CACHE.pop(key, None)
+        if len(_TERMS_CACHE) >= TERMS_CACHE_SIZE:
+            del _TERMS_CACHE[next(iter(_TERMS_CACHE))]
+        _TERMS_CACHE[key] = (text, known)
     return known
 
 
 #: Texts at least this long have their terms kept (``short_terms``), the last few of them.
 TERMS_CACHE_MIN = 65536
 TERMS_CACHE_SIZE = 4
-_TERMS_CACHE: dict[str, str] = {}
+_TERMS_CACHE: dict[tuple[int, str], tuple[str, str]] = {}
 _TERMS_LOCK = threading.Lock()
 
 
-def register_functions(conn: sqlite3.Connection) -> None:
-    """Make ``rill_short_terms`` available to the index triggers on ``conn``."""
-    conn.create_function(SHORT_TERMS_FUNCTION, 1, short_terms, deterministic=True)
+def register_functions(conn: sqlite3.Connection, make: Callable[[str], str] | None = None) -> None:
+    """Make ``rill_short_terms`` available to the index triggers on ``conn``;
+    ``make``: who makes a long text's terms (default: this thread)."""
+    function = short_terms if make is None else functools.partial(short_terms, make=make)
+    conn.create_function(SHORT_TERMS_FUNCTION, 1, function, deterministic=True)
 
 
 # -- schema (used by the store's migration to version 2) -----------------------------

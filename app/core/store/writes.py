@@ -35,10 +35,12 @@ from pathlib import Path
 from typing import Any
 
 from app.core.base.i18n import translate
+from app.core.store import search
 from app.core.store.clean import clean_values
 from app.core.store.errors import StoreError, StoreWriteError, is_busy, is_data_error, plain_cause
 from app.core.store.opening import _can_write, _connect, _writable
 from app.core.store.schema import SCHEMA_VERSION
+from app.core.store.terms_process import TermsProcess
 
 log = logging.getLogger(__name__)
 
@@ -84,6 +86,9 @@ class WritingStore:
         self._hurry = threading.Event()
         #: When a write last gave up waiting for a lock (monotonic; None: not since the last success).
         self._gave_up_at: float | None = None
+        #: Makes a long text's search terms outside this process's GIL (started at the first).
+        self.terms = TermsProcess()
+        search.register_functions(conn, self.terms.terms)
         self._set_busy_slice(conn)
 
     @staticmethod
@@ -100,6 +105,7 @@ class WritingStore:
                 self._conn.execute("PRAGMA optimize")
             self._conn.close()
             self._conn = None
+        self.terms.close()
 
     @property
     def conn(self) -> sqlite3.Connection:
@@ -336,6 +342,7 @@ class WritingStore:
             return False
         if self._conn is not None:
             self._conn.close()
+        search.register_functions(conn, self.terms.terms)
         self._set_busy_slice(conn)
         self._conn = conn
         self.read_only = False

@@ -8,7 +8,9 @@ turn of the event loop.
 
 ``LAZY_TYPES`` are the classes a first send, stream, final render, find and
 history open touched after the start-up warm-up (found by logging
-``enum.EnumType._create_`` in ``rill doctor`` runs).
+``enum.EnumType._create_`` in ``rill doctor`` runs), and a paste's
+(``QClipboard``; ``QLocale``, whose enums of every country, language and
+script take ~5 ms, for an attachment chip's character count).
 
 Threading rule: GUI thread only.
 """
@@ -17,8 +19,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from PyQt6.QtCore import QChar, QTimer
+from PyQt6.QtCore import QChar, QLocale, QTimer
 from PyQt6.QtGui import (
+    QClipboard,
     QFontDatabase,
     QInputDevice,
     QPointingDevice,
@@ -32,7 +35,7 @@ from PyQt6.QtWidgets import QGesture, QStyleOption, QStyleOptionViewItem
 
 LAZY_TYPES: tuple[type, ...] = (
     QStyleOptionViewItem, QStyleOption, QTextCharFormat, QTextBlockFormat, QTextFormat, QTextLayout, QTextLine,
-    QGesture, QPointingDevice, QInputDevice, QFontDatabase, QChar,
+    QGesture, QPointingDevice, QInputDevice, QFontDatabase, QChar, QLocale, QClipboard,
 )
 
 #: No class has this attribute: looking it up makes the class's lazy attributes.

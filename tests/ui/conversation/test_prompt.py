@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from PyQt6.QtCore import QByteArray, QLocale, QMimeData, QPoint, QPointF, Qt, QUrl
 from PyQt6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PyQt6.QtWidgets import QApplication
@@ -13,6 +15,7 @@ from app.ui.conversation.prompt import (
     PREVIEW_CHARS,
     AttachmentChip,
     PromptArea,
+    ascii_space_bounds,
     mime_text,
     preview,
 )
@@ -174,6 +177,35 @@ def test_mime_text_reads_what_qmimedata_text_reads() -> None:
     urls = QMimeData()
     urls.setUrls([QUrl("https://example.org/a")])
     assert mime_text(urls) == urls.text() == "https://example.org/a"
+
+
+def test_a_paste_long_enough_for_an_attachment_comes_without_space_at_its_ends() -> None:
+    """Trimmed before it is decoded, so sending it copies nothing (the message
+    is stripped anyway); a short paste keeps its white space."""
+    body = _big_text(4 * PASTE_INLINE_LIMIT + 10)
+    mime = QMimeData()
+    mime.setText("\n \t" + body + " \r\n\n")
+    assert mime_text(mime) == body.strip()
+    mime.setText("  short  \n")
+    assert mime_text(mime) == "  short  \n"
+    mime.setText(" " * (4 * PASTE_INLINE_LIMIT + 1))
+    assert mime_text(mime) == ""
+
+
+@given(st.binary(max_size=40), st.integers(min_value=0, max_value=9), st.integers(min_value=0, max_value=9))
+def test_ascii_space_bounds_are_those_of_bytes_strip(core: bytes, before: int, after: int) -> None:
+    from app.ui.conversation import prompt
+
+    data = b" \t" * before + core + b"\n\r\x0b\x0c" * after
+    saved = prompt._SCAN
+    prompt._SCAN = 3  # pieces smaller than the space runs
+    try:
+        start, end = ascii_space_bounds(memoryview(data))
+    finally:
+        prompt._SCAN = saved
+    stripped = data.strip(b" \t\n\r\x0b\x0c")
+    assert data[start:end] == stripped
+    assert start == len(data) - len(data.lstrip(b" \t\n\r\x0b\x0c")) or not stripped
 
 
 def test_preview_is_elided_on_whole_characters() -> None:
