@@ -75,13 +75,18 @@ class RenderPool:
         self.in_worker = 0         # jobs rendered by the process
 
     def start(self) -> None:
-        """Launch the process (if none runs) and warm it up; returns at once."""
+        """Launch the process (if none runs) and warm it up; returns at once.
+        A process that cannot be started (no processes left, a sandbox)
+        leaves the pool without one: every job is rendered here."""
         if self._pool is not None:
             return
-        context = multiprocessing.get_context("spawn")
-        self._pool = context.Pool(processes=1)
-        self._warm = self._pool.apply_async(warm_up_worker, (_WARM_UP,))
         self._ready = False
+        try:
+            self._pool = multiprocessing.get_context("spawn").Pool(processes=1)
+            self._warm = self._pool.apply_async(warm_up_worker, (_WARM_UP,))
+        except Exception:  # noqa: BLE001 - any reason: rendering goes on in this process
+            log.exception("could not start the render process; rendering in this process")
+            self._terminate()
 
     @property
     def answered(self) -> bool:

@@ -51,6 +51,20 @@ def test_until_the_process_is_ready_jobs_render_here() -> None:
         p.close()
 
 
+def test_a_process_that_cannot_start_leaves_every_job_rendered_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_processes(method: str) -> object:
+        raise OSError("no processes here")
+
+    monkeypatch.setattr(multiprocessing, "get_context", no_processes)
+    p = RenderPool()
+    try:
+        p.start()   # logged, not raised: the render thread goes on
+        assert p.render(JOBS[0]) == render_job(JOBS[0])
+        assert p.in_process == 1 and p.in_worker == 0 and not p.ready
+    finally:
+        p.close()
+
+
 def test_a_job_past_the_timeout_is_plain_text_and_the_next_gets_a_new_process(pool: RenderPool) -> None:
     wait_ready(pool)
     pool.timeout_s = 0.001   # no render of a megabyte of Markdown crosses two processes in 1 ms
