@@ -100,6 +100,12 @@ version v to v+1, each in one transaction (an empty file is version 0).
   in ``blob_vectors`` (``ON DELETE CASCADE`` from the blob) instead of a row
   per chunk in v4's ``chunk_vectors``: a question reads a row per file, not
   per chunk. The migration moves each blob's vectors (chunks 0..n-1 in order).
+* v6: the messages' search triggers give ``rill_short_terms`` the text's
+  UTF-8 bytes (``CAST(content AS BLOB)``): a copy instead of a decode into a
+  Python string, which held the GIL the window needs for ~4 ms per call on a
+  4 MB prompt. The terms, and so the indexes, are the same. No new column:
+  the bump keeps an older Rill, whose function takes strings only, from
+  writing to the file (its writes would fail in the triggers).
 
 Message rows have no cascade chains: ``delete_message`` and
 ``delete_conversation`` unlink parents before deleting, because SQLite runs

@@ -183,16 +183,22 @@ def _tokens(text: str) -> list[str]:
     return list(out)
 
 
-def local_terms(text: str) -> str:
-    """What ``message_fts_short`` indexes for ``text``, made in this thread
-    (``short_terms`` may have a helper process make it for a long text)."""
+def local_terms(text: str | bytes) -> str:
+    """What ``message_fts_short`` indexes for ``text`` (or its UTF-8 bytes),
+    made in this thread (``short_terms`` may have a helper process make it
+    for a long text)."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
     return " ".join(_encode(t) for t in _tokens(text))
 
 
-def short_terms(text: str | None, make: Callable[[str], str] = local_terms) -> str:
+def short_terms(text: str | bytes | None, make: Callable[[str | bytes], str] = local_terms) -> str:
     """What ``message_fts_short`` indexes for a message (deterministic: the
     delete triggers recompute it from the old text), made by ``make``
-    (``local_terms``, or a ``TermsProcess``'s). The terms of the last few
+    (``local_terms``, or a ``TermsProcess``'s). The index triggers pass the
+    text as its UTF-8 bytes (``CAST(content AS BLOB)``, schema v6): a copy,
+    where a ``str`` would be decoded, ~1 ns a byte of GIL for a long text
+    (and it goes to the helper process as it is). The terms of the last few
     long texts are kept: an update's delete trigger asks again for the text
     the insert just indexed, and a long one costs ~80 ms per MB."""
     if not text:
@@ -200,8 +206,8 @@ def short_terms(text: str | None, make: Callable[[str], str] = local_terms) -> s
     if len(text) < TERMS_CACHE_MIN:
         return local_terms(text)
     # Looked up by a cheap fingerprint, then compared (a memcmp): hashing a
-    # long text costs more (~1.4 ns a character), and every trigger call
-    # gets the text as a new str, whose hash is not known yet.
+    # long text costs more, and every trigger call gets a new object, whose
+    # hash is not known yet.
     key = (len(text), text[:: len(text) // 64])
     with _TERMS_LOCK:  # (each store connection's thread may ask)
         kept = _TERMS_CACHE.get(key)
@@ -219,38 +225,42 @@ def short_terms(text: str | None, make: Callable[[str], str] = local_terms) -> s
 #: Texts at least this long have their terms kept (``short_terms``), the last few of them.
 TERMS_CACHE_MIN = 65536
 TERMS_CACHE_SIZE = 4
-_TERMS_CACHE: dict[tuple[int, str], tuple[str, str]] = {}
+_TERMS_CACHE: dict[tuple[int, str | bytes], tuple[str | bytes, str]] = {}
 _TERMS_LOCK = threading.Lock()
 
 
-def register_functions(conn: sqlite3.Connection, make: Callable[[str], str] | None = None) -> None:
+def register_functions(conn: sqlite3.Connection, make: Callable[[str | bytes], str] | None = None) -> None:
     """Make ``rill_short_terms`` available to the index triggers on ``conn``;
     ``make``: who makes a long text's terms (default: this thread)."""
     function = short_terms if make is None else functools.partial(short_terms, make=make)
     conn.create_function(SHORT_TERMS_FUNCTION, 1, function, deterministic=True)
 
 
-# -- schema (used by the store's migration to version 2) -----------------------------
+# -- schema (used by the store's migrations to versions 2 and 6) -----------------------
 
 _INDEXED = "status IS NOT 'streaming'"
 
-SCHEMA_SQL = f"""
+TABLES_SQL = f"""
 CREATE VIRTUAL TABLE {TRIGRAM_TABLE} USING fts5(
     content, content='messages', content_rowid='rowid', tokenize='trigram'
 );
 CREATE VIRTUAL TABLE {SHORT_TABLE} USING fts5(
     terms, content='', detail=none, tokenize='ascii'
 );
+"""
+
+#: The index triggers (v6: the short terms are made from the text's bytes, ``short_terms``).
+TRIGGERS_SQL = f"""
 CREATE TRIGGER messages_search_insert AFTER INSERT ON messages
 WHEN new.{_INDEXED} BEGIN
     INSERT INTO {TRIGRAM_TABLE}(rowid, content) VALUES (new.rowid, new.content);
-    INSERT INTO {SHORT_TABLE}(rowid, terms) VALUES (new.rowid, {SHORT_TERMS_FUNCTION}(new.content));
+    INSERT INTO {SHORT_TABLE}(rowid, terms) VALUES (new.rowid, {SHORT_TERMS_FUNCTION}(CAST(new.content AS BLOB)));
 END;
 CREATE TRIGGER messages_search_delete AFTER DELETE ON messages
 WHEN old.{_INDEXED} BEGIN
     INSERT INTO {TRIGRAM_TABLE}({TRIGRAM_TABLE}, rowid, content) VALUES ('delete', old.rowid, old.content);
     INSERT INTO {SHORT_TABLE}({SHORT_TABLE}, rowid, terms)
-        VALUES ('delete', old.rowid, {SHORT_TERMS_FUNCTION}(old.content));
+        VALUES ('delete', old.rowid, {SHORT_TERMS_FUNCTION}(CAST(old.content AS BLOB)));
 END;
 CREATE TRIGGER messages_search_update AFTER UPDATE OF content, status ON messages
 WHEN (old.status IS 'streaming') <> (new.status IS 'streaming')
@@ -258,17 +268,24 @@ WHEN (old.status IS 'streaming') <> (new.status IS 'streaming')
     INSERT INTO {TRIGRAM_TABLE}({TRIGRAM_TABLE}, rowid, content)
         SELECT 'delete', old.rowid, old.content WHERE old.{_INDEXED};
     INSERT INTO {SHORT_TABLE}({SHORT_TABLE}, rowid, terms)
-        SELECT 'delete', old.rowid, {SHORT_TERMS_FUNCTION}(old.content) WHERE old.{_INDEXED};
+        SELECT 'delete', old.rowid, {SHORT_TERMS_FUNCTION}(CAST(old.content AS BLOB)) WHERE old.{_INDEXED};
     INSERT INTO {TRIGRAM_TABLE}(rowid, content) SELECT new.rowid, new.content WHERE new.{_INDEXED};
     INSERT INTO {SHORT_TABLE}(rowid, terms)
-        SELECT new.rowid, {SHORT_TERMS_FUNCTION}(new.content) WHERE new.{_INDEXED};
+        SELECT new.rowid, {SHORT_TERMS_FUNCTION}(CAST(new.content AS BLOB)) WHERE new.{_INDEXED};
 END;
+"""
+
+SCHEMA_SQL = TABLES_SQL + TRIGGERS_SQL
+DROP_TRIGGERS_SQL = """
+DROP TRIGGER IF EXISTS messages_search_insert;
+DROP TRIGGER IF EXISTS messages_search_delete;
+DROP TRIGGER IF EXISTS messages_search_update;
 """
 
 FILL_SQL = (
     f"INSERT INTO {TRIGRAM_TABLE}(rowid, content) SELECT rowid, content FROM messages WHERE {_INDEXED}",
     (f"INSERT INTO {SHORT_TABLE}(rowid, terms) "
-     f"SELECT rowid, {SHORT_TERMS_FUNCTION}(content) FROM messages WHERE {_INDEXED}"),
+     f"SELECT rowid, {SHORT_TERMS_FUNCTION}(CAST(content AS BLOB)) FROM messages WHERE {_INDEXED}"),
 )
 
 

@@ -34,6 +34,7 @@ from app.core.store.rows import (
     message_from_row,
     message_row,
     message_values,
+    utf8_content,
 )
 from app.core.store.search import SearchHit
 from app.core.store.writes import WritingStore, _Op
@@ -182,7 +183,7 @@ class Store(AttachmentRecords, WritingStore):
     def _do_add_message(self, payload: tuple[str, tuple[Any, ...]]) -> None:
         conversation_id, row = payload
         with self._tx() as conn:
-            conn.execute(INSERT_MESSAGE, row)
+            conn.execute(INSERT_MESSAGE, utf8_content(row, 4))
             conn.execute(
                 "UPDATE conversations SET updated_at = max(coalesce(updated_at, 0), ?) WHERE id = ?",
                 (row[13], conversation_id),
@@ -198,7 +199,7 @@ class Store(AttachmentRecords, WritingStore):
     def _do_add_messages(self, rows: list[tuple[Any, ...]]) -> None:
         with self._tx() as conn:
             conn.execute("PRAGMA defer_foreign_keys = ON")
-            conn.executemany(INSERT_MESSAGE, rows)
+            conn.executemany(INSERT_MESSAGE, (utf8_content(row, 4) for row in rows))
 
     def save_message(self, msg: Message, conversation_id: str = "") -> None:
         """Write a stored message's content, status, error and stats: one
@@ -208,7 +209,7 @@ class Store(AttachmentRecords, WritingStore):
         self._write(_Op("save_message", msg.id, (*message_values(msg), msg.id), conversation_id))
 
     def _do_save_message(self, values: tuple[Any, ...]) -> None:
-        self.conn.execute(SAVE_MESSAGE, values)
+        self.conn.execute(SAVE_MESSAGE, utf8_content(values, 0))
 
     def delete_message(self, message_id: str) -> int:
         """Delete a message and every message below it in the tree; returns

@@ -55,8 +55,9 @@ class TermsProcess:
         #: How many texts the helper made the terms of (tests and benchmarks).
         self.made_there = 0
 
-    def terms(self, text: str) -> str:
-        """``local_terms(text)``, made in the helper when ``text`` is long and it is up."""
+    def terms(self, text: str | bytes) -> str:
+        """``local_terms(text)``, made in the helper when ``text`` (or its UTF-8
+        bytes: they cross to the helper as they are) is long and it is up."""
         if len(text) < self.min_chars:
             return local_terms(text)
         pool = self._started()

@@ -294,3 +294,31 @@ def test_short_terms_read_in_pieces_are_the_same_terms_in_the_same_order(text: s
         assert search._tokens(text) == _tokens_one_step_per_character(text)
     finally:
         search.TOKENS_PIECE = saved
+
+
+@given(st.text(alphabet=st.sampled_from(list("ab Z\n-.1é你好世界😀❤\ufe0f가ぁ")), max_size=80))
+def test_the_terms_of_a_text_and_of_its_utf8_bytes_are_the_same(text: str) -> None:
+    """The index triggers pass the bytes (schema v6); terms made from the
+    str (v5, and the chunks) must be the same, or a delete would miss them."""
+    from app.core.store import search
+
+    assert search.local_terms(text.encode("utf-8")) == search.local_terms(text)
+    assert short_terms(text.encode("utf-8")) == short_terms(text)
+
+
+def test_a_long_text_is_stored_as_text_whole_and_found() -> None:
+    """Content of ``LONG_CONTENT_CHARS`` or more is bound as its UTF-8
+    bytes (``CAST(? AS TEXT)``): it reads back as the same text, the index
+    has it, and a save of it too."""
+    from app.core.store import rows
+
+    long_text = "日本語 😀 Qt " * (rows.LONG_CONTENT_CHARS // 8) + "the end"
+    with Store.in_memory() as store:
+        msg = add(store, long_text)[0]
+        assert store.conn.execute("SELECT typeof(content) FROM messages WHERE id = ?", (msg.id,)).fetchone() == ("text",)
+        assert store.load_messages(store.list_conversations()[0].id)[0].content == long_text
+        assert [h.message_id for h in store.search("Qt")] == [msg.id]
+        msg.content = long_text + " 再见"
+        store.save_message(msg)
+        assert store.conn.execute("SELECT content FROM messages WHERE id = ?", (msg.id,)).fetchone()[0] == msg.content
+        assert [h.message_id for h in store.search("再见")] == [msg.id]

@@ -150,7 +150,7 @@ def test_pragmas_wal_foreign_keys_synchronous_busy_timeout(store: Store) -> None
     from app.core.store.writes import BUSY_SLICE_MS
 
     assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == BUSY_SLICE_MS
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
     assert len(MIGRATIONS) == SCHEMA_VERSION
     assert store.integrity_ok()
 
@@ -491,6 +491,44 @@ def test_upgrade_from_v1_keeps_data_and_search_works(db_path: Path) -> None:
     assert len(s.search("界面")) == 2
     assert s.integrity_ok()
     s.close()
+
+
+def test_upgrade_from_v5_gives_the_short_terms_function_bytes_and_keeps_the_index(db_path: Path) -> None:
+    """v6's triggers hand ``rill_short_terms`` the text's UTF-8 bytes: terms
+    a v5 trigger made from the str are removed exactly by a v6 delete."""
+    from app.core.store import search
+
+    s = opened(db_path)
+    info = ConversationInfo(title="v5")
+    s.create_conversation(info)
+    s.close()
+    conn = sqlite3.connect(db_path)
+    search.register_functions(conn)
+    v5 = search.TRIGGERS_SQL.replace("CAST(new.content AS BLOB)", "new.content").replace(
+        "CAST(old.content AS BLOB)", "old.content")
+    conn.executescript(search.DROP_TRIGGERS_SQL + v5 + "PRAGMA user_version = 5;")
+    rows = [("v5-a", "an old 界面 note 😀 about Qt"), ("v5-b", "another 界面 page")]
+    for k, (mid, text) in enumerate(rows):
+        conn.execute(
+            "INSERT INTO messages (id, conversation_id, parent_id, role, content, status, created_at) "
+            "VALUES (?, ?, NULL, 'user', ?, 'complete', ?)", (mid, info.id, text, 1.0 + k))
+    conn.commit()
+    conn.close()
+    s = opened(db_path)
+    try:
+        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        triggers = [r[0] for r in s.conn.execute("SELECT sql FROM sqlite_master WHERE type = 'trigger' "
+                                                 "AND name LIKE 'messages_search_%'")]
+        assert len(triggers) == 3 and all("AS BLOB" in t for t in triggers)
+        assert sorted(h.message_id for h in s.search("界面")) == ["v5-a", "v5-b"]
+        assert s.delete_message("v5-a") == 1
+        assert [h.message_id for h in s.search("界面")] == ["v5-b"], "the v5 terms were deleted exactly"
+        assert s.search("Qt") == [] and s.search("😀") == []
+        s.add_message(info.id, Message("user", "a new 界面 note", parent_id="v5-b"))
+        assert len(s.search("界面")) == 2
+        assert s.integrity_ok()
+    finally:
+        s.close()
 
 
 def test_a_failed_migration_is_rolled_back(db_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
