@@ -660,37 +660,28 @@ def act_select_all_copy(h: Harness) -> Generator[Any, None, None]:
         # UTF8_STRING, Wayland's text/plain;charset=utf-8): the bytes.
         return QApplication.clipboard().mimeData().data("text/plain;charset=utf-8")
 
-    m = h.begin("copy")
-    m.extra["had_selection"] = h.view.has_selection()
-    h.check(m.extra["had_selection"], "Select All selected nothing")
-    m.call(h.window.menus.copy_action.trigger)
-    yield Until("copied text gathered", copied_ready, 60, hold_ms=30)
-    m.end()
+    def copy_then_serve(copy_name: str, served_name: str, action: Any, what: str) -> Generator[Any, None, None]:
+        m = h.begin(copy_name)
+        if copy_name == "copy":
+            m.extra["had_selection"] = h.view.has_selection()
+            h.check(m.extra["had_selection"], "Select All selected nothing")
+        m.call(action.trigger)
+        yield Until("copied text gathered", copied_ready, 60, hold_ms=30)
+        m.end()
+        yield from h.settle()
+        m = h.begin(served_name)
+        data = m.call(served)
+        yield Sleep(30)
+        m.end()
+        copied = bytes(data).decode("utf-8")  # the other application's work: after the measure
+        m.extra["copied_chars"] = len(copied)
+        if len(copied) < 0.9 * h.args.history_chars:
+            h.result["error"] = f"{what} put {len(copied):,} characters on the clipboard"
+
+    yield from copy_then_serve("copy", "clipboard_served", h.window.menus.copy_action, "Select All + Copy")
     yield from h.settle()
-    m = h.begin("clipboard_served")
-    data = m.call(served)
-    yield Sleep(30)
-    m.end()
-    copied = bytes(data).decode("utf-8")  # the other application's work: after the measure
-    m.extra["copied_chars"] = len(copied)
-    if len(copied) < 0.9 * h.args.history_chars:
-        h.result["error"] = f"Select All + Copy put {len(copied):,} characters on the clipboard"
-    del copied, data
-    yield from h.settle()
-    m = h.begin("copy_conversation")
-    m.call(h.window.menus.copy_conversation_action.trigger)
-    yield Until("copied text gathered", copied_ready, 60, hold_ms=30)
-    m.end()
-    yield from h.settle()
-    m = h.begin("conversation_served")
-    data = m.call(served)
-    yield Sleep(30)
-    m.end()
-    copied = bytes(data).decode("utf-8")  # the other application's work: after the measure
-    m.extra["copied_chars"] = len(copied)
-    if len(copied) < 0.9 * h.args.history_chars:
-        h.result["error"] = f"Copy Conversation as Markdown put {len(copied):,} characters on the clipboard"
-    del copied, data
+    yield from copy_then_serve("copy_conversation", "conversation_served", h.window.menus.copy_conversation_action,
+                               "Copy Conversation as Markdown")
 
 
 def act_theme(h: Harness) -> Generator[Any, None, None]:

@@ -32,15 +32,21 @@ def test_the_helper_makes_the_same_terms_as_this_thread_and_ends_when_closed() -
     assert terms.terms(LONG) == search.local_terms(LONG) and terms.made_there == 1, "closed: made here"
 
 
+def _store_long(store: Store) -> tuple[str, Message]:
+    """A conversation with LONG in it (the helper's threshold lowered); its id and the message."""
+    store.terms.min_chars = 1000
+    info = ConversationInfo(title="long")
+    store.create_conversation(info)
+    msg = Message("user", LONG, MessageStatus.COMPLETE)
+    store.add_message(info.id, msg)
+    return info.id, msg
+
+
 def test_a_store_saving_a_long_message_has_it_indexed_by_the_helper() -> None:
     with Store.in_memory() as store:
-        store.terms.min_chars = 1000
-        info = ConversationInfo(title="long")
-        store.create_conversation(info)
-        msg = Message("user", LONG, MessageStatus.COMPLETE)
-        store.add_message(info.id, msg)
+        conversation_id, msg = _store_long(store)
         msg.content = LONG + " again"
-        store.save_message(msg, info.id)  # an update: the delete trigger asks for the old text's terms again
+        store.save_message(msg, conversation_id)  # an update: the delete trigger asks for the old text's terms again
         assert store.terms.made_there == 2, "each text made once (the old one was kept)"
         for query in ("AI", "界面", "Qt", "the end"):
             assert [h.message_id for h in store.search(query)] == [msg.id], query
@@ -53,10 +59,6 @@ def test_no_helper_means_the_terms_are_made_here(monkeypatch: pytest.MonkeyPatch
 
     monkeypatch.setattr(multiprocessing, "get_context", no_processes)
     with Store.in_memory() as store:
-        store.terms.min_chars = 1000
-        info = ConversationInfo(title="long")
-        store.create_conversation(info)
-        msg = Message("user", LONG, MessageStatus.COMPLETE)
-        store.add_message(info.id, msg)
+        _, msg = _store_long(store)
         assert store.terms.made_there == 0
         assert [h.message_id for h in store.search("AI")] == [msg.id]
