@@ -285,7 +285,9 @@ class ChatController(QObject):
         conversation = self.conversation
 
         def parts() -> Iterator[str]:
-            yield from conversation_markdown_parts(conversation, conversation.all_messages(), inert=False)
+            yield from conversation_markdown_parts(
+                conversation, conversation.all_messages(), inert=False, path=list(conversation.messages)
+            )
 
         return parts()
 
