@@ -101,7 +101,17 @@ def estimate(text: str) -> TextEstimate:
         # size is exact because it is taken from one encode of the whole text.
         size = len(text.encode("utf-8", "surrogatepass"))
         return TextEstimate(n, size, max(1, _tokens(cjk, other_bytes)))
-    return _sampled(text)
+    # A long text is often priced again as the same object (a pasted
+    # attachment: at the paste, then as the message sent): its last few
+    # estimates are kept by identity (~4 ms of sampling each on the GUI thread).
+    global _KEPT
+    kept = _KEPT
+    for known, made in kept:
+        if known is text:
+            return made
+    made = _sampled(text)
+    _KEPT = ((text, made), *kept[: KEPT_ESTIMATES - 1])  # one rebinding, atomic: safe on any thread
+    return made
 
 
 def estimate_total(texts: Sequence[Sequence[str]], per_text: int = 0, budget: int = EXACT_SCAN_CHARS) -> int:
@@ -166,6 +176,11 @@ def _priced(texts: Sequence[Sequence[str]], per_text: int, budget: int) -> Gener
             since = 0
             yield
     return chars, tokens
+
+
+#: How many long texts' estimates are kept (``estimate``); each entry holds its text.
+KEPT_ESTIMATES = 4
+_KEPT: tuple[tuple[str, TextEstimate], ...] = ()
 
 
 def _sampled(text: str) -> TextEstimate:

@@ -90,3 +90,21 @@ def test_a_long_non_ascii_conversation_is_priced_from_a_bounded_selection(monkey
     assert sum(priced) < 50_000 + len(english) + 1  # the budget, plus the text that crossed it
     assert {n for n in priced} == {len(english) + 1, len(chinese)}  # both kinds were priced
     assert abs(total - exact) / exact < 0.02
+
+
+def test_a_long_text_priced_again_as_the_same_object_is_not_sampled_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pasted attachment is priced at the paste and again as the message
+    sent (the same str): the second costs nothing, and an equal text that is
+    another object is priced as usual."""
+    calls: list[int] = []
+    real = te._sampled
+    monkeypatch.setattr(te, "_sampled", lambda text: calls.append(len(text)) or real(text))
+    monkeypatch.setattr(te, "_KEPT", ())
+    text = "数据 and words " * (te.EXACT_SCAN_CHARS // 10)
+    first = estimate(text)
+    assert estimate(text) == first and len(calls) == 1
+    other = "".join([text[:10], text[10:]])
+    assert other is not text and estimate(other) == first and len(calls) == 2
+    for k in range(te.KEPT_ESTIMATES):
+        estimate(text + str(k))
+    assert estimate(text) == first and len(calls) == 3 + te.KEPT_ESTIMATES, "only the last few are kept"
