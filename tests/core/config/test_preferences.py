@@ -414,7 +414,7 @@ def test_upgrade_from_v2_keeps_data_and_maps_system_prompts(tmp_path: Path) -> N
     result = Store.open(db)
     assert result.store is not None and result.notices == [] and not result.read_only
     s = result.store
-    assert s.conn.execute("PRAGMA user_version").fetchone()[0] == store_mod.SCHEMA_VERSION == 5
+    assert s.conn.execute("PRAGMA user_version").fetchone()[0] == store_mod.SCHEMA_VERSION == 6
     got = {i.id: i for i in s.list_conversations()}
     assert len(got) == 5
     # the built-in default now follows Settings; the rest keeps its meaning
