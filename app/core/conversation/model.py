@@ -19,6 +19,7 @@ from typing import Any
 
 from app.core.backends.base import ChatMessage
 from app.core.text.thinking import strip_thinking
+from app.core.util.gil import handing_over
 
 DEFAULT_SYSTEM_PROMPT = (
     "You are Rill, a helpful assistant running locally on the user's computer. "
@@ -178,10 +179,6 @@ def text_parts(messages: Sequence[Message]) -> list[list[str]]:
 _PARTS = operator.attrgetter("_parts")
 
 
-#: ``_prompt_of`` lets another thread have the GIL every this many messages.
-HAND_OVER_EVERY = 256
-
-
 def _prompt_of(system_prompt: str, path: list[Message], upto_id: str | None) -> tuple[ChatMessage, ...]:
     # Runs on the inference thread over the whole path (26,554 messages in a
     # 10 M-character conversation), holding the GIL the GUI thread needs: the
@@ -192,13 +189,9 @@ def _prompt_of(system_prompt: str, path: list[Message], upto_id: str | None) -> 
     skipped = (MessageStatus.ERROR, MessageStatus.STREAMING)
     assistant = Role.ASSISTANT.value
     append = out.append
-    for n, msg in enumerate(path, 1):
+    for msg in handing_over(path):  # (the GUI thread may be waiting for the GIL: app.core.util.gil)
         if msg.id == upto_id:
             break
-        if not n % HAND_OVER_EVERY:
-            # Hand the GIL over (a waiting GUI thread gets it now instead of
-            # at the end of a 1 ms switch interval): ~0.3 ms of this loop at a time.
-            time.sleep(0)
         if msg.status in skipped:
             continue
         content = msg.content

@@ -38,6 +38,7 @@ from app.core.store.rows import (
 )
 from app.core.store.search import SearchHit
 from app.core.store.writes import WritingStore, _Op
+from app.core.util.gil import handing_over
 
 log = logging.getLogger(__name__)
 
@@ -247,7 +248,8 @@ class Store(AttachmentRecords, WritingStore):
             f"SELECT {MSG_COLUMNS} FROM messages WHERE conversation_id = ? ORDER BY created_at, rowid",
             (conversation_id,),
         ).fetchall()
-        return [message_from_row(row, self._streaming_as) for row in rows]
+        # (on the store thread, while the GUI thread may be waiting for the GIL: app.core.util.gil)
+        return [message_from_row(row, self._streaming_as) for row in handing_over(rows)]
 
     def recover_interrupted(self) -> int:
         """Mark every message still ``streaming`` (the app died mid-reply) as

@@ -242,10 +242,10 @@ def test_the_prompt_strips_thoughts_and_skips_what_a_model_must_not_see(turns) -
 
 def test_a_long_prompt_build_hands_the_gil_over_as_it_goes(monkeypatch) -> None:
     """Built on the inference thread while the GUI thread waits for the GIL
-    (a 26,554-message conversation: ~30 ms of Python): every
-    HAND_OVER_EVERY messages it lets the GIL go (``time.sleep(0)``), and the
-    prompt is the same."""
-    from app.core.conversation import model
+    (a 26,554-message conversation: ~30 ms of Python): every ``gil.EVERY``
+    messages it lets the GIL go (``time.sleep(0)``), and the prompt is the
+    same."""
+    from app.core.util import gil
 
     conv = Conversation(system_prompt="sys")
     for k in range(300):
@@ -254,6 +254,6 @@ def test_a_long_prompt_build_hands_the_gil_over_as_it_goes(monkeypatch) -> None:
         conv.messages[-1].status = MessageStatus.COMPLETE
     whole = conv.prompt()
     slept: list[float] = []
-    monkeypatch.setattr(model.time, "sleep", slept.append)
+    monkeypatch.setattr(gil.time, "sleep", slept.append)
     assert conv.prompt() == whole and len(whole) == 601
-    assert slept == [0] * (600 // model.HAND_OVER_EVERY)
+    assert slept == [0] * (600 // gil.EVERY)
