@@ -77,6 +77,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import stalls
+from benchmarks.common import PROFILE_VAR, use_profile
 
 HEARTBEAT_S = 0.005
 POLL_MS = 10
@@ -938,6 +939,10 @@ def main(argv: list[str] | None = None) -> None:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     if args.workdir is None:
         args.workdir = tempfile.mkdtemp(prefix="rill-actions-")
+    if not os.environ.get(PROFILE_VAR):
+        # Run by hand: a fresh profile too, as the suite gives each child (the
+        # user's own conversations would be opened at start and grow per run).
+        use_profile(os.path.join(args.workdir, "profile"))
     result = run_action(args)
     sys.stdout.write(json.dumps(result) + "\n")
     sys.stdout.flush()

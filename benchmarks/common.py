@@ -53,9 +53,19 @@ def child_env(profile: str | None = None) -> dict[str, str]:
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
     env.setdefault("PYTHONHASHSEED", "0")
     if profile:
-        for var, sub in (("XDG_CONFIG_HOME", "config"), ("XDG_DATA_HOME", "data"), ("XDG_STATE_HOME", "state")):
-            env[var] = os.path.join(profile, sub)
+        use_profile(profile, env)
     return env
+
+
+#: Set in a measurement child's environment: its Rill profile is a fresh temporary one.
+PROFILE_VAR = "RILL_BENCH_PROFILE"
+
+
+def use_profile(profile: str, env: dict[str, str] | os._Environ[str] = os.environ) -> None:
+    """Point Rill's settings, data and state in ``env`` at ``profile`` (a folder)."""
+    for var, sub in (("XDG_CONFIG_HOME", "config"), ("XDG_DATA_HOME", "data"), ("XDG_STATE_HOME", "state")):
+        env[var] = os.path.join(profile, sub)
+    env[PROFILE_VAR] = profile
 
 
 def run_json(args: Sequence[str], timeout_s: float = 900.0) -> ChildResult:
