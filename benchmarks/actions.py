@@ -756,7 +756,7 @@ TRACED = (
     ("app.ui.conversation.stream_flow", "StreamFlow", ("tail_changed",)),
     ("app.ui.conversation.rows", "ItemRows", ("append_history",)),
     ("app.ui.misc.theme", "ThemeManager", ("_apply", "_on_sheet_due")),
-    ("app.ui.misc.clipboard_text", "LazyTextMime", ("retrieveData", "_on_timeout")),
+    ("app.ui.conversation.clipboard_text", "LazyTextMime", ("retrieveData",)),
     ("app.ui.services.slicer", "TimeSlicer", ("_on_due",)),
     ("app.ui.conversation.streaming", "StreamingTail", ("tail_insert", "maybe_commit", "cut_tail")),
     ("app.ui.conversation.painter", "ItemPainter", ("paint",)),

@@ -18,6 +18,7 @@ from app.core.conversation.model import (
     MessageStatus,
 )
 from app.core.store.clean import clean_title
+from app.core.text.utf8 import utf8_parts
 
 log = logging.getLogger(__name__)
 
@@ -185,18 +186,15 @@ SAVE_MESSAGE = (
 
 #: Content at least this long is bound as its UTF-8 bytes (``utf8_content``).
 LONG_CONTENT_CHARS = 262144
-#: ... encoded this many characters at a time.
-ENCODE_CHARS = 262144
 
 
 def utf8_content(values: tuple[Any, ...], index: int) -> tuple[Any, ...]:
     """``values`` with the long text at ``index`` as its UTF-8 bytes, encoded
-    in pieces (SQLite takes it as text through ``CAST(? AS TEXT)``). Binding a
-    str makes sqlite3 encode it in one call that holds the GIL: ~8 ms for a
-    4 MB prompt with an emoji in it, while the window was sending it.
-    (Clean text, ``clean_values``: no lone surrogates.)"""
+    in pieces (``utf8_parts``; SQLite takes it as text through ``CAST(? AS
+    TEXT)``). Binding a str makes sqlite3 encode it in one call that holds
+    the GIL: ~8 ms for a 4 MB prompt with an emoji in it, while the window
+    was sending it. (Clean text, ``clean_values``: no lone surrogates.)"""
     text = values[index]
     if not isinstance(text, str) or len(text) < LONG_CONTENT_CHARS:
         return values
-    data = b"".join([text[k : k + ENCODE_CHARS].encode("utf-8") for k in range(0, len(text), ENCODE_CHARS)])
-    return (*values[:index], data, *values[index + 1 :])
+    return (*values[:index], b"".join(utf8_parts([text], "strict")), *values[index + 1 :])

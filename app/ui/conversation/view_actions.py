@@ -17,9 +17,9 @@ from collections.abc import Callable
 from PyQt6.QtCore import QUrl
 from PyQt6.QtGui import QDesktopServices, QGuiApplication
 
+from app.ui.conversation.clipboard_text import LazyTextMime
 from app.ui.conversation.items import ALLOWED_LINK_SCHEMES, LAZY_COPY_ITEMS, ItemList, copy_source
 from app.ui.conversation.selection import Selection
-from app.ui.misc.clipboard_text import LazyTextMime
 
 
 class ViewActions:

@@ -24,12 +24,12 @@ from app.core.backends.remote.servers import ServerConfig
 from app.core.text.display import without_controls
 from app.resources import resource_path
 from app.ui.conversation.announcer import StreamAnnouncer
+from app.ui.conversation.clipboard_text import LazyTextMime
 from app.ui.conversation.controller import ChatController, ChatState
 from app.ui.conversation.find_bar import FindBar
 from app.ui.conversation.view import ChatView
 from app.ui.dialogs.about import open_about_box
 from app.ui.hub.offer import DemoModelOffer
-from app.ui.misc.clipboard_text import LazyTextMime
 from app.ui.misc.shortcuts import bind_shortcut
 from app.ui.misc.theme import mark_window, theme_manager
 from app.ui.services.lifecycle import AppServices

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
-from app.ui.misc import clipboard_text
-from app.ui.misc.clipboard_text import ENCODE_CHARS, LazyTextMime, encoded_parts
+from app.core.text.utf8 import PIECE_CHARS
+from app.ui.conversation import clipboard_text
+from app.ui.conversation.clipboard_text import LazyTextMime
 
 
 def test_a_paste_before_the_text_is_gathered_gets_all_of_it_once(qapp) -> None:
@@ -38,7 +37,7 @@ def test_the_text_is_gathered_in_slices_after_copy(qtbot, monkeypatch: pytest.Mo
             yield str(k)
 
     mime = LazyTextMime(pieces())
-    mime._on_timeout()
+    mime._slicer.run_slice()
     assert made == [0] and not mime.ready, "one slice, one part"
     with qtbot.waitSignal(mime.prepared, timeout=5000):
         pass  # the rest comes from the event loop
@@ -49,7 +48,7 @@ def test_the_text_is_gathered_in_slices_after_copy(qtbot, monkeypatch: pytest.Mo
 def test_another_application_gets_utf8_bytes_of_long_and_wide_text(qtbot) -> None:
     from PyQt6.QtWidgets import QApplication
 
-    text = "日本語 😀 " * (ENCODE_CHARS // 3) + "end"
+    text = "日本語 😀 " * (PIECE_CHARS // 3) + "end"
     mime = LazyTextMime(iter([text, "", "\ud800!"]))
     with qtbot.waitSignal(mime.prepared, timeout=10000):
         pass
@@ -60,15 +59,3 @@ def test_another_application_gets_utf8_bytes_of_long_and_wide_text(qtbot) -> Non
     assert served is not None
     assert bytes(served.data("text/plain;charset=utf-8")).decode("utf-8") == text + "?!", "a lone surrogate is ?"
     assert clipboard.text() == text + "?!"
-
-
-@given(st.lists(st.text(max_size=40)), st.integers(min_value=1, max_value=7))
-def test_encoded_parts_join_to_the_whole_texts_encoding(pieces: list[str], size: int) -> None:
-    old = clipboard_text.ENCODE_CHARS
-    clipboard_text.ENCODE_CHARS = size
-    try:
-        parts = list(encoded_parts(pieces))
-    finally:
-        clipboard_text.ENCODE_CHARS = old
-    assert b"".join(parts) == "".join(pieces).encode("utf-8", "replace")
-    assert all(parts), "no empty parts"
