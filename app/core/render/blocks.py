@@ -102,8 +102,9 @@ class Unit:
 
 
 #: A code block longer than this many lines is shown as several pieces, each
-#: its own document: one Qt layout of a highlighted 150-line block costs ~10 ms.
-CODE_PIECE_LINES = 40
+#: its own document: one Qt layout of a highlighted 150-line block costs ~10 ms,
+#: a 20-line piece about 1 ms (issue #18: every Qt text call about 1 ms).
+CODE_PIECE_LINES = 20
 
 
 # --------------------------------------------------------------- HTML helpers

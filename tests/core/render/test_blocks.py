@@ -512,3 +512,16 @@ def test_units_plain_text_joins_units_and_pieces() -> None:
     )
     assert units_plain_text(units) == "T & t\nabcdef\nghi\nx < y\na\nb"
     assert units_plain_text(()) == ""
+
+
+@pytest.mark.parametrize("lang", ["python", ""])
+def test_a_long_code_block_is_shown_in_pieces_of_at_most_twenty_lines(lang: str) -> None:
+    code = "\n".join(f"x{k} = '<{k}>' & {k}" for k in range(95))
+    units = render_units(f"Intro\n\n```{lang}\n{code}\n```\n\nAfter.\n")
+    pieces = [u for u in units if u.kind == "code"]
+    assert len(pieces) == 5  # 95 lines: 20 + 20 + 20 + 20 + 15
+    assert [html_text(u.body).count("\n") + 1 for u in pieces] == [20, 20, 20, 20, 15]
+    assert [u.cont for u in pieces] == [False, True, True, True, True]
+    assert pieces[0].copy == code and all(u.copy == "" for u in pieces[1:])  # the Copy button copies it all
+    assert "\n".join(html_text(u.body) for u in pieces) == code
+    assert units_plain_text(units) == html_text(render_markdown(f"Intro\n\n```{lang}\n{code}\n```\n\nAfter.\n"))
