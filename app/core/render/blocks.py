@@ -106,6 +106,17 @@ class Unit:
 #: a 20-line piece about 1 ms (issue #18: every Qt text call about 1 ms).
 CODE_PIECE_LINES = 20
 
+#: A table with more body rows than this is shown as several tables of this
+#: many rows, each its own document, all with the same column widths (percent
+#: of the width, from the columns' longest cells): one Qt layout of a 50-row
+#: table costs ~11 ms, of 5 rows ~1.3 ms.
+TABLE_PIECE_ROWS = 5
+_CELL_OPEN = re.compile(r"<t[dh](?=[\s>])")
+_CELL = re.compile(r"<t[dh](?:\s[^>]*)?>(.*?)</t[dh]>", re.DOTALL)
+#: A column's share of the width counts its longest cell, at most this many
+#: characters, and never less than its longest word; plus its padding and border.
+_COLUMN_MAX_CHARS, _COLUMN_PAD_CHARS = 40, 3
+
 
 # --------------------------------------------------------------- HTML helpers
 
@@ -366,7 +377,82 @@ def render_units(text: str) -> tuple[Unit, ...]:
             run_start = a
         run_plain = plain
     units += _run(text[run_start:], run_plain, fence)
-    return tuple(_split_long_code(units))
+    return tuple(_split_long_tables(_split_long_code(units)))
+
+
+def _split_long_tables(units: list[Unit]) -> list[Unit]:
+    """Cut tables of more than TABLE_PIECE_ROWS body rows into tables of that
+    many rows (the first keeps the header; the others are ``cont``). Every
+    piece is as wide as the view and gives its first row's cells the same
+    percentage widths, so the columns line up from piece to piece."""
+    out: list[Unit] = []
+    for unit in units:
+        pieces = _table_pieces(unit.body) if unit.kind == "html" and unit.body.startswith("<table") else None
+        if pieces is None:
+            out.append(unit)
+            continue
+        for k, body in enumerate(pieces):
+            keys = set(keys_in(body)) if unit.math else set()
+            out.append(Unit("html", body, cont=k > 0, math=tuple(f for f in unit.math if f.key in keys)))
+    return out
+
+
+def _table_pieces(body: str) -> list[str] | None:
+    """The pieces of one rendered table (python-markdown's ``<table><thead>…
+    </thead><tbody><tr>…</tr>…</tbody></table>``), or None to keep it whole."""
+    open_end = body.find(">") + 1
+    rows_start = body.find("<tbody>")
+    if rows_start < 0:
+        return None
+    rows_start += len("<tbody>")
+    rows: list[str] = []  # each "\n<tr>…</tr>", exactly as rendered
+    pos = rows_start
+    while (end := body.find("</tr>", pos)) >= 0:
+        rows.append(body[pos : end + len("</tr>")])
+        pos = end + len("</tr>")
+    close = body[pos:]  # "\n</tbody>\n</table>"
+    if len(rows) <= TABLE_PIECE_ROWS or close.strip() != "</tbody>\n</table>":
+        return None
+    widths = _column_widths(body[open_end:rows_start], rows)
+    table = body[:open_end].replace("<table", '<table width="100%"', 1)
+    pieces = [table + _with_widths(body[open_end:rows_start], widths) + "".join(rows[:TABLE_PIECE_ROWS]) + close]
+    for k in range(TABLE_PIECE_ROWS, len(rows), TABLE_PIECE_ROWS):
+        group = _with_widths(rows[k], widths) + "".join(rows[k + 1 : k + TABLE_PIECE_ROWS])
+        pieces.append(table + "\n<tbody>" + group + close)
+    return pieces
+
+
+def _column_widths(head: str, rows: list[str]) -> list[int]:
+    """Percent widths of a table's columns (summing to 100), in proportion to
+    each column's longest cell (at most _COLUMN_MAX_CHARS, at least its
+    longest word) plus _COLUMN_PAD_CHARS."""
+    longest: list[int] = []
+    for row in (head, *rows):
+        for n, cell in enumerate(_CELL.findall(row)):
+            text = _text_of(cell)
+            word = max(map(len, text.split()), default=0)
+            size = max(word, min(_COLUMN_MAX_CHARS, len(text))) + _COLUMN_PAD_CHARS
+            if n < len(longest):
+                longest[n] = max(longest[n], size)
+            else:
+                longest.append(size)
+    total = sum(longest) or 1
+    widths = [size * 100 // total for size in longest]
+    if widths:
+        widths[-1] += 100 - sum(widths)
+    return widths
+
+
+def _with_widths(fragment: str, widths: list[int]) -> str:
+    """``fragment`` with its first cells given ``width="P%"`` (Qt takes a
+    column's width from its cells)."""
+    cells = iter(widths)
+
+    def widen(match: re.Match[str]) -> str:
+        width = next(cells, None)
+        return match.group(0) if width is None else f'{match.group(0)} width="{width}%"'
+
+    return _CELL_OPEN.sub(widen, fragment, count=len(widths))
 
 
 def _split_long_code(units: list[Unit]) -> list[Unit]:
@@ -445,6 +531,17 @@ def user_units(text: str) -> tuple[Unit, ...]:
     return tuple(_plain_units(text))
 
 
+def _table_piece_text(unit: Unit, more: bool, after: bool) -> str:
+    """A piece of a split table's text, such that the pieces joined give the
+    whole table's: a later piece drops the text of what it repeats in front
+    of its rows, one followed by more drops its close."""
+    body = unit.body
+    rows = body.find("\n<tr>") if unit.cont else 0
+    close = body.rfind("</tr>") + len("</tr>") if more else len(body)
+    text = _text_of(body[rows:close]) if unit.cont else _text_of(body[:close])
+    return ("\n" if after and not unit.cont else "") + text
+
+
 def units_plain_text(units: Iterable[Unit]) -> str:
     """Roughly the text a reader sees: plain → body, code → copy, html → text content.
 
@@ -457,6 +554,8 @@ def units_plain_text(units: Iterable[Unit]) -> str:
         split = unit.kind == "code" and i + 1 < len(units) and units[i + 1].cont
         if unit.kind == "code" and unit.cont:
             parts.append("\n" + _text_of(unit.body))  # the same code block goes on
+        elif unit.kind == "html" and (unit.cont or (i + 1 < len(units) and units[i + 1].cont)):
+            parts.append(_table_piece_text(unit, i + 1 < len(units) and units[i + 1].cont, bool(parts)))
         else:
             if parts and not (unit.kind == "plain" and previous == "plain"):
                 parts.append("\n")

@@ -97,6 +97,12 @@ def gap_after(units: list[UnitSlot], n: int) -> float:
     return 0.0 if n + 1 < len(units) and units[n + 1].unit.cont else UNIT_GAP
 
 
+def is_table_piece(unit: Unit) -> bool:
+    """A later piece of a table shown in pieces (``blocks.TABLE_PIECE_ROWS``):
+    its text goes on from the piece before, with no line between."""
+    return unit.kind == "html" and unit.cont
+
+
 def doc_text(unit: Unit, doc: QTextDocument) -> str:
     text = doc.toPlainText()
     if unit.body.startswith("<table") and text.startswith("\n"):

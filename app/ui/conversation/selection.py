@@ -19,7 +19,7 @@ from PyQt6.QtGui import (
 )
 
 from app.core.render import blocks
-from app.ui.conversation.items import Item, ItemList, Pos, copy_source
+from app.ui.conversation.items import Item, ItemList, Pos, copy_source, is_table_piece
 from app.ui.misc.math_images import text_with_formulas
 
 #: ``(doc, unit, start, stop, colour) -> selections drawing its formulas in colour``
@@ -175,7 +175,11 @@ class Selection:
             cursor = QTextCursor(doc)
             cursor.setPosition(start)
             cursor.setPosition(stop, QTextCursor.MoveMode.KeepAnchor)
-            chunks.append(cursor.selection().toPlainText())
+            text = cursor.selection().toPlainText()
+            if chunks and 0 <= n < len(item.units) and is_table_piece(item.units[n].unit):
+                chunks[-1] += text.removeprefix("\n")  # a split table's rows go on (its text ends its row)
+                continue
+            chunks.append(text)
         return "\n".join(chunks)
 
     def doc_of(self, pos: Pos) -> QTextDocument | None:

@@ -143,7 +143,7 @@ def fenced(draw: st.DrawFn, messy: bool) -> tuple[str, str]:
 def table(draw: st.DrawFn) -> str:
     cols = draw(st.integers(1, 3))
     head = draw(st.lists(WORDS, min_size=cols, max_size=cols))
-    rows = draw(st.lists(st.lists(WORDS, min_size=cols, max_size=cols), max_size=3))
+    rows = draw(st.lists(st.lists(WORDS, min_size=cols, max_size=cols), max_size=12))  # over TABLE_PIECE_ROWS: shown in pieces
     return "\n".join(["| " + " | ".join(head) + " |", "|" + "---|" * cols] + ["| " + " | ".join(r) + " |" for r in rows])
 
 
@@ -525,3 +525,20 @@ def test_a_long_code_block_is_shown_in_pieces_of_at_most_twenty_lines(lang: str)
     assert pieces[0].copy == code and all(u.copy == "" for u in pieces[1:])  # the Copy button copies it all
     assert "\n".join(html_text(u.body) for u in pieces) == code
     assert units_plain_text(units) == html_text(render_markdown(f"Intro\n\n```{lang}\n{code}\n```\n\nAfter.\n"))
+
+
+def test_a_long_table_is_shown_in_pieces_of_rows_with_the_same_column_widths() -> None:
+    rows = "\n".join(f"| r{k} | {'word ' * (k % 7)} | {k} |" for k in range(13))
+    text = f"Intro\n\n| Name | Notes | n:|\n|---|---|--:|\n{rows}\n\nAfter.\n"
+    units = render_units(text)
+    tables = [u for u in units if u.body.startswith("<table")]
+    assert [u.cont for u in tables] == [False, True, True]
+    assert [u.body.count("<tr>") for u in tables] == [1 + 5, 5, 3]  # the header stays in the first piece
+    assert "<th" not in tables[1].body + tables[2].body
+    widths = [re.findall(r'<t[dh] width="(\d+)%"', u.body) for u in tables]
+    assert widths[0] == widths[1] == widths[2] and sum(map(int, widths[0])) == 100
+    assert int(widths[0][1]) > int(widths[0][0]), "the column of long cells is the widest"
+    assert all('<table width="100%"' in u.body for u in tables)
+    assert units_plain_text(units) == html_text(render_markdown(text))
+    short = render_units("| a |\n|---|\n" + "\n".join(f"| {k} |" for k in range(5)) + "\n")
+    assert len(short) == 1 and "width=" not in short[0].body, "a table of up to 5 rows stays as written"

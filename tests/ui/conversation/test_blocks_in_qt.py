@@ -98,7 +98,8 @@ def ends_with_reusable_block(doc: QTextDocument) -> bool:
 
 
 def per_unit_text(units: tuple[Unit, ...]) -> str:
-    """The units' documents read in order, joined with '\\n', Qt quirks 1-2 applied."""
+    """The units' documents read in order, joined with '\\n' (a table's
+    pieces with nothing, as the view joins them), Qt quirks 1-2 applied."""
     docs = [unit_doc(u) for u in units]
     texts = [d.toPlainText() for d in docs]
     table_first = [starts_with_table(d) for d in docs]
@@ -112,6 +113,9 @@ def per_unit_text(units: tuple[Unit, ...]) -> str:
                 continue  # quirk 2: the next element takes this (only) line
             assert text.endswith("\n")
             text = text[:-1]  # quirk 2: the next element takes the last line
+        if out and units[k].kind == "html" and units[k].cont:
+            out[-1] += text  # a table's later piece: its rows go on from the piece before
+            continue
         out.append(text)
     return "\n".join(out)
 

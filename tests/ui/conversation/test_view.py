@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from PyQt6.QtCore import Qt
-from PyQt6.QtGui import QGuiApplication, QTextDocument
+from PyQt6.QtGui import QGuiApplication, QTextCursor, QTextDocument
 from PyQt6.QtWidgets import QApplication
 
 from app.core.backends.scripted import SAMPLE_MARKDOWN
@@ -27,6 +27,11 @@ def stream(qtbot, view: ChatView, text: str, piece: int = 37) -> Message:
     with qtbot.waitSignal(view.message_settled, timeout=20000, check_params_cb=lambda mid: mid == msg.id):
         view.finish_stream(msg.id)
     return msg
+
+
+#: A table shown in pieces (13 rows: 5 + 5 + 3), one of its cells empty.
+LONG_TABLE = "Intro\n\n| Name | Notes | n:|\n|---|---|--:|\n" + "\n".join(
+    f"| r{k} `c` | {'word ' * (k % 7)} | {k} |" for k in range(13)) + "\n\nAfter."
 
 
 def one_shot(text: str) -> str:
@@ -63,7 +68,10 @@ def test_streamed_blocks_render_while_streaming_and_the_rest_stays_plain(qtbot, 
         "1. loose\n\n2. list\n\nafter",
         "😀😀 first **bold**\n\n👩‍💻 second *it*\n\nthird 你好",
         SAMPLE_MARKDOWN,
+        LONG_TABLE,
+        "Code:\n\n```python\n" + "\n".join(f"x{k} = '<{k}>'" for k in range(45)) + "\n```\n\nafter",
     ],
+    ids=lambda t: t[:12] if isinstance(t, str) else None,
 )
 def test_streamed_reply_shows_what_a_one_shot_render_shows(qtbot, view, text: str, piece: int) -> None:
     msg = stream(qtbot, view, text, piece)
@@ -364,3 +372,29 @@ def test_a_burst_of_formulas_is_committed_a_few_formulas_at_a_time(qtbot, view, 
     assert counts[0] == 11  # one block is never split, however many formulas it has
     assert len(jobs) >= 5 and max(counts[1:]) <= COMMIT_MAX_FORMULAS, counts
     assert "".join(jobs) == text[: len("".join(jobs))]  # in order, nothing skipped
+
+
+def test_a_table_in_pieces_lines_up_and_copies_as_one(qtbot, view) -> None:
+    from app.ui.conversation.items import Pos
+
+    msg = stream(qtbot, view, LONG_TABLE, piece=500)
+    index = view._list.index[msg.id]
+    units = view._list.items[index].units
+    tables = [n for n, u in enumerate(units) if u.unit.body.startswith("<table")]
+    assert [units[n].unit.cont for n in tables] == [False, True, True]
+    for n in tables:  # built as the view builds them
+        if units[n].doc is None:
+            units[n].doc = view._docs.build_unit(units[n].unit).doc
+    lefts = []
+    for n in tables:
+        doc = units[n].doc
+        table = QTextCursor(doc.findBlockByNumber(1)).currentTable()
+        lefts.append([round(doc.documentLayout().blockBoundingRect(table.cellAt(0, c).firstCursorPosition().block()).x())
+                      for c in range(table.columns())])
+    assert lefts[0] == lefts[1] == lefts[2], "the columns line up from piece to piece"
+    # A selection from the table's start to the end of its second piece.
+    end = units[tables[1]].doc.characterCount() - 1
+    view._sel.anchor, view._sel.cursor = Pos(index, tables[0], 0), Pos(index, tables[1], end)
+    whole = one_shot(LONG_TABLE)
+    start = whole.index("\nName")
+    assert view.selected_text() == whole[start : whole.index("r10 c")]
