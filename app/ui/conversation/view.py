@@ -474,7 +474,9 @@ class ChatView(QAbstractScrollArea):
     def _on_scrolled(self, value: int) -> None:
         self._schedule_visibility()
         before, self._scroll_value = self._scroll_value, value
-        if self._scroll.following:   # a reply growing at the bottom: move the pixels, paint the new strip
+        # A reply growing at the bottom, or the glide down to it after a send
+        # (nothing else moves meanwhile): move the pixels, paint the new strip.
+        if self._scroll.following or self._glide.active:
             self._damage.scrolled(before - value)
         else:
             self._damage.all()

@@ -76,3 +76,25 @@ def test_a_pending_partial_repaint_moves_with_the_pixels(qtbot: Any, view: ChatV
     damage.painted(view.viewport().rect())
     damage.scrolled(-10_000)
     assert damage.blits == 1, "a scroll past the viewport's height is a full repaint"
+
+
+def test_the_glide_after_a_send_moves_pixels_and_the_screen_matches_a_full_repaint(qtbot: Any, view: ChatView) -> None:
+    for i in range(8):
+        view.add_message(Message("user" if i % 2 == 0 else "assistant", f"earlier message {i}\n\n" + WORDS * 8,
+                                 status=MessageStatus.COMPLETE))
+    probe = view.probe
+    qtbot.waitUntil(lambda: not view.busy and not probe.repaint_pending, timeout=10_000)
+    bar = view.verticalScrollBar()
+    bar.setValue(bar.maximum() - int(1.5 * bar.pageStep()))  # the reader is up a page and a half
+    qtbot.waitUntil(lambda: not view.busy and not probe.repaint_pending, timeout=10_000)
+    blits, full = probe.viewport_blits, probe.viewport_paints["full"]
+    steps: list[int] = []
+    bar.valueChanged.connect(steps.append)
+    view.glide_to_bottom()
+    qtbot.waitUntil(lambda: view.at_bottom() and not probe.repaint_pending, timeout=5_000)
+    assert len(steps) >= 3, "it glided"
+    assert probe.viewport_blits - blits >= len(steps) - 1, "each step moved the pixels"
+    assert probe.viewport_paints["full"] - full <= 1, "at most the last step (the jump to the bottom) repaints it all"
+    glided = on_screen(view)
+    view.viewport().repaint()
+    assert on_screen(view) == glided
