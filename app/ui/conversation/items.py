@@ -8,6 +8,7 @@ Pure data plus small Qt-text helpers; GUI thread only (documents).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from PyQt6.QtCore import QUrl
@@ -101,6 +102,19 @@ def is_table_piece(unit: Unit) -> bool:
     """A later piece of a table shown in pieces (``blocks.TABLE_PIECE_ROWS``):
     its text goes on from the piece before, with no line between."""
     return unit.kind == "html" and unit.cont
+
+
+def joined_unit_texts(parts: Iterable[tuple[Unit | None, str]]) -> str:
+    """Units' texts (unit None: the tail or the thoughts) joined as the view
+    shows them: a line between, except that a split table's later piece goes
+    on from the piece before (whose text ends its row)."""
+    out: list[str] = []
+    for unit, text in parts:
+        if out and unit is not None and is_table_piece(unit):
+            out[-1] += text
+        else:
+            out.append(text)
+    return "\n".join(out)
 
 
 def doc_text(unit: Unit, doc: QTextDocument) -> str:

@@ -20,7 +20,7 @@ from app.core.render.mathscan import find_math
 from app.core.render.mathsvg import Formula
 from app.core.text.thinking import strip_thinking
 from app.ui.conversation.hittest import Hit
-from app.ui.conversation.items import PAD_Y, Pos, doc_text, is_table_piece, layout_of
+from app.ui.conversation.items import PAD_Y, Pos, doc_text, joined_unit_texts, layout_of
 from app.ui.misc.math_images import text_with_formulas
 
 
@@ -40,16 +40,12 @@ class ChatViewProbe:
         item = self._view._item(message_id)
         if item is None:
             return ""
-        parts: list[str] = []
-        for u in item.units:
-            text = self._shown_text(u.unit, u.doc) if u.doc is not None else self._unbuilt_text(u.unit)
-            if parts and is_table_piece(u.unit):
-                parts[-1] += text  # a split table's rows go on (the piece before ends its row)
-            else:
-                parts.append(text)
+        parts: list[tuple[blocks.Unit | None, str]] = [
+            (u.unit, self._shown_text(u.unit, u.doc) if u.doc is not None else self._unbuilt_text(u.unit))
+            for u in item.units]
         if item.tail is not None and not item.tail.isEmpty():
-            parts.append(item.tail.toPlainText())
-        return "\n".join(parts)
+            parts.append((None, item.tail.toPlainText()))
+        return joined_unit_texts(parts)
 
     @staticmethod
     def _shown_text(unit: blocks.Unit, doc: QTextDocument) -> str:

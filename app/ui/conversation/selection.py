@@ -19,7 +19,7 @@ from PyQt6.QtGui import (
 )
 
 from app.core.render import blocks
-from app.ui.conversation.items import Item, ItemList, Pos, copy_source, is_table_piece
+from app.ui.conversation.items import Item, ItemList, Pos, copy_source, is_table_piece, joined_unit_texts
 from app.ui.misc.math_images import text_with_formulas
 
 #: ``(doc, unit, start, stop, colour) -> selections drawing its formulas in colour``
@@ -153,8 +153,9 @@ class Selection:
         )
         if whole and item.message is not None:
             return copy_source(item.message)
-        chunks: list[str] = []
+        chunks: list[tuple[blocks.Unit | None, str]] = []
         for n in range(first, min(last, n_units - 1) + 1):
+            unit = item.units[n].unit if 0 <= n < len(item.units) else None
             if n < 0:
                 doc = self.doc_of(Pos(index, n, 0))
                 if doc is None:
@@ -163,24 +164,22 @@ class Selection:
                 doc = item.units[n].doc if n < len(item.units) else item.tail
             start = a.char if (index, n) == (a.item, a.unit) else 0
             if doc is None:
-                chunks.append(blocks.units_plain_text([item.units[n].unit]))
+                chunks.append((unit, blocks.units_plain_text([item.units[n].unit])))
                 continue
             end = doc.characterCount() - 1
             stop = b.char if (index, n) == (b.item, b.unit) else end
             start, stop = max(0, min(start, end)), max(0, min(stop, end))
-            formulas = item.units[n].unit.math if 0 <= n < len(item.units) else ()
-            if formulas:  # formula images are copied as their TeX
-                chunks.append(text_with_formulas(doc, start, stop, formulas))
-                continue
-            cursor = QTextCursor(doc)
-            cursor.setPosition(start)
-            cursor.setPosition(stop, QTextCursor.MoveMode.KeepAnchor)
-            text = cursor.selection().toPlainText()
-            if chunks and 0 <= n < len(item.units) and is_table_piece(item.units[n].unit):
-                chunks[-1] += text.removeprefix("\n")  # a split table's rows go on (its text ends its row)
-                continue
-            chunks.append(text)
-        return "\n".join(chunks)
+            if unit is not None and unit.math:  # formula images are copied as their TeX
+                text = text_with_formulas(doc, start, stop, unit.math)
+            else:
+                cursor = QTextCursor(doc)
+                cursor.setPosition(start)
+                cursor.setPosition(stop, QTextCursor.MoveMode.KeepAnchor)
+                text = cursor.selection().toPlainText()
+            if unit is not None and is_table_piece(unit):
+                text = text.removeprefix("\n")  # its empty first block (``collapse_leading_block``)
+            chunks.append((unit, text))
+        return joined_unit_texts(chunks)
 
     def doc_of(self, pos: Pos) -> QTextDocument | None:
         item = self._list.items[pos.item]
