@@ -126,7 +126,13 @@ class ReplyTelemetry:
     seq_errors: int = 0
 
     def record_shown(self, text: str, produced_at: list[float], now: float) -> None:
-        """Text (with the production time of each of its tokens) reached the screen at ``now``."""
+        """Text (with the production time of each of its tokens) reached the screen at ``now``.
+
+        Empty ``text`` (tokens holding only half a character) counts its tokens
+        but is not a first or last showing."""
+        if not text:
+            self.tokens_shown += len(produced_at)
+            return
         if self.first_shown_at is None:
             self.first_shown_at = now
         self.last_shown_at = now

@@ -128,8 +128,15 @@ class Reply(QObject):
             self._set_phase(ReplyPhase.STREAMING)
 
     def add_text(self, text: str, produced_at: list[float]) -> None:
-        """Show text taken from the buffer by the consumer's tick."""
-        if not self.active or not text:
+        """Show text taken from the buffer by the consumer's tick.
+
+        Tokens that carry no text (half of a UTF-8 character, held back until
+        the rest comes; only control characters) still count as shown: what
+        they stand for is on screen as soon as there is any."""
+        if not self.active:
+            return
+        if not text:
+            self.stats.record_shown(text, produced_at, time.monotonic())
             return
         self.message.append(text)
         self.sink.append_stream(self.message.id, text)

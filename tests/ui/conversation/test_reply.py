@@ -63,6 +63,22 @@ def test_a_reply_streams_drains_finalizes_and_settles_once(qapp) -> None:
     assert reply.stats.render_passes == 1
 
 
+def test_tokens_without_text_count_as_shown(qapp) -> None:
+    """A token holding half of a UTF-8 character brings no text: its chunk's
+    token still counts, or the doctor reports it "never shown" (a CI run did,
+    with a 2-token reply that was one split character)."""
+    sink = FakeSink()
+    reply, _phases, _settled = make(sink)
+    reply.on_worker_started()
+    reply.add_text("", [1.0])
+    assert reply.stats.tokens_shown == 1 and reply.stats.first_shown_at is None
+    assert sink.calls == [] and reply.message.content == ""
+    reply.add_text("\ufffd", [1.5])
+    reply.on_producer_done(FinishReason.LENGTH, "", 2, 3, 2.0)
+    assert reply.stats.tokens_shown == reply.stats.tokens_produced == 2
+    assert reply.message.content == "\ufffd" and sink.calls == [("append", reply.message.id, "\ufffd")]
+
+
 def test_a_stopped_reply_settles_after_its_worker_exits(qapp) -> None:
     sink = FakeSink(shown=False)  # another conversation is shown: nothing to render
     reply, _phases, settled = make(sink)

@@ -118,7 +118,7 @@ def test_stop_then_send_again(qtbot, make_window) -> None:
 
 def test_split_multibyte_characters_never_show_broken(qtbot, make_window) -> None:
     one_byte_tokens = [bytes([b]) for b in "你好😀".encode()]
-    window = make_window(scripted(tokens=one_byte_tokens, rate=200))
+    window = make_window(scripted(tokens=one_byte_tokens, rate=50))  # 20 ms apart: over several ticks
     shown: list[str] = []
     original = window.view.append_stream
     window.view.append_stream = lambda mid, t: (shown.append(t), original(mid, t))[1]
@@ -128,6 +128,19 @@ def test_split_multibyte_characters_never_show_broken(qtbot, make_window) -> Non
     assert all("\ufffd" not in piece for piece in shown)
     assert "".join(shown) == "你好😀"
     assert window.view.probe.message_text(blocker.args[0].message_id) == "你好😀"
+
+
+def test_a_reply_cut_inside_a_character_shows_every_token(qtbot, make_window) -> None:
+    """Three tokens, each a byte of one 4-byte character, the reply cut after
+    them (as a 2-token limit cut a real model's reply in CI): none brings text
+    of its own, each comes alone (100 ms apart), the tail becomes one U+FFFD,
+    and every token counts as shown."""
+    window = make_window(scripted(tokens=[b"\xf0", b"\x9f", b"\x98"], rate=10))
+    with qtbot.waitSignal(window.chat.reply_settled, timeout=10000) as blocker:
+        send_with_enter(qtbot, window, "hi")
+    stats = blocker.args[0]
+    assert stats.tokens_shown == stats.tokens_produced >= 2
+    assert window.view.probe.message_text(stats.message_id) == "\ufffd"
 
 
 HOSTILE = (
