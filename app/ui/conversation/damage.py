@@ -19,12 +19,41 @@ Threading rule: GUI thread only.
 from __future__ import annotations
 
 from PyQt6.QtCore import QRect
+from PyQt6.QtGui import QRegion
 from PyQt6.QtWidgets import QWidget
 
 #: Time-sliced work (``TimeSlicer`` key kinds) that asks for its own repaint
 #: (blocks streamed into units: ``StreamFlow.tail_changed``) or changes no
 #: pixel (freeing far documents, warming caches).
 SELF_PAINTING_WORK = frozenset({"stream", "free", "warm"})
+
+#: Pixels: the rows a paint region's strips are found in (``bands``).
+BAND_STEP = 8
+
+
+def bands(region: QRegion) -> list[tuple[float, float]]:
+    """The viewport y ranges (top, bottom), top to bottom, that ``region``
+    meets, in rows of ``BAND_STEP`` pixels. A block swapped for a shorter
+    rendered unit while following scrolls the content down: the paint then
+    holds the strip exposed at the top and the tail's part at the bottom,
+    and its bounding rect is the whole viewport. Painted band by band, the
+    rows between are neither laid out nor drawn."""
+    box = region.boundingRect()
+    if region.rectCount() <= 1:
+        return [(float(box.top()), float(box.bottom() + 1))] if not box.isEmpty() else []
+    out: list[tuple[float, float]] = []
+    start: int | None = None
+    end = box.bottom() + 1
+    for y in range(box.top(), end, BAND_STEP):
+        if region.intersects(QRect(box.left(), y, box.width(), min(BAND_STEP, end - y))):
+            if start is None:
+                start = y
+        elif start is not None:
+            out.append((float(start), float(y)))
+            start = None
+    if start is not None:
+        out.append((float(start), float(end)))
+    return out
 
 
 class ViewportDamage:
@@ -86,9 +115,9 @@ class ViewportDamage:
         for rect in self._rects:
             self._vp.update(rect)
 
-    def painted(self, rect: QRect) -> None:
-        """A paint event of ``rect`` consumed what was pending."""
-        if rect.contains(self._vp.rect()):
+    def painted(self, strips: list[tuple[float, float]]) -> None:
+        """A paint event of these viewport y ranges (``bands``) consumed what was pending."""
+        if sum(bottom - top for top, bottom in strips) >= self._vp.height():
             self.full_paints += 1
         else:
             self.partial_paints += 1

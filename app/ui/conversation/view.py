@@ -81,7 +81,7 @@ from __future__ import annotations
 
 import logging
 
-from PyQt6.QtCore import QEvent, QPointF, QRect, QSize, Qt, QTimer, QUrl, pyqtSignal
+from PyQt6.QtCore import QEvent, QPointF, QRect, QRectF, QSize, Qt, QTimer, QUrl, pyqtSignal
 from PyQt6.QtGui import (
     QContextMenuEvent,
     QFocusEvent,
@@ -97,7 +97,7 @@ from PyQt6.QtGui import (
 from PyQt6.QtWidgets import QAbstractScrollArea, QMenu, QScrollBar, QToolTip, QWidget
 
 from app.core.conversation.model import Message
-from app.ui.conversation.damage import ViewportDamage
+from app.ui.conversation.damage import ViewportDamage, bands
 from app.ui.conversation.documents import DocumentFactory
 from app.ui.conversation.find import FindHighlighter
 from app.ui.conversation.find_reveal import FindReveal
@@ -528,18 +528,17 @@ class ChatView(QAbstractScrollArea):
 
     @traced("paint")
     def paintEvent(self, event: QPaintEvent | None) -> None:
-        self._damage.painted(event.rect() if event is not None else self._vp().rect())
-        self._shown.find_last_reply(self._list.items)
-        painter = QPainter(self._vp())
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         viewport = self._vp()
-        band = None
-        if event is not None:
-            area = event.rect()
-            band = (float(area.top()), float(area.bottom() + 1))
-        self._painter.paint(
-            painter, self._window.visible_range(), self._bar().value(), viewport.width(), viewport.height(), band
-        )
+        strips = bands(event.region()) if event is not None else [(0.0, float(viewport.height()))]
+        self._damage.painted(strips)
+        self._shown.find_last_reply(self._list.items)
+        painter = QPainter(viewport)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        rows, offset = self._window.visible_range(), self._bar().value()
+        for band in strips:
+            if len(strips) > 1:  # each pass draws its strip only: an item met by two is not drawn over itself
+                painter.setClipRect(QRectF(0.0, band[0], float(viewport.width()), band[1] - band[0]))
+            self._painter.paint(painter, rows, offset, viewport.width(), viewport.height(), band)
         painter.end()
 
     # ------------------------------------------------------------------ mouse and keys (``PointerGestures``)

@@ -7,7 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from PyQt6.QtGui import QGuiApplication, QImage
+from hypothesis import given
+from hypothesis import strategies as st
+from PyQt6.QtCore import QRect
+from PyQt6.QtGui import QGuiApplication, QImage, QRegion
 
 from app.core.conversation.model import Message, MessageStatus
 from app.ui.conversation.view import ChatView
@@ -57,9 +60,11 @@ def test_streaming_at_the_bottom_blits_and_the_screen_matches_a_full_repaint(qtb
         full_before = probe.viewport_paints["full"]
         assert on_screen(view) == streamed, f"after piece {n} the screen differs from a full repaint"
     assert probe.viewport_blits > blits_before, "the content above the tail was not moved by pixels"
-    # Only a block swapped for its rendered unit while the tail filled the
-    # viewport repaints all of it (9 blocks completed); each piece paints a strip.
-    assert full <= 9, f"{full} of 80 pieces repainted the whole viewport"
+    # Each piece paints a strip. A block swapped for a shorter rendered unit
+    # scrolls the content down: the strip exposed at the top and the tail's
+    # part are painted as two bands, not as their bounding rect, the whole
+    # viewport (9 blocks completed: 8 full paints before that).
+    assert full <= 1, f"{full} of 80 pieces repainted the whole viewport"
 
 
 def test_a_pending_partial_repaint_moves_with_the_pixels(qtbot: Any, view: ChatView) -> None:
@@ -73,7 +78,7 @@ def test_a_pending_partial_repaint_moves_with_the_pixels(qtbot: Any, view: ChatV
     damage.all()
     damage.scrolled(-30)
     assert damage.blits == 1, "with a full repaint pending a scroll is a full repaint"
-    damage.painted(view.viewport().rect())
+    damage.painted([(0.0, float(view.viewport().height()))])
     damage.scrolled(-10_000)
     assert damage.blits == 1, "a scroll past the viewport's height is a full repaint"
 
@@ -98,3 +103,57 @@ def test_the_glide_after_a_send_moves_pixels_and_the_screen_matches_a_full_repai
     glided = on_screen(view)
     view.viewport().repaint()
     assert on_screen(view) == glided
+
+
+@given(st.lists(st.tuples(st.integers(0, 600), st.integers(1, 200)), min_size=1, max_size=5))
+def test_bands_cover_a_region_and_leave_out_its_gaps(strips: list[tuple[int, int]]) -> None:
+    """Every row of the region is in a band; a band row outside the region is
+    within BAND_STEP of it; bands are disjoint, top to bottom."""
+    from app.ui.conversation.damage import BAND_STEP, bands
+
+    region = QRegion()
+    for top, height in strips:
+        region = region.united(QRect(0, top, 300, height))
+    found = bands(region)
+    assert found == sorted(found) and all(a < b for a, b in found)
+    assert all(found[i][1] < found[i + 1][0] for i in range(len(found) - 1))
+    inside = lambda y: any(a <= y < b for a, b in found)  # noqa: E731
+    for top, height in strips:
+        assert all(inside(y) for y in range(top, top + height))
+    for a, b in found:
+        for y in range(int(a), int(b)):
+            assert any(t - BAND_STEP < y < t + h + BAND_STEP for t, h in strips)
+    box = region.boundingRect()
+    gap = sum(b - a for a, b in found) < box.height()
+    assert gap or len(found) == 1
+
+
+def test_a_paint_of_two_strips_lays_out_neither_the_rows_between(qtbot: Any, view: ChatView) -> None:
+    """The swap's paint: a strip at the top and one at the bottom. Only the
+    items that meet them are painted, and the screen is a full repaint's."""
+    messages = [Message("user" if i % 2 == 0 else "assistant", f"message {i}\n\n" + WORDS * 3,
+                        status=MessageStatus.COMPLETE) for i in range(12)]
+    for m in messages:
+        view.add_message(m)
+    view.scroll_to_bottom()
+    probe = view.probe
+    qtbot.waitUntil(lambda: all(probe.holds_documents(m.id) for m in messages[-4:]) and not view.busy
+                    and view.render_service.pending() == 0 and not probe.repaint_pending, timeout=10_000)
+    viewport = view.viewport()
+    assert viewport is not None
+    width, height = viewport.width(), viewport.height()
+    top = view.verticalScrollBar().value()
+    shown = [i for i in view._window.visible_range()
+             if view._list.top(i) + view._list.items[i].height > top and view._list.top(i) < top + height]
+    painted: list[int] = []
+    painter = view._painter
+    original = painter._paint_item
+    painter._paint_item = lambda p, index, *rest: (painted.append(index), original(p, index, *rest))[1]
+    before = probe.viewport_paints["full"]
+    viewport.repaint(QRegion(QRect(0, 0, width, 20)).united(QRect(0, height - 20, width, 20)))
+    assert probe.viewport_paints["full"] == before
+    assert painted and set(painted) < set(shown), (painted, shown)
+    assert shown[0] in painted and shown[-1] in painted
+    partial = on_screen(view)
+    viewport.repaint()
+    assert on_screen(view) == partial
