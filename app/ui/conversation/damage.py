@@ -23,9 +23,10 @@ from PyQt6.QtGui import QRegion
 from PyQt6.QtWidgets import QWidget
 
 #: Time-sliced work (``TimeSlicer`` key kinds) that asks for its own repaint
-#: (blocks streamed into units: ``StreamFlow.tail_changed``) or changes no
-#: pixel (freeing far documents, warming caches).
-SELF_PAINTING_WORK = frozenset({"stream", "free", "warm"})
+#: (blocks streamed into units: ``StreamFlow.tail_changed``; a final render
+#: swapped in: the view's settle, from the first unit that changed) or
+#: changes no pixel (freeing far documents, warming caches).
+SELF_PAINTING_WORK = frozenset({"stream", "final", "free", "warm"})
 
 #: Pixels: the rows a paint region's strips are found in (``bands``).
 BAND_STEP = 8

@@ -247,6 +247,21 @@ class ItemLayout:
         m = self._metrics
         return self._list.top(index) + PAD_Y + m.header_height(item) + m.think_header_height(item)
 
+    def unit_top(self, index: int, n: int) -> float:
+        """Content y of unit ``n`` of item ``index`` as ``rows`` places it;
+        ``n`` = len(units): where a tail after them begins."""
+        item = self._list.items[index]
+        y = self.body_top(index)
+        think = item.think
+        if think is not None and think.expanded:
+            y += self._metrics.thoughts_height(think, self._metrics.content_width()) + UNIT_GAP
+        units = item.units
+        if n <= 0 or not units:
+            return y
+        if n >= len(units):
+            return unit_tops(units, y)[-1] + units[-1].height + UNIT_GAP
+        return unit_tops(units[: n + 1], y)[n]
+
     def footer_top(self, index: int) -> float:
         item = self._list.items[index]
         return self._list.top(index) + item.height - PAD_Y - self._metrics.line_height(self._metrics.small)

@@ -29,8 +29,10 @@ Queue = Callable[[str, Callable[[], Iterator[None] | None]], None]
 
 class RenderResults:
     """Swaps rendered units into ``items``; ``finalizing`` holds the ids of
-    messages whose final render is awaited. ``settled(message_id)`` is called
-    once a final render is in place."""
+    messages whose final render is awaited. ``settled(message_id, first)``
+    is called once a final render is in place: ``first`` is the first unit
+    that is not the same document at the same place as before (the units
+    above it, and what is above the item, did not change)."""
 
     def __init__(
         self,
@@ -41,7 +43,7 @@ class RenderResults:
         queue: Queue,
         set_height: Callable[[int, float], None],
         tail_changed: Callable[[Item], None],  # the tail's first blocks became units
-        settled: Callable[[str], None],
+        settled: Callable[[str, int | None], None],  # (message id, the first unit that changed; None: all may have)
         schedule_visibility: Callable[[], None],
         units: UnitWindow,
     ) -> None:
@@ -146,6 +148,8 @@ class RenderResults:
             _delete_docs([u for u in new if id(u.doc) not in held])
             return
         _delete_docs([u for same in reuse.values() for u in same])  # documents of units that changed
+        first = next((n for n, (a, b) in enumerate(zip(item.units, new, strict=False))
+                      if a.doc is None or a.doc is not b.doc), min(len(item.units), len(new)))
         if item.tail is not None:
             item.tail.deleteLater()
         item.units = new
@@ -159,7 +163,7 @@ class RenderResults:
         item.rendered_len = item.committed = len(item.message)
         self.relayout(item)
         self.commits.finished(item.id)
-        self._settled(item.id)
+        self._settled(item.id, first)
 
     def relayout(self, item: Item) -> None:
         """Lay the item's documents out at the current text width, and set its height."""

@@ -152,4 +152,8 @@ class StreamFlow:
             self._fold.trim(think)
         # Only the answer goes through Markdown; the thoughts stay plain text.
         self._render.request(RenderJob(item.id, "final", text, token=len(content)), PRIORITY_NOW)
-        self._repaint()
+        index = self._list.index[item.id]
+        if think is not None or not content or self._repaint_below is None:
+            self._repaint()  # the thoughts trimmed, the waiting row gone
+        elif self._window.is_visible(index):  # only the footer changed (its words; no actions until settled)
+            self._repaint_below(self._list.top(index) + item.height - self._metrics.footer_height(item) - PAD_Y)

@@ -419,8 +419,14 @@ class ChatView(QAbstractScrollArea):
     def _on_rendered(self, result: RenderResult) -> None:
         self._results.on_rendered(result)
 
-    def _on_settled(self, message_id: str) -> None:
-        self._damage.all()
+    def _on_settled(self, message_id: str, first: int | None = None) -> None:
+        """A final render is in place: what changed is from its ``first``
+        changed unit down (the tail it replaced, the footer's actions)."""
+        index = self._list.index.get(message_id)
+        if first is None or index is None or self._find.active or not self._window.is_visible(index):
+            self._damage.all()
+        else:
+            self._damage.below(self._layout.unit_top(index, first) - self._bar().value())
         self.message_settled.emit(message_id)
 
     # ------------------------------------------------------------------ thoughts (``ThoughtsUnfolder``)

@@ -85,7 +85,7 @@ class Parts:
         self.units = UnitWindow(self.items, self.layout, self.metrics, lambda: (self.bar.value(), self.PAGE))
         self.results = RenderResults(
             self.items, self.docs, self.metrics, self.stream, self.queue, self.scroll.set_height,
-            lambda item: self.flow.tail_changed(item), self.settled.append, self.schedule, self.units,
+            lambda item: self.flow.tail_changed(item), lambda mid, _first: self.settled.append(mid), self.schedule, self.units,
         )
         self.unfolder = ThoughtsUnfolder(
             self.items, self.fold, self.docs, self.metrics, self.queue, self.sel, self.scroll.set_height,

@@ -157,3 +157,57 @@ def test_a_paint_of_two_strips_lays_out_neither_the_rows_between(qtbot: Any, vie
     partial = on_screen(view)
     viewport.repaint()
     assert on_screen(view) == partial
+
+
+def test_a_reply_ending_at_the_bottom_repaints_from_what_changed(qtbot: Any, view: ChatView) -> None:
+    """The end of a reply (its footer's words, then the final render swapped
+    in for its tail and its actions shown) paints from the first unit that
+    changed down, not the whole viewport, and the screen is a full repaint's."""
+    earlier = [Message("user" if i % 2 == 0 else "assistant", f"earlier message {i}\n\n" + WORDS * 8,
+                       status=MessageStatus.COMPLETE) for i in range(3)]
+    for m in earlier:
+        view.add_message(m)
+    msg = Message("assistant", status=MessageStatus.STREAMING)
+    view.add_message(msg)
+    view.scroll_to_bottom()
+    probe = view.probe
+    text = "".join(WORDS * 3 + ("\n\n" if n % 3 == 2 else "") for n in range(12)) + "and the last words"
+    for i in range(0, len(text), 120):
+        msg.append(text[i : i + 120])
+        view.append_stream(msg.id, text[i : i + 120])
+        qtbot.waitUntil(lambda: not view.busy and view.render_service.pending() == 0 and not probe.repaint_pending,
+                        timeout=10_000)
+    assert view.at_bottom() and len(probe.documents(msg.id)) > 1 and probe.tail_document(msg.id) is not None
+    full = probe.viewport_paints["full"]
+    msg.status = MessageStatus.COMPLETE
+    with qtbot.waitSignal(view.message_settled, timeout=10_000, check_params_cb=lambda mid: mid == msg.id):
+        view.finish_stream(msg.id)
+    qtbot.waitUntil(lambda: not view.busy and not probe.repaint_pending, timeout=10_000)
+    assert probe.viewport_paints["full"] == full, "the end of the reply repainted the whole viewport"
+    assert view.at_bottom()
+    ended = on_screen(view)
+    view.viewport().repaint()
+    assert on_screen(view) == ended
+
+
+def test_a_final_render_that_changes_an_earlier_block_repaints_it(qtbot: Any, view: ChatView) -> None:
+    """A reference link defined at the end of a reply changes its first
+    paragraph in the final render: the repaint starts there."""
+    msg = Message("assistant", status=MessageStatus.STREAMING)
+    view.add_message(msg)
+    probe = view.probe
+    text = "See [the docs][1] now.\n\n" + WORDS * 2 + "\n\n" + WORDS + "\n\n[1]: https://example.com/docs\n"
+    for i in range(0, len(text), 40):
+        msg.append(text[i : i + 40])
+        view.append_stream(msg.id, text[i : i + 40])
+        qtbot.waitUntil(lambda: not view.busy and view.render_service.pending() == 0 and not probe.repaint_pending,
+                        timeout=10_000)
+    assert probe.message_links(msg.id) == []
+    msg.status = MessageStatus.COMPLETE
+    with qtbot.waitSignal(view.message_settled, timeout=10_000, check_params_cb=lambda mid: mid == msg.id):
+        view.finish_stream(msg.id)
+    qtbot.waitUntil(lambda: not view.busy and not probe.repaint_pending, timeout=10_000)
+    assert probe.message_links(msg.id) == ["https://example.com/docs"]
+    ended = on_screen(view)
+    view.viewport().repaint()
+    assert on_screen(view) == ended

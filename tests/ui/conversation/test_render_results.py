@@ -26,12 +26,12 @@ class _Harness:
         self.metrics = Metrics(QFont(), lambda: 500)
         self.docs = DocumentFactory(self.owner, self.metrics)
         self.heights: dict[int, float] = {}
-        self.settled: list[str] = []
+        self.settled: list[tuple[str, int | None]] = []
         self.scheduled = 0
         self.results = RenderResults(
             self.items, self.docs, self.metrics,
             cast(StreamingTail, None),  # only streamed results use the tail
-            self.run, self.set_height, lambda item: None, self.settled.append, self.schedule,
+            self.run, self.set_height, lambda item: None, lambda mid, first: self.settled.append((mid, first)), self.schedule,
             UnitWindow(self.items, ItemLayout(self.items, self.metrics, lambda _i: "", lambda _i: []), self.metrics,
                        lambda: (0.0, 300.0)),
         )
@@ -90,4 +90,5 @@ def test_a_final_render_reuses_unchanged_documents_and_settles(qapp) -> None:
     assert item.units[0].doc is kept.doc  # same HTML: same document
     assert item.units[1].doc is not None and item.units[1].doc.toPlainText() == "b"
     assert item.rendered_len == item.committed == len(msg) and not item.final_pending
-    assert h.results.finalizing == set() and h.settled == ["m"]
+    # the first unit kept its document: what changed begins at the second
+    assert h.results.finalizing == set() and h.settled == [("m", 1)]
