@@ -126,13 +126,16 @@ class RenderResults:
                 reuse.setdefault(u.unit.body, []).append(u)
         width = self._metrics.content_width()
         new: list[UnitSlot] = []
+        origin: list[UnitSlot | None] = []  # the slot each new one reuses
         for unit in units:
             same = reuse.get(unit.body)
             if same:
                 old = same.pop(0)
                 new.append(UnitSlot(unit, old.doc, old.height, old.measured_width))
+                origin.append(old)
             else:
                 new.append(UnitSlot(unit, None, self._metrics.estimate_unit(unit, width)))
+                origin.append(None)
         if item.live or item.tail is not None:
             span = self._units.live(item, new)
             for n in span:
@@ -148,8 +151,9 @@ class RenderResults:
             _delete_docs([u for u in new if id(u.doc) not in held])
             return
         _delete_docs([u for same in reuse.values() for u in same])  # documents of units that changed
-        first = next((n for n, (a, b) in enumerate(zip(item.units, new, strict=False))
-                      if a.doc is None or a.doc is not b.doc), min(len(item.units), len(new)))
+        # The first unit not shown as before: not the old slot at its place, or built now.
+        first = next((n for n, (a, b, c) in enumerate(zip(item.units, origin, new, strict=False))
+                      if a is not b or a.doc is not c.doc), min(len(item.units), len(new)))
         if item.tail is not None:
             item.tail.deleteLater()
         item.units = new
