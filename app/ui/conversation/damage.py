@@ -68,6 +68,8 @@ class ViewportDamage:
         self.partial = 0          # partial repaints asked for
         self.full_paints = 0      # paint events of the whole viewport (the doctor)
         self.partial_paints = 0   # paint events of a part of it
+        self._pin: tuple[int, int] | None = None   # (viewport y, dy) of a scroll that leaves the rows below y
+        self._pinned = False
 
     @property
     def pending(self) -> bool:
@@ -97,6 +99,32 @@ class ViewportDamage:
         self.partial += 1
         self._vp.update(rect)
 
+    def strip(self, top: float, bottom: float) -> None:
+        """Paint again the viewport rows from ``top`` to ``bottom`` (clipped to it)."""
+        if self._full:
+            return
+        y0, y1 = max(0, int(top)), min(self._vp.height(), int(bottom) + 1)
+        if y1 <= y0:
+            return
+        rect = QRect(0, y0, self._vp.width(), y1 - y0)
+        self._rects.append(rect)
+        self.partial += 1
+        self._vp.update(rect)
+
+    def pin(self, y: int, dy: int) -> None:
+        """The next scroll, if it is by ``dy`` and nothing is pending, moves
+        only the pixels above viewport row ``y``: those below stay. (Blocks
+        at the front of a tail that follows the bottom were swapped for
+        their units: the rest of the tail and the footer stay where they are
+        on screen, the content above moves.) ``unpin`` says whether it did."""
+        self._pin, self._pinned = (y, dy), False
+
+    def unpin(self) -> bool:
+        """Forget the pin; True if a scroll was done the pinned way."""
+        pinned = self._pinned
+        self._pin, self._pinned = None, False
+        return pinned
+
     def work_drained(self, kinds: frozenset[str]) -> None:
         """Time-sliced work of these kinds ran: paint everything again unless
         each kind paints what it changed itself."""
@@ -106,6 +134,14 @@ class ViewportDamage:
     def scrolled(self, dy: int) -> None:
         """The content moved by ``dy`` pixels (negative: up) and nothing else changed."""
         if dy == 0:
+            return
+        pin, self._pin = self._pin, None
+        if pin is not None and pin[1] == dy and not self._full and not self._rects:
+            y = min(pin[0], self._vp.height())
+            if y > 0:  # Qt paints again what the move uncovers inside the rect
+                self._vp.scroll(0, dy, QRect(0, 0, self._vp.width(), y))
+                self.blits += 1
+            self._pinned = True
             return
         if self._full or abs(dy) >= self._vp.height():
             self.all()

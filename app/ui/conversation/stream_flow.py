@@ -10,10 +10,12 @@ Threading rule: GUI thread only.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 
 from app.core.text.thinking import ThinkingSplitter
+from app.ui.conversation.damage import ViewportDamage
 from app.ui.conversation.footer import footer_words, set_footer_from_status
 from app.ui.conversation.geometry import Metrics
 from app.ui.conversation.items import COMMIT_SCAN_S, PAD_Y, UNIT_GAP, Item, ItemList
@@ -41,6 +43,8 @@ class StreamFlow:
         set_height: Callable[[int, float], None],
         repaint: Callable[[], None],
         repaint_below: Callable[[float], None] | None = None,
+        damage: ViewportDamage | None = None,
+        scroll_value: Callable[[], int] | None = None,
     ) -> None:
         self._list = items
         self._stream = stream
@@ -53,6 +57,8 @@ class StreamFlow:
         self._set_height = set_height
         self._repaint = repaint
         self._repaint_below = repaint_below   # content y → repaint from there down (a growing tail)
+        self._damage = damage                 # for a swap's pinned scroll (``_swap_in_place``)
+        self._scroll_value = scroll_value
 
     def begin(self, item: Item) -> None:
         """Set up a new item for a streaming message (before it joins the list)."""
@@ -127,12 +133,47 @@ class StreamFlow:
         bottom = self._list.top(index) + item.height - self._metrics.footer_height(item)  # the old tail's end
         line = self._metrics.line_height()
         changed_from = bottom - 3 * line if appended else bottom - PAD_Y - old_tail_height - UNIT_GAP - line
-        self._set_height(index, self._metrics.item_height(item))
+        height = self._metrics.item_height(item)
+        if swapped and not thoughts_moved and self._swap_in_place(item, index, height, changed_from):
+            return
+        self._set_height(index, height)
         if self._window.is_visible(index):
             if self._repaint_below is None or thoughts_moved or not (appended or swapped):
                 self._repaint()
             else:
                 self._repaint_below(changed_from)
+
+    def _swap_in_place(self, item: Item, index: int, height: float, changed_from: float) -> bool:
+        """Blocks at the front of the tail became units: when the view
+        follows the bottom and scrolls by exactly the height's change, the
+        rest of the tail and the footer stay where they were on screen. Then
+        only the pixels above the old tail's top move, and only the new
+        units' rows are painted (none when they are above the viewport, as
+        at thousands of tokens a second, where the tail is screens long).
+        Otherwise it repaints as before. False: not tried (nothing done)."""
+        damage, value = self._damage, self._scroll_value
+        change = height - item.height
+        if damage is None or value is None or change != round(change) or not self._window.is_visible(index):
+            return False
+        before = value()
+        pin = math.floor(changed_from - before)
+        damage.pin(pin, -round(change))
+        self._set_height(index, height)
+        pinned = damage.unpin()
+        moved = value() - before
+        if moved != round(change) or not (pinned or moved == 0):
+            self._finish_repaint(changed_from)  # the pixels moved the usual way, or not at all: as before
+            return True
+        m = self._metrics
+        rest_top = self._list.top(index) + item.height - m.footer_height(item) - PAD_Y - item.tail_height - value()
+        damage.strip(min(pin, pin - moved), rest_top + m.line_height())
+        return True
+
+    def _finish_repaint(self, changed_from: float) -> None:
+        if self._repaint_below is None:
+            self._repaint()
+        else:
+            self._repaint_below(changed_from)
 
     def finish(self, message_id: str) -> None:
         """The message's text is complete: render it whole (off the GUI

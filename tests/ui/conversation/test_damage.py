@@ -211,3 +211,60 @@ def test_a_final_render_that_changes_an_earlier_block_repaints_it(qtbot: Any, vi
     ended = on_screen(view)
     view.viewport().repaint()
     assert on_screen(view) == ended
+
+
+def test_blocks_swapped_above_the_viewport_paint_nothing(qtbot: Any, view: ChatView, monkeypatch: Any) -> None:
+    """A fast stream: the tail is screens long when its first blocks are
+    swapped for their units. Following the bottom, the rest of the tail
+    stays where it is on screen: a swap above the viewport repaints none of
+    it, and the screen is a full repaint's."""
+    from app.ui.conversation import stream_flow
+
+    monkeypatch.setattr(stream_flow, "COMMIT_SCAN_S", 0.0)  # every piece looks for completed blocks
+    msg = Message("assistant", status=MessageStatus.STREAMING)
+    view.add_message(msg)
+    probe = view.probe
+    for n in range(60):   # all at once: the first commit is asked for, none is done yet
+        piece = f"paragraph {n}: " + WORDS * 2 + "\n\n"
+        msg.append(piece)
+        view.append_stream(msg.id, piece)
+    tail = probe.tail_document(msg.id)
+    assert tail is not None and tail.size().height() > 3 * view.viewport().height()
+    assert probe.documents(msg.id) == []
+    view.viewport().repaint()
+    full = probe.viewport_paints["full"]
+    item = view._item(msg.id)
+    assert item is not None and item.commit_asked > 0
+    # one commit after the other (each asks for the next), until the blocks are all in
+    qtbot.waitUntil(lambda: item.commit_asked == item.committed > 0 and not view.busy and not probe.repaint_pending,
+                    timeout=20_000)
+    assert len(item.units) > 10, "the blocks were swapped in"
+    assert view.at_bottom()
+    # The commits (bounded in size) swap the backlog in a few times; only the
+    # last reaches the blocks on screen (3 full paints before the pinned scroll).
+    assert probe.viewport_paints["full"] - full <= 1
+    shown = on_screen(view)
+    view.viewport().repaint()
+    assert on_screen(view) == shown
+
+
+def test_a_pinned_scroll_moves_only_what_is_above_and_only_as_asked(qtbot: Any, view: ChatView) -> None:
+    from app.ui.conversation.damage import ViewportDamage
+
+    damage = ViewportDamage(view.viewport())
+    damage.pin(200, -30)
+    damage.scrolled(-30)
+    assert damage.unpin() and damage.blits == 1 and damage.pending_rects == []
+    damage.pin(200, -30)
+    damage.scrolled(-20)   # not the scroll the pin was for: the usual way
+    assert not damage.unpin() and damage.blits == 2
+    damage.below(400)
+    damage.pin(200, -30)
+    damage.scrolled(-30)   # a partial repaint pending: the usual way, it moves with the pixels
+    assert not damage.unpin() and [r.top() for r in damage.pending_rects] == [370]
+    damage.pin(-50, 40)
+    assert damage.unpin() is False, "a pin no scroll used is forgotten"
+    damage.painted([(0.0, float(view.viewport().height()))])
+    damage.pin(-50, 40)
+    damage.scrolled(40)    # nothing above the pin is on screen: no pixels move
+    assert damage.unpin() and damage.blits == 3
