@@ -218,6 +218,15 @@ class DoctorRun(QObject):
         if self.args.prompt_file:
             self._copy_prompt_file()
         self._conv = conv
+        if conv is not None:  # in the store first, as an opened conversation is (set-up: not measured)
+            self.window.library.store_whole(conv, self._on_history_stored)
+            return
+        self._on_history_stored(True)
+
+    def _on_history_stored(self, ok: bool) -> None:
+        if not ok:
+            self._finish({"error": "the sample history could not be stored", "finish_reason": "error"})
+            return
         if self.args.idle_ms > 0:
             self.heartbeat.start()
             QTimer.singleShot(self.args.idle_ms, self._on_idle_done)

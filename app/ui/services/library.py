@@ -55,6 +55,30 @@ class ConversationLibrary(QObject):
         self.open[conv.id] = conv
         return conv
 
+    def store_whole(self, conv: Conversation, done: Callable[[bool], None]) -> None:
+        """Write ``conv`` and all its messages to the store (as an import
+        does), then hold it as a stored open conversation; ``done(ok)`` on the
+        GUI thread. The doctor's sample history goes in so: a reply to it is
+        saved as a reply to an opened conversation is. With no store at all
+        (``rill doctor``) it is only held."""
+        if not self.store.enabled:
+            self.open[conv.id] = conv
+            self._stored.add(conv.id)  # writes are dropped: none may be refused for it
+            done(True)
+            return
+        info = dataclasses.replace(info_from_conversation(conv), title=conv.title or NEW_CHAT_TITLE)
+        messages = list(conv.messages)  # nobody changes them meanwhile: the conversation is not shown yet
+
+        def written(result: Any) -> None:
+            ok = result is not None
+            if ok:
+                self.open[conv.id] = conv
+                self._stored.add(conv.id)
+            done(ok)
+
+        self.store.write(lambda store: store.create_conversation(info), conversation_id=conv.id)
+        self.store.write(lambda store: store.add_messages(conv.id, messages) or True, written, conversation_id=conv.id)
+
     def load(self, conversation_id: str, callback: Callable[[Conversation | None], None]) -> None:
         """The conversation with its whole tree: from memory, else the store."""
         conv = self.open.get(conversation_id)
