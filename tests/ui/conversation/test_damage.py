@@ -31,7 +31,8 @@ def on_screen(view: ChatView) -> QImage:
     return shot.toImage().copy(origin.x(), origin.y(), viewport.width(), viewport.height())
 
 
-def test_streaming_at_the_bottom_blits_and_the_screen_matches_a_full_repaint(qtbot: Any, view: ChatView) -> None:
+def reply_after_earlier(view: ChatView) -> tuple[list[Message], Message]:
+    """Three finished messages, then a reply streaming; the view at the bottom."""
     earlier = [Message("user" if i % 2 == 0 else "assistant", f"earlier message {i}\n\n" + WORDS * 8,
                        status=MessageStatus.COMPLETE) for i in range(3)]
     for m in earlier:
@@ -39,6 +40,16 @@ def test_streaming_at_the_bottom_blits_and_the_screen_matches_a_full_repaint(qtb
     msg = Message("assistant", status=MessageStatus.STREAMING)
     view.add_message(msg)
     view.scroll_to_bottom()
+    return earlier, msg
+
+
+def quiet(view: ChatView) -> bool:
+    """Nothing left to build, render or paint."""
+    return not view.busy and view.render_service.pending() == 0 and not view.probe.repaint_pending
+
+
+def test_streaming_at_the_bottom_blits_and_the_screen_matches_a_full_repaint(qtbot: Any, view: ChatView) -> None:
+    earlier, msg = reply_after_earlier(view)
     probe = view.probe
     # the earlier messages rendered, built and painted: from now on only the reply changes
     qtbot.waitUntil(lambda: all(probe.holds_documents(m.id) for m in earlier) and not view.busy
@@ -51,8 +62,7 @@ def test_streaming_at_the_bottom_blits_and_the_screen_matches_a_full_repaint(qtb
         view.append_stream(msg.id, piece)
         # Once the view is idle (a completed block's render swapped in, its
         # repaint done), what is on screen must be what a full repaint draws.
-        qtbot.waitUntil(lambda: not view.busy and view.render_service.pending() == 0 and not probe.repaint_pending,
-                        timeout=10_000)
+        qtbot.waitUntil(lambda: quiet(view), timeout=10_000)
         streamed = on_screen(view)
         assert view.at_bottom()
         full += probe.viewport_paints["full"] - full_before
@@ -163,20 +173,13 @@ def test_a_reply_ending_at_the_bottom_repaints_from_what_changed(qtbot: Any, vie
     """The end of a reply (its footer's words, then the final render swapped
     in for its tail and its actions shown) paints from the first unit that
     changed down, not the whole viewport, and the screen is a full repaint's."""
-    earlier = [Message("user" if i % 2 == 0 else "assistant", f"earlier message {i}\n\n" + WORDS * 8,
-                       status=MessageStatus.COMPLETE) for i in range(3)]
-    for m in earlier:
-        view.add_message(m)
-    msg = Message("assistant", status=MessageStatus.STREAMING)
-    view.add_message(msg)
-    view.scroll_to_bottom()
+    _earlier, msg = reply_after_earlier(view)
     probe = view.probe
     text = "".join(WORDS * 3 + ("\n\n" if n % 3 == 2 else "") for n in range(12)) + "and the last words"
     for i in range(0, len(text), 120):
         msg.append(text[i : i + 120])
         view.append_stream(msg.id, text[i : i + 120])
-        qtbot.waitUntil(lambda: not view.busy and view.render_service.pending() == 0 and not probe.repaint_pending,
-                        timeout=10_000)
+        qtbot.waitUntil(lambda: quiet(view), timeout=10_000)
     assert view.at_bottom() and len(probe.documents(msg.id)) > 1 and probe.tail_document(msg.id) is not None
     full = probe.viewport_paints["full"]
     msg.status = MessageStatus.COMPLETE
@@ -200,8 +203,7 @@ def test_a_final_render_that_changes_an_earlier_block_repaints_it(qtbot: Any, vi
     for i in range(0, len(text), 40):
         msg.append(text[i : i + 40])
         view.append_stream(msg.id, text[i : i + 40])
-        qtbot.waitUntil(lambda: not view.busy and view.render_service.pending() == 0 and not probe.repaint_pending,
-                        timeout=10_000)
+        qtbot.waitUntil(lambda: quiet(view), timeout=10_000)
     assert probe.message_links(msg.id) == []
     msg.status = MessageStatus.COMPLETE
     with qtbot.waitSignal(view.message_settled, timeout=10_000, check_params_cb=lambda mid: mid == msg.id):
