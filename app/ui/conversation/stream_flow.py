@@ -45,6 +45,7 @@ class StreamFlow:
         repaint_below: Callable[[float], None] | None = None,
         damage: ViewportDamage | None = None,
         scroll_value: Callable[[], int] | None = None,
+        marked: Callable[[int], bool] | None = None,
     ) -> None:
         self._list = items
         self._stream = stream
@@ -59,6 +60,7 @@ class StreamFlow:
         self._repaint_below = repaint_below   # content y → repaint from there down (a growing tail)
         self._damage = damage                 # for a swap's pinned scroll (``_swap_in_place``)
         self._scroll_value = scroll_value
+        self._marked = marked                 # item index → a selection end or find matches are drawn on it
 
     def begin(self, item: Item) -> None:
         """Set up a new item for a streaming message (before it joins the list)."""
@@ -155,6 +157,8 @@ class StreamFlow:
         change = height - item.height
         if damage is None or value is None or change != round(change) or not self._window.is_visible(index):
             return False
+        if self._marked is not None and self._marked(index):
+            return False  # its highlights are placed by unit and may move with the swap: as before
         before = value()
         pin = math.floor(changed_from - before)
         damage.pin(pin, -round(change))

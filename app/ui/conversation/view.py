@@ -234,7 +234,7 @@ class ChatView(QAbstractScrollArea):
         self._flow = StreamFlow(
             self._list, self._stream, self._thoughts, self._unfold, self._results, self._metrics, self._render,
             self._window, set_height, repaint, lambda y: self._damage.below(y - self._bar().value()),
-            self._damage, lambda: self._bar().value(),
+            self._damage, lambda: self._bar().value(), lambda index: self._find.active or self._sel.pins(index),
         )
         self._styler = ItemStyler(
             self._list, self._metrics, self._docs, self._window, self._results, self._scroll, queue, self.font,

@@ -270,3 +270,24 @@ def test_a_pinned_scroll_moves_only_what_is_above_and_only_as_asked(qtbot: Any, 
     damage.pin(-50, 40)
     damage.scrolled(40)    # nothing above the pin is on screen: no pixels move
     assert damage.unpin() and damage.blits == 3
+
+
+def test_swaps_under_find_and_a_selection_show_what_a_full_repaint_shows(qtbot: Any, view: ChatView) -> None:
+    """Find matches and a selection are placed by unit, and a swap changes
+    the units: the screen is still exactly a full repaint's."""
+    earlier, msg = reply_after_earlier(view)
+    probe = view.probe
+    qtbot.waitUntil(lambda: all(probe.holds_documents(m.id) for m in earlier) and quiet(view), timeout=10_000)
+    view.set_find("words", reveal=False)
+    for n in range(30):
+        piece = WORDS if n % 5 else WORDS + "\n\n"
+        msg.append(piece)
+        view.append_stream(msg.id, piece)
+        qtbot.waitUntil(lambda: quiet(view), timeout=10_000)
+        if n == 2:  # a selection in the reply's tail, its first words
+            probe.select(msg.id, 0, 12)
+            view.viewport().repaint()
+            continue
+        shown = on_screen(view)
+        view.viewport().repaint()
+        assert on_screen(view) == shown, f"after piece {n} the screen differs from a full repaint"
