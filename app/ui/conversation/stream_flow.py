@@ -169,7 +169,8 @@ class StreamFlow:
             self._finish_repaint(changed_from)  # the pixels moved the usual way, or not at all: as before
             return True
         m = self._metrics
-        rest_top = self._list.top(index) + item.height - m.footer_height(item) - PAD_Y - item.tail_height - value()
+        tail = item.tail_height if item.tail is not None and not item.tail.isEmpty() else 0.0  # as item_height counts it
+        rest_top = self._list.top(index) + item.height - m.footer_height(item) - PAD_Y - tail - value()
         damage.strip(min(pin, pin - moved), rest_top + m.line_height())
         return True
 
