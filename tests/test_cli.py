@@ -235,4 +235,3 @@ def test_doctor_pastes_a_prompt_file_each_turn_and_measures_the_idle_floor(tmp_p
     assert body.strip()[:200] in last_user, "the pasted text went with the second turn"
     plain = json.loads(run_rill("doctor", "--backend", "scripted", "--rate", "5000").stdout)
     assert plain["idle"] is None and plain["paste_ms"] == []
-

@@ -221,10 +221,10 @@ class ItemLayout:
         message painted near its end: their heights are summed at C speed,
         with no row made for each)."""
         think = item.think
-        if think is not None and think.expanded:
-            height = self._metrics.thoughts_height(think, self._metrics.content_width())
-            yield -1, (think.doc if think.ready else None), height, None, y
-            y += height + UNIT_GAP
+        thoughts = self._thoughts_height(item)
+        if think is not None and thoughts is not None:
+            yield -1, (think.doc if think.ready else None), thoughts, None, y
+            y += thoughts + UNIT_GAP
         if units is None:
             units = item.units
         start = 0
@@ -241,6 +241,13 @@ class ItemLayout:
                 y += UNIT_GAP - gap_after(units, len(units) - 1)
             yield len(units), item.tail, item.tail_height, None, y
 
+    def _thoughts_height(self, item: Item) -> float | None:
+        """The unfolded thoughts' height above the units (None: none shown)."""
+        think = item.think
+        if think is None or not think.expanded:
+            return None
+        return self._metrics.thoughts_height(think, self._metrics.content_width())
+
     def body_top(self, index: int) -> float:
         """Content y of the first row (thoughts or unit) of item ``index``."""
         item = self._list.items[index]
@@ -252,9 +259,9 @@ class ItemLayout:
         ``n`` = len(units): where a tail after them begins."""
         item = self._list.items[index]
         y = self.body_top(index)
-        think = item.think
-        if think is not None and think.expanded:
-            y += self._metrics.thoughts_height(think, self._metrics.content_width()) + UNIT_GAP
+        thoughts = self._thoughts_height(item)
+        if thoughts is not None:
+            y += thoughts + UNIT_GAP
         units = item.units
         if n <= 0 or not units:
             return y

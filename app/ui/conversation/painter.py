@@ -91,6 +91,16 @@ class ItemPainter:
                 continue
             self._paint_item(painter, index, item, top, width, (c0, c1))
 
+    def paint_bands(self, painter: QPainter, rows: range, offset: float, width: float, vh: float,
+                    bands: list[tuple[float, float]]) -> None:
+        """``paint`` band by band (``damage.bands`` of a paint event); with
+        more than one, each clipped to itself, so that an item two bands
+        meet is not drawn over itself."""
+        for band in bands:
+            if len(bands) > 1:
+                painter.setClipRect(QRectF(0.0, band[0], width, band[1] - band[0]))
+            self.paint(painter, rows, offset, width, vh, band)
+
     def _paint_ctx(self) -> QAbstractTextDocumentLayout.PaintContext:
         ctx = QAbstractTextDocumentLayout.PaintContext()
         palette = self._palette()

@@ -42,7 +42,6 @@ class StreamFlow:
         window: LiveWindow,
         set_height: Callable[[int, float], None],
         repaint: Callable[[], None],
-        repaint_below: Callable[[float], None] | None = None,
         damage: ViewportDamage | None = None,
         scroll_value: Callable[[], int] | None = None,
         marked: Callable[[int], bool] | None = None,
@@ -57,8 +56,8 @@ class StreamFlow:
         self._window = window
         self._set_height = set_height
         self._repaint = repaint
-        self._repaint_below = repaint_below   # content y → repaint from there down (a growing tail)
-        self._damage = damage                 # for a swap's pinned scroll (``_swap_in_place``)
+        # Partial repaints (a growing tail, a swap, the end) need both; without them all is repainted.
+        self._damage = damage
         self._scroll_value = scroll_value
         self._marked = marked                 # item index → a selection end or find matches are drawn on it
 
@@ -140,7 +139,7 @@ class StreamFlow:
             return
         self._set_height(index, height)
         if self._window.is_visible(index):
-            if self._repaint_below is None or thoughts_moved or not (appended or swapped):
+            if thoughts_moved or not (appended or swapped):
                 self._repaint()
             else:
                 self._repaint_below(changed_from)
@@ -166,7 +165,7 @@ class StreamFlow:
         pinned = damage.unpin()
         moved = value() - before
         if moved != round(change) or not (pinned or moved == 0):
-            self._finish_repaint(changed_from)  # the pixels moved the usual way, or not at all: as before
+            self._repaint_below(changed_from)  # the pixels moved the usual way, or not at all: as before
             return True
         m = self._metrics
         tail = item.tail_height if item.tail is not None and not item.tail.isEmpty() else 0.0  # as item_height counts it
@@ -174,11 +173,12 @@ class StreamFlow:
         damage.strip(min(pin, pin - moved), rest_top + m.line_height())
         return True
 
-    def _finish_repaint(self, changed_from: float) -> None:
-        if self._repaint_below is None:
+    def _repaint_below(self, y: float) -> None:
+        """Repaint from content y ``y`` down (everything without the damage to ask)."""
+        if self._damage is None or self._scroll_value is None:
             self._repaint()
         else:
-            self._repaint_below(changed_from)
+            self._damage.below(y - self._scroll_value())
 
     def finish(self, message_id: str) -> None:
         """The message's text is complete: render it whole (off the GUI
@@ -199,7 +199,7 @@ class StreamFlow:
         # Only the answer goes through Markdown; the thoughts stay plain text.
         self._render.request(RenderJob(item.id, "final", text, token=len(content)), PRIORITY_NOW)
         index = self._list.index[item.id]
-        if think is not None or not content or self._repaint_below is None:
+        if think is not None or not content:
             self._repaint()  # the thoughts trimmed, the waiting row gone
         elif self._window.is_visible(index):  # only the footer changed (its words; no actions until settled)
             self._repaint_below(self._list.top(index) + item.height - self._metrics.footer_height(item) - PAD_Y)

@@ -81,7 +81,7 @@ from __future__ import annotations
 
 import logging
 
-from PyQt6.QtCore import QEvent, QPointF, QRect, QRectF, QSize, Qt, QTimer, QUrl, pyqtSignal
+from PyQt6.QtCore import QEvent, QPointF, QRect, QSize, Qt, QTimer, QUrl, pyqtSignal
 from PyQt6.QtGui import (
     QContextMenuEvent,
     QFocusEvent,
@@ -233,8 +233,8 @@ class ChatView(QAbstractScrollArea):
         )
         self._flow = StreamFlow(
             self._list, self._stream, self._thoughts, self._unfold, self._results, self._metrics, self._render,
-            self._window, set_height, repaint, lambda y: self._damage.below(y - self._bar().value()),
-            self._damage, lambda: self._bar().value(), lambda index: self._find.active or self._sel.pins(index),
+            self._window, set_height, repaint, self._damage, lambda: self._bar().value(),
+            lambda index: self._find.active or self._sel.pins(index),
         )
         self._styler = ItemStyler(
             self._list, self._metrics, self._docs, self._window, self._results, self._scroll, queue, self.font,
@@ -541,11 +541,9 @@ class ChatView(QAbstractScrollArea):
         self._shown.find_last_reply(self._list.items)
         painter = QPainter(viewport)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        rows, offset = self._window.visible_range(), self._bar().value()
-        for band in strips:
-            if len(strips) > 1:  # each pass draws its strip only: an item met by two is not drawn over itself
-                painter.setClipRect(QRectF(0.0, band[0], float(viewport.width()), band[1] - band[0]))
-            self._painter.paint(painter, rows, offset, viewport.width(), viewport.height(), band)
+        self._painter.paint_bands(
+            painter, self._window.visible_range(), self._bar().value(), viewport.width(), viewport.height(), strips
+        )
         painter.end()
 
     # ------------------------------------------------------------------ mouse and keys (``PointerGestures``)
