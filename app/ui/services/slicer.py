@@ -1,10 +1,19 @@
 """A cooperative, time-sliced work queue on the GUI thread (``TimeSlicer``).
 
-Jobs run in order in slices of at most ``budget_s`` seconds, one slice per
-turn of the event loop. A job that returns a generator goes on, one ``next``
-at a time, in later slices: it yields after each costly step (one document
-built, one message scanned...). Used by the conversation view (documents)
-and the find bar (matches).
+Jobs run in order in slices of at most ``budget_s`` seconds. A job that
+returns a generator goes on, one ``next`` at a time, in later slices: it
+yields after each costly step (one document built, one message scanned...).
+Used by the conversation view (documents), the history loader, the find bar
+(matches), the context meter (estimates) and the clipboard.
+
+``SliceScheduler`` gives all of a thread's slicers **one slice per turn of
+the event loop, in turn**. Each slicer with its own zero timer ran its slice
+in the same pass as the others (Qt fires every due timer in one pass), so
+three slicers busy at once (opening a long conversation: the view frees the
+old items, the loader makes the new ones, the meter estimates the tokens)
+held the GUI thread for the sum of their budgets and a frame due in the
+middle waited for all of them. Now a pass holds at most one budget, and
+timers, input and paints run between slices.
 
 Threading rule: GUI thread only.
 """
@@ -16,7 +25,8 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator
 
-from PyQt6.QtCore import QObject, QTimer, pyqtSignal
+from PyQt6 import sip
+from PyQt6.QtCore import QCoreApplication, QObject, QTimer, pyqtSignal
 
 from app.ui.services.activity import ACTIVITY
 
@@ -25,20 +35,82 @@ log = logging.getLogger(__name__)
 Job = Callable[[], Iterator[None] | None]
 
 
+class SliceScheduler(QObject):
+    """Runs one ready slicer's slice per turn of the event loop, round robin.
+
+    One per application (``shared``), owned by the ``QCoreApplication``; a
+    slicer with work asks for a turn (``request``) and goes to the back of
+    the line after its slice if it still has work.
+    """
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._ready: deque[TimeSlicer] = deque()
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.timeout.connect(self._on_due)
+        self.passes = 0   # turns that ran a slice (telemetry for tests and benchmarks)
+
+    @staticmethod
+    def shared() -> SliceScheduler:
+        """The application's scheduler, made on first use (a child of the application)."""
+        app = QCoreApplication.instance()
+        for scheduler in _SHARED:
+            if not sip.isdeleted(scheduler) and scheduler.parent() is app:
+                return scheduler
+        _SHARED[:] = [SliceScheduler(app)]   # the old one went with its application
+        return _SHARED[0]
+
+    def request(self, slicer: TimeSlicer) -> None:
+        """Give ``slicer`` a turn after the slicers already waiting."""
+        if slicer not in self._ready:
+            self._ready.append(slicer)
+        if not self._timer.isActive():
+            self._timer.start(0)
+
+    def withdraw(self, slicer: TimeSlicer) -> None:
+        """Drop ``slicer``'s turn (it has no work any more)."""
+        try:
+            self._ready.remove(slicer)
+        except ValueError:
+            pass
+        if not self._ready:
+            self._timer.stop()
+
+    @property
+    def waiting(self) -> int:
+        """How many slicers wait for a turn."""
+        return len(self._ready)
+
+    def _on_due(self) -> None:
+        while self._ready:
+            slicer = self._ready.popleft()
+            if sip.isdeleted(slicer):
+                continue          # its owner went away with its queue
+            self.passes += 1
+            slicer.run_slice()    # asks for another turn when work remains
+            break
+        if self._ready and not self._timer.isActive():
+            self._timer.start(0)
+
+
+_SHARED: list[SliceScheduler] = []
+
+
 class TimeSlicer(QObject):
     """Runs queued jobs in time-boxed slices (see the module docstring)."""
 
     #: A slice ran and the queue is empty now (``drained_kinds``: what ran since the last time); no args.
     drained = pyqtSignal()
 
-    def __init__(self, budget_s: float = 0.003, parent: QObject | None = None) -> None:
+    def __init__(
+        self, budget_s: float = 0.003, parent: QObject | None = None, scheduler: SliceScheduler | None = None,
+    ) -> None:
         super().__init__(parent)
         self.budget_s = budget_s
         self._work: deque[tuple[str, Job | Iterator[None]]] = deque()
         self._keys: set[str] = set()
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.timeout.connect(self._on_due)
+        self._scheduler = scheduler if scheduler is not None else SliceScheduler.shared()
         #: The kinds of the jobs run since the queue last drained (a key's text before its first ":").
         self.drained_kinds: frozenset[str] = frozenset()
         self._ran_kinds: set[str] = set()
@@ -52,8 +124,7 @@ class TimeSlicer(QObject):
             return
         self._keys.add(key)
         self._work.append((key, job))
-        if not self._timer.isActive():
-            self._timer.start(0)
+        self._scheduler.request(self)
 
     def clear(self) -> None:
         """Drop every queued job."""
@@ -62,16 +133,16 @@ class TimeSlicer(QObject):
         self._keys.clear()
 
     def stop(self) -> None:
-        """Drop every queued job and stop the timer."""
+        """Drop every queued job and give up the turn."""
         self.clear()
-        self._timer.stop()
+        self._scheduler.withdraw(self)
 
     @property
     def busy(self) -> bool:
         return bool(self._work)
 
     def run_slice(self) -> None:
-        """Run one slice now (what the timer does)."""
+        """Run one slice now (what the scheduler does on this slicer's turn)."""
         t0 = time.perf_counter()
         deadline = t0 + self.budget_s
         work = self._work
@@ -105,10 +176,8 @@ class TimeSlicer(QObject):
         self.last_slice_s = spent
         self.max_slice_s = max(self.max_slice_s, spent)
         if work:
-            self._timer.start(0)
+            self._scheduler.request(self)
         else:
+            self._scheduler.withdraw(self)
             self.drained_kinds, self._ran_kinds = frozenset(self._ran_kinds), set()
             self.drained.emit()
-
-    def _on_due(self) -> None:
-        self.run_slice()
