@@ -357,6 +357,9 @@ class Sidebar(QWidget):
         self.list.setItemDelegate(_Delegate(self.list))
         self.list.setUniformItemSizes(False)
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        # PyQt makes the selection model's wrapper and enums on first use
+        # (~1 ms): here, not in the first ``select``, which is part of an Enter.
+        self.list.selectionModel()
         self.list.setEditTriggers(QAbstractItemView.EditTrigger.EditKeyPressed)
         self.list.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
@@ -417,7 +420,11 @@ class Sidebar(QWidget):
     def select(self, conversation_id: str) -> None:
         n = self.model.row_of(conversation_id)
         if n >= 0:
-            self.list.setCurrentIndex(self.model.index(n))
+            index = self.model.index(n)
+            selection = self.list.selectionModel()
+            if self.list.currentIndex() == index and selection is not None and selection.isSelected(index):
+                return   # already shown as current (every message of the open chat asks again)
+            self.list.setCurrentIndex(index)
         else:
             self.list.clearSelection()
 

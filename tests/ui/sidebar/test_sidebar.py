@@ -64,3 +64,22 @@ def test_a_title_is_a_bidi_isolate_without_controls(sidebar: Sidebar) -> None:
     assert index.data(Qt.ItemDataRole.DisplayRole) == "\u2068Invoice exe.pdf[2J\u2069"
     assert index.data(Qt.ItemDataRole.EditRole) == "Invoice exe.pdf[2J"
     assert "\u202e" not in index.data(Qt.ItemDataRole.AccessibleTextRole)
+
+
+def test_select_makes_the_row_current_and_selected_and_again_changes_nothing(qtbot: Any, sidebar: Sidebar) -> None:
+    sidebar.model.upsert("a", "A", 2.0, False)
+    sidebar.model.upsert("b", "B", 1.0, False)
+    selection = sidebar.list.selectionModel()
+    assert selection is not None
+    sidebar.select("b")
+    assert sidebar.list.currentIndex().data(ID_ROLE) == "b" and selection.isSelected(sidebar.list.currentIndex())
+    changes: list[object] = []
+    selection.currentChanged.connect(lambda *a: changes.append(a))
+    selection.selectionChanged.connect(lambda *a: changes.append(a))
+    sidebar.select("b")      # every message of the open chat asks again
+    assert changes == []
+    sidebar.select("gone")   # not listed: nothing selected
+    assert not selection.hasSelection()
+    changes.clear()
+    sidebar.select("b")      # current still, but no longer selected: selected again
+    assert selection.isSelected(sidebar.list.currentIndex()) and changes
