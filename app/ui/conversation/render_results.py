@@ -13,6 +13,7 @@ Threading rule: GUI thread only.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator
 
 from app.core.render.blocks import Unit
@@ -92,9 +93,13 @@ class RenderResults:
         def superseded() -> bool:
             return not item.streaming or self._list.get(item.id) is not item or job.token != item.committed
 
+        planned = self._planned(item, job, units)
         built: list[UnitSlot] = []
         try:
-            for unit in units:
+            for unit, slot in zip(units, planned, strict=True):
+                if slot is not None:
+                    built.append(slot)   # far from the viewport: built when the reader comes near
+                    continue
                 yield from self._docs.prepare(unit)  # formula images, one per step
                 if superseded():
                     return
@@ -114,6 +119,40 @@ class RenderResults:
         self._tail_changed(item)
         self.commits.shown(item.id, item.committed)
         self._stream.maybe_commit(item)
+        if any(slot is not None for slot in planned):
+            self._schedule_visibility()  # the window builds them as they come near
+
+    def _planned(self, item: Item, job: RenderJob, units: tuple[Unit, ...]) -> list[UnitSlot | None]:
+        """For each new unit of a streamed piece: None to build its document
+        now, or a slot without one (an estimated height) when it will lie far
+        from the viewport. A long reply streaming fast has a tail screens
+        long, so the units cut from its front are far above the bottom the
+        view follows: building them only for the window to drop them again
+        was most of the GUI thread's work at 50,000 tok/s.
+
+        Where the view will be after the swap is judged both ways: scrolled
+        as now, and moved by the height's change (following the bottom, or
+        keeping what the reader sees below a change above). A unit is left
+        unbuilt only when it is outside the live window in both."""
+        if not units:
+            return []
+        m = self._metrics
+        width = m.content_width()
+        # whole pixels, kept as made for these metrics: the swap's pinned
+        # scroll (StreamFlow._swap_in_place) needs a whole change of height
+        key = (width, m.zoom, m.line_height())
+        slots = [UnitSlot(unit, None, float(math.ceil(m.estimate_unit(unit, width))), estimated_for=key)
+                 for unit in units]
+        ahead = item.units + slots
+        if not self._units.windowed(item, ahead):
+            return [None] * len(units)
+        first = len(item.units)
+        value, _h = self._units.viewport()
+        change = sum(slot.height for slot in slots) - self._stream.front_height(item, item.committed + len(job.text))
+        near: set[int] = set()
+        for at in (value, value + change):
+            near.update(self._units.live(item, ahead, at))
+        return [None if first + n in near else slot for n, slot in enumerate(slots)]
 
     def _apply_final(self, item: Item, units: tuple[Unit, ...]) -> Iterator[None]:
         """Swap the final units in, in one step: every unit whose HTML did not

@@ -181,6 +181,20 @@ class StreamingTail:
             RenderJob(item.id, kind, item.message.content[item.committed : cut], token=item.committed), PRIORITY_NOW
         )
 
+    def front_height(self, item: Item, upto: int) -> float:
+        """How tall source text [tail_start, upto) is at the tail's front (what
+        ``cut_tail(item, upto)`` would remove), as the tail is laid out now."""
+        if item.tail is None or upto <= item.tail_start:
+            return 0.0
+        n_breaks = bisect.bisect_right(item.tail_breaks, upto)
+        doc_chars = (upto - item.tail_start) + n_breaks
+        rest = item.tail.characterCount() - 1
+        position = min(utf16_prefix(item, upto, doc_chars), rest)
+        layout = item.tail.documentLayout()
+        if position >= rest or layout is None:
+            return float(item.tail_height)
+        return float(layout.blockBoundingRect(item.tail.findBlock(position)).top())
+
     def cut_tail(self, item: Item, upto: int) -> None:
         """Remove source text [tail_start, upto) from the front of the tail
         (it is shown as units now): O(removed), whatever the tail's length."""

@@ -36,15 +36,20 @@ class UnitWindow:
         self._metrics = metrics
         self._viewport = viewport
 
+    def viewport(self) -> tuple[float, float]:
+        """(scroll value, viewport height) now."""
+        return self._viewport()
+
     @staticmethod
     def windowed(item: Item, units: list[UnitSlot] | None = None) -> bool:
         """Only part of ``item``'s units (or of ``units``) hold documents."""
         return len(item.units if units is None else units) > UNIT_WINDOW_MIN
 
-    def live(self, item: Item, units: list[UnitSlot] | None = None) -> range:
+    def live(self, item: Item, units: list[UnitSlot] | None = None, value: float | None = None) -> range:
         """The units of ``item`` that should hold documents now; with
-        ``units``: which of these would, in place of the item's own."""
-        return self._spans(item, units)[0]
+        ``units``: which of these would, in place of the item's own; with
+        ``value``: with the view scrolled there instead."""
+        return self._spans(item, units, value)[0]
 
     def keep(self, item: Item) -> range:
         """The units of ``item`` that may keep their documents."""
@@ -79,7 +84,7 @@ class UnitWindow:
             y += self._metrics.thoughts_height(think, self._metrics.content_width()) + UNIT_GAP
         return unit_tops(slots, y)
 
-    def _spans(self, item: Item, units: list[UnitSlot] | None = None) -> tuple[range, range]:
+    def _spans(self, item: Item, units: list[UnitSlot] | None = None, at: float | None = None) -> tuple[range, range]:
         slots = item.units if units is None else units
         n_units = len(slots)
         if not self.windowed(item, units):
@@ -89,6 +94,8 @@ class UnitWindow:
             return range(0), range(0)
         tops = self._tops(item, slots, index)
         value, h = self._viewport()
+        if at is not None:
+            value = at
         return (
             self._between(tops, slots, value - LIVE_ABOVE * h, value + h + LIVE_BELOW * h),
             self._between(tops, slots, value - (KEEP_MARGIN + LIVE_ABOVE) * h, value + h + (KEEP_MARGIN + LIVE_BELOW) * h),

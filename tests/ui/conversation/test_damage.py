@@ -291,3 +291,45 @@ def test_swaps_under_find_and_a_selection_show_what_a_full_repaint_shows(qtbot: 
         shown = on_screen(view)
         view.viewport().repaint()
         assert on_screen(view) == shown, f"after piece {n} the screen differs from a full repaint"
+
+
+def test_blocks_cut_far_above_the_followed_bottom_get_documents_only_when_the_reader_comes(
+    qtbot: Any, view: ChatView, monkeypatch: Any
+) -> None:
+    """At thousands of tokens a second the tail is screens long, so the
+    blocks cut from its front lie far above the bottom the view follows.
+    They get an estimated height and no document (the window would drop it
+    at once); scrolling up builds them. The text and the screen stay what a
+    full repaint shows."""
+    from app.ui.conversation import stream_flow
+    from app.ui.conversation.unit_window import UNIT_WINDOW_MIN
+
+    monkeypatch.setattr(stream_flow, "COMMIT_SCAN_S", 0.0)
+    msg = Message("assistant", status=MessageStatus.STREAMING)
+    view.add_message(msg)
+    probe = view.probe
+    text = "".join(f"paragraph {n}: " + WORDS * 2 + "\n\n" for n in range(150))
+    for i in range(0, len(text), 4000):   # a fast stream: large pieces
+        msg.append(text[i : i + 4000])
+        view.append_stream(msg.id, text[i : i + 4000])
+    item = view._item(msg.id)
+    assert item is not None
+    qtbot.waitUntil(lambda: item.commit_asked == item.committed > 0 and not view.busy and not probe.repaint_pending,
+                    timeout=20_000)
+    assert len(item.units) > UNIT_WINDOW_MIN and view.at_bottom()
+    never_built = [n for n, u in enumerate(item.units) if u.doc is None and u.measured_width < 0]
+    assert never_built and never_built[0] == 0, "the blocks far above were never built"
+    paragraphs = [p.strip() for p in text.split("\n\n") if p.strip()]
+    assert [p.strip() for p in probe.message_text(msg.id).split("\n") if p.strip()] == paragraphs, "every word, in order"
+    shown = on_screen(view)
+    view.viewport().repaint()
+    assert on_screen(view) == shown
+    bar = view.verticalScrollBar()
+    assert bar is not None
+    bar.setValue(0)
+    qtbot.waitUntil(lambda: item.units[0].doc is not None and not view.busy and not probe.repaint_pending,
+                    timeout=20_000)
+    top = on_screen(view)
+    view.viewport().repaint()
+    assert on_screen(view) == top, "built as they came into view: the screen is a full repaint's"
+    assert bar.value() == 0
