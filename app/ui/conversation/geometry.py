@@ -126,11 +126,14 @@ class Metrics:
         per_line = max(10, int(width / (CHAR_W * self.zoom)))
         return (text_len // per_line + newlines + 1) * self.line_height() + 12.0
 
+    def estimate_key(self) -> tuple[float, float, float]:
+        """What a unit's estimated height is made for (``UnitSlot.estimated_for``)."""
+        return (self.content_width(), self.zoom, self.line_height())
+
     def item_height(self, item: Item) -> float:
-        width = self.content_width()
         units = item.units
-        line = self.line_height()
-        key = (width, self.zoom, line)
+        key = self.estimate_key()
+        width, _zoom, line = key
         # A long message has thousands of units (a 4 MB prompt: 4,389): the
         # estimates are made in one loop with what they share read once, and
         # the sums are taken at C speed.

@@ -137,10 +137,10 @@ class RenderResults:
         if not units:
             return []
         m = self._metrics
-        width = m.content_width()
         # whole pixels, kept as made for these metrics: the swap's pinned
         # scroll (StreamFlow._swap_in_place) needs a whole change of height
-        key = (width, m.zoom, m.line_height())
+        key = m.estimate_key()
+        width = key[0]
         slots = [UnitSlot(unit, None, float(math.ceil(m.estimate_unit(unit, width))), estimated_for=key)
                  for unit in units]
         ahead = item.units + slots
@@ -149,9 +149,7 @@ class RenderResults:
         first = len(item.units)
         value, _h = self._units.viewport()
         change = sum(slot.height for slot in slots) - self._stream.front_height(item, item.committed + len(job.text))
-        near: set[int] = set()
-        for at in (value, value + change):
-            near.update(self._units.live(item, ahead, at))
+        near = self._units.live_at(item, ahead, (value, value + change))
         return [None if first + n in near else slot for n, slot in enumerate(slots)]
 
     def _apply_final(self, item: Item, units: tuple[Unit, ...]) -> Iterator[None]:

@@ -181,15 +181,22 @@ class StreamingTail:
             RenderJob(item.id, kind, item.message.content[item.committed : cut], token=item.committed), PRIORITY_NOW
         )
 
+    @staticmethod
+    def _front(item: Item, upto: int) -> tuple[int, int, int]:
+        """Where source text [tail_start, upto) ends in the tail document:
+        (display breaks inside it, its document position, the last position)."""
+        assert item.tail is not None
+        n_breaks = bisect.bisect_right(item.tail_breaks, upto)
+        doc_chars = (upto - item.tail_start) + n_breaks
+        rest = item.tail.characterCount() - 1
+        return n_breaks, min(utf16_prefix(item, upto, doc_chars), rest), rest
+
     def front_height(self, item: Item, upto: int) -> float:
         """How tall source text [tail_start, upto) is at the tail's front (what
         ``cut_tail(item, upto)`` would remove), as the tail is laid out now."""
         if item.tail is None or upto <= item.tail_start:
             return 0.0
-        n_breaks = bisect.bisect_right(item.tail_breaks, upto)
-        doc_chars = (upto - item.tail_start) + n_breaks
-        rest = item.tail.characterCount() - 1
-        position = min(utf16_prefix(item, upto, doc_chars), rest)
+        _n, position, rest = self._front(item, upto)
         layout = item.tail.documentLayout()
         if position >= rest or layout is None:
             return float(item.tail_height)
@@ -200,12 +207,10 @@ class StreamingTail:
         (it is shown as units now): O(removed), whatever the tail's length."""
         if item.tail is None or upto <= item.tail_start:
             return
-        n_breaks = bisect.bisect_right(item.tail_breaks, upto)
-        doc_chars = (upto - item.tail_start) + n_breaks
-        rest = item.tail.characterCount() - 1
+        n_breaks, position, _rest = self._front(item, upto)
         cursor = QTextCursor(item.tail)
         cursor.setPosition(0)
-        cursor.setPosition(min(utf16_prefix(item, upto, doc_chars), rest), QTextCursor.MoveMode.KeepAnchor)
+        cursor.setPosition(position, QTextCursor.MoveMode.KeepAnchor)
         removed = cursor.selectionEnd()
         cursor.removeSelectedText()
         self._find.cut_front(item.tail, removed)

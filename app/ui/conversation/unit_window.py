@@ -45,11 +45,23 @@ class UnitWindow:
         """Only part of ``item``'s units (or of ``units``) hold documents."""
         return len(item.units if units is None else units) > UNIT_WINDOW_MIN
 
-    def live(self, item: Item, units: list[UnitSlot] | None = None, value: float | None = None) -> range:
+    def live(self, item: Item, units: list[UnitSlot] | None = None) -> range:
         """The units of ``item`` that should hold documents now; with
-        ``units``: which of these would, in place of the item's own; with
-        ``value``: with the view scrolled there instead."""
-        return self._spans(item, units, value)[0]
+        ``units``: which of these would, in place of the item's own."""
+        return self._spans(item, units)[0]
+
+    def live_at(self, item: Item, units: list[UnitSlot], values: tuple[float, ...]) -> set[int]:
+        """Which of ``units`` (in place of ``item``'s own, a windowed list)
+        would hold documents with the view scrolled to any of ``values``."""
+        index = self._list.index.get(item.id)
+        if index is None:
+            return set()
+        tops = self._tops(item, units, index)
+        _value, h = self._viewport()
+        near: set[int] = set()
+        for value in values:
+            near.update(self._between(tops, units, value - LIVE_ABOVE * h, value + h + LIVE_BELOW * h))
+        return near
 
     def keep(self, item: Item) -> range:
         """The units of ``item`` that may keep their documents."""
@@ -84,7 +96,7 @@ class UnitWindow:
             y += self._metrics.thoughts_height(think, self._metrics.content_width()) + UNIT_GAP
         return unit_tops(slots, y)
 
-    def _spans(self, item: Item, units: list[UnitSlot] | None = None, at: float | None = None) -> tuple[range, range]:
+    def _spans(self, item: Item, units: list[UnitSlot] | None = None) -> tuple[range, range]:
         slots = item.units if units is None else units
         n_units = len(slots)
         if not self.windowed(item, units):
@@ -94,8 +106,6 @@ class UnitWindow:
             return range(0), range(0)
         tops = self._tops(item, slots, index)
         value, h = self._viewport()
-        if at is not None:
-            value = at
         return (
             self._between(tops, slots, value - LIVE_ABOVE * h, value + h + LIVE_BELOW * h),
             self._between(tops, slots, value - (KEEP_MARGIN + LIVE_ABOVE) * h, value + h + (KEEP_MARGIN + LIVE_BELOW) * h),

@@ -49,7 +49,6 @@ class SliceScheduler(QObject):
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self._on_due)
-        self.passes = 0   # turns that ran a slice (telemetry for tests and benchmarks)
 
     @staticmethod
     def shared() -> SliceScheduler:
@@ -87,7 +86,6 @@ class SliceScheduler(QObject):
             slicer = self._ready.popleft()
             if sip.isdeleted(slicer):
                 continue          # its owner went away with its queue
-            self.passes += 1
             slicer.run_slice()    # asks for another turn when work remains
             break
         if self._ready and not self._timer.isActive():

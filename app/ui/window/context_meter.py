@@ -95,8 +95,8 @@ class ContextMeter(QProgressBar):
         share = self.used / self.limit
         level = "full" if share >= 1.0 else "high" if share >= 0.8 else "ok"
         if self.property("level") != level:
-            # A new style sheet rule: re-polishing costs ~0.5 ms, so only
-            # when the level changes, not on every estimate while streaming.
+            # A new style sheet rule: re-polish only when the level changes,
+            # not on every estimate while a reply streams.
             self.setProperty("level", level)
             style = self.style()
             assert style is not None
