@@ -41,11 +41,10 @@ class LiveItems:
         unfolder: ThoughtsUnfolder,
         reveal: FindReveal,
         selection: Selection,
-        set_height: Callable[[int, float], None],
+        set_height: Callable[[int, float, float], None],
         repaint: Callable[[], None],
         viewport_ready: Callable[[], None],
         units: UnitWindow,
-        scroll_by: Callable[[float], None],
     ) -> None:
         self._list = items
         self._window = window
@@ -61,7 +60,6 @@ class LiveItems:
         self._repaint = repaint
         self._viewport_ready = viewport_ready
         self._units = units
-        self._scroll_by = scroll_by
 
     def update(self) -> None:
         """Build documents for items near the viewport, drop far ones."""
@@ -168,8 +166,7 @@ class LiveItems:
                 u.measured_width = width
         index = self._list.index.get(item.id)
         if index is not None:
-            self._set_height(index, self._metrics.item_height(item))
+            # units grown above the viewport's top move it down by as much, unless it follows the bottom
+            self._set_height(index, self._metrics.item_height(item), shift)
             item.measured_width = width
-            if shift:
-                self._scroll_by(shift)
             self._repaint()

@@ -49,13 +49,18 @@ class ScrollKeeper:
         self._bar.setPageStep(max(1, page))
         self._bar.setRange(0, max(0, int(self._list.total()) - page))
 
-    def set_height(self, index: int, height: float) -> None:
-        """Change an item's height, keeping the content under the viewport still."""
+    def set_height(self, index: int, height: float, above_top: float = 0.0) -> None:
+        """Change an item's height, keeping the content under the viewport
+        still. ``above_top``: how much of the change lies above the
+        viewport's top inside the item (its units built there), moved past
+        unless the view follows the bottom."""
         item = self._list.items[index]
         delta = height - item.height
-        if abs(delta) < 0.01:
-            return
         stick = self.at_bottom()
+        if abs(delta) < 0.01:
+            if above_top and not stick:
+                self._bar.setValue(round(self._bar.value() + above_top))
+            return
         above = self._list.top(index) + item.height <= self._bar.value() + 0.5
         item.height = height
         self._list.heights.set(index, height + ITEM_GAP)
@@ -71,3 +76,5 @@ class ScrollKeeper:
         self.update_range()
         if above:
             self._bar.setValue(round(self._bar.value() + delta))
+        elif above_top:
+            self._bar.setValue(round(self._bar.value() + above_top))

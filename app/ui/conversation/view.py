@@ -229,7 +229,7 @@ class ChatView(QAbstractScrollArea):
         self._live = LiveItems(
             self._list, self._window, self._docs, self._metrics, self._render, queue, self._thoughts,
             self._unfold, self._reveal, self._sel, set_height, repaint, self.viewport_ready.emit,
-            self._unit_window, lambda dy: self._scroll.set_value(round(self._scroll.value + dy)),
+            self._unit_window,
         )
         self._flow = StreamFlow(
             self._list, self._stream, self._thoughts, self._unfold, self._results, self._metrics, self._render,

@@ -98,7 +98,7 @@ class Parts:
         self.live = LiveItems(
             self.items, self.window, self.docs, self.metrics, render, self.queue, self.fold, self.unfolder,
             self.reveal, self.sel, self.scroll.set_height, self.repaint, self.viewport_ready,
-            self.units, lambda dy: self.scroll.set_value(round(self.scroll.value + dy)),
+            self.units,
         )
         self.flow = StreamFlow(
             self.items, self.stream, self.fold, self.unfolder, self.results, self.metrics, render, self.window,

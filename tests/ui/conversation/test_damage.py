@@ -9,8 +9,9 @@ from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
-from PyQt6.QtCore import QRect
+from PyQt6.QtCore import QRect, QTimer
 from PyQt6.QtGui import QGuiApplication, QImage, QRegion
+from PyQt6.QtWidgets import QScrollBar
 
 from app.core.conversation.model import Message, MessageStatus
 from app.ui.conversation.view import ChatView
@@ -333,3 +334,45 @@ def test_blocks_cut_far_above_the_followed_bottom_get_documents_only_when_the_re
     view.viewport().repaint()
     assert on_screen(view) == top, "built as they came into view: the screen is a full repaint's"
     assert bar.value() == 0
+
+
+def test_a_fast_stream_keeps_the_view_at_the_bottom_and_a_reader_who_scrolls_up_where_they_are(
+    qtbot: Any, view: ChatView
+) -> None:
+    """Units built above the viewport's top keep what the reader sees still:
+    a view at the bottom stays there (it follows the reply), and a reader
+    who scrolled up is not taken back down."""
+    msg = Message("assistant", status=MessageStatus.STREAMING)
+    view.add_message(msg)
+    view.scroll_to_bottom()
+    bar = view.verticalScrollBar()
+    assert bar is not None
+    text = "".join(f"paragraph {n}: " + WORDS * 2 + "\n\n" for n in range(600))
+    pieces = [text[i : i + 3000] for i in range(0, len(text), 3000)]  # one a tick: the tail runs screens long
+    half = len(pieces) // 2
+    sent: list[int] = []
+    off_bottom: list[int] = []
+
+    def stream(upto: int) -> None:
+        n = len(sent)
+        if n >= upto:
+            return
+        msg.append(pieces[n])
+        view.append_stream(msg.id, pieces[n])
+        sent.append(n)
+        if n and upto == half and not view.at_bottom():
+            off_bottom.append(n)
+
+    tick = QTimer()
+    tick.setInterval(25)
+    tick.timeout.connect(lambda: stream(half))
+    tick.start()
+    qtbot.waitUntil(lambda: len(sent) == half and quiet(view), timeout=30_000)
+    assert not off_bottom and view.at_bottom(), f"left the bottom at pieces {off_bottom}"
+    bar.triggerAction(QScrollBar.SliderAction.SliderPageStepSub)
+    bar.triggerAction(QScrollBar.SliderAction.SliderPageStepSub)
+    tick.timeout.disconnect()
+    tick.timeout.connect(lambda: stream(len(pieces)))
+    qtbot.waitUntil(lambda: len(sent) == len(pieces) and quiet(view), timeout=30_000)
+    tick.stop()
+    assert bar.maximum() - bar.value() > view.viewport().height(), "the reader's place holds"

@@ -44,3 +44,17 @@ def test_a_view_at_the_bottom_stays_there(qapp) -> None:
     keeper.to_bottom()
     keeper.set_height(9, 400.0)
     assert keeper.at_bottom() and bar.maximum() == int(9 * (100 + ITEM_GAP) + 400 + ITEM_GAP) - 300
+
+
+def test_growth_above_the_top_inside_an_item_moves_the_value_unless_it_follows_the_bottom(qapp) -> None:
+    _items, bar, keeper = _keeper(20)
+    keeper.set_value(850)  # inside item 8
+    keeper.set_height(8, 60.0, above_top=-40.0)  # its units above the top got 40 px shorter
+    assert keeper.value == 810
+    keeper.set_height(8, 60.0, above_top=25.0)  # the same height: units above grown, others shrunk
+    assert keeper.value == 835
+    keeper.to_bottom()
+    keeper.set_height(19, 40.0, above_top=-60.0)  # following the bottom: it stays there
+    assert keeper.at_bottom() and keeper.value == bar.maximum()
+    keeper.set_height(19, 40.0, above_top=30.0)
+    assert keeper.at_bottom()
