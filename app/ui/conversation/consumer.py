@@ -21,6 +21,7 @@ from app.core.conversation.reply import ReplyPhase, ReplyTelemetry
 from app.ui.conversation.reply import Reply
 from app.ui.services.activity import traced
 from app.ui.services.inference import GenerationResult, InferenceService
+from app.ui.services.slicer import SliceScheduler
 
 log = logging.getLogger(__name__)
 
@@ -173,6 +174,7 @@ class StreamConsumer(QObject):
                 reply.add_text(clean_text("".join(parts)), produced)
             if time.perf_counter() >= deadline:
                 break
+        SliceScheduler.shared().note_busy()   # the view's slices wait for the next turn
         if reply.phase == ReplyPhase.DRAINING and len(buffer) == 0:
             self._tick.stop()
             self._current = None

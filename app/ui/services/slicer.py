@@ -13,7 +13,10 @@ three slicers busy at once (opening a long conversation: the view frees the
 old items, the loader makes the new ones, the meter estimates the tokens)
 held the GUI thread for the sum of their budgets and a frame due in the
 middle waited for all of them. Now a pass holds at most one budget, and
-timers, input and paints run between slices.
+timers, input and paints run between slices. Other GUI work of milliseconds
+(the consumer's tick) says so with ``note_busy``: a slice due in the same
+pass then gives way once, to the next pass, so a heartbeat or an input due
+meanwhile does not wait for the tick and a slice back to back.
 
 Threading rule: GUI thread only.
 """
@@ -49,6 +52,8 @@ class SliceScheduler(QObject):
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self._on_due)
+        self._busy_end = 0.0   # perf_counter when other GUI work last ended (``note_busy``)
+        self._gave_way = False
 
     @staticmethod
     def shared() -> SliceScheduler:
@@ -81,7 +86,18 @@ class SliceScheduler(QObject):
         """How many slicers wait for a turn."""
         return len(self._ready)
 
+    def note_busy(self) -> None:
+        """Other GUI work that costs milliseconds just ended (the consumer's
+        tick): a slice due in the same turn of the event loop waits for the
+        next one, so a timer or input that came due meanwhile runs first."""
+        self._busy_end = time.perf_counter()
+
     def _on_due(self) -> None:
+        if not self._gave_way and time.perf_counter() - self._busy_end < GIVE_WAY_S:
+            self._gave_way = True      # once: the next turn runs the slice whatever ran before it
+            self._timer.start(0)
+            return
+        self._gave_way = False
         while self._ready:
             slicer = self._ready.popleft()
             if sip.isdeleted(slicer):
@@ -93,6 +109,9 @@ class SliceScheduler(QObject):
 
 
 _SHARED: list[SliceScheduler] = []
+
+#: Other work that ended less than this long ago ran in the same turn of the event loop.
+GIVE_WAY_S = 0.0005
 
 
 class TimeSlicer(QObject):

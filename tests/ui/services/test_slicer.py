@@ -118,3 +118,23 @@ def test_a_deleted_slicer_loses_its_turn_and_the_others_go_on(qtbot) -> None:
 def test_slicers_share_the_application_scheduler_by_default(qtbot) -> None:
     a, b = TimeSlicer(), TimeSlicer()
     assert a._scheduler is b._scheduler is SliceScheduler.shared()
+
+
+def test_a_slice_due_right_after_other_busy_work_gives_way_for_one_turn(qtbot) -> None:
+    """The consumer's tick ends with ``note_busy``: a slice due in the same
+    turn of the event loop waits, so a timer that came due meanwhile runs
+    first; it gives way once, then runs whatever ran before it."""
+    scheduler = SliceScheduler()
+    slicer = TimeSlicer(0.0, scheduler=scheduler)
+    done: list[str] = []
+
+    def busy(name: str, then: str | None) -> None:
+        done.append(name)
+        scheduler.note_busy()
+        if then is not None:
+            QTimer.singleShot(0, lambda: busy(then, None))  # came due during the busy work
+
+    QTimer.singleShot(0, lambda: busy("tick", "timer"))
+    with qtbot.waitSignal(slicer.drained, timeout=5000):
+        slicer.queue("s", _steps(done, "s", 1))
+    assert done == ["tick", "timer", "s0"]
