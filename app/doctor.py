@@ -22,7 +22,7 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from PyQt6.QtCore import QChar, QCoreApplication, QObject, Qt, QTimer, QTranslator
+from PyQt6.QtCore import QChar, QCoreApplication, QObject, Qt, QTimer, QTranslator, pyqtSignal
 from PyQt6.QtGui import QFontDatabase
 from PyQt6.QtWidgets import QApplication
 
@@ -49,6 +49,9 @@ RENDER_PROCESS_WAIT_S = 30.0
 
 class Heartbeat(QObject):
     """A 5 ms GUI-thread timer; its lateness is the UI's lag."""
+
+    #: A heartbeat fired (after its lateness was taken); no args.
+    beat = pyqtSignal()
 
     #: A heartbeat later than this is a stall (the ``stalls`` report).
     STALL_S = 0.008
@@ -91,6 +94,7 @@ class Heartbeat(QObject):
         if lag > self.STALL_S:
             self.stalls.append((due - self._start, lag, ACTIVITY.blame(due, now), cpu - self._last_cpu))
         self._last, self._last_cpu = now, cpu
+        self.beat.emit()
 
     def stall_report(self) -> list[dict[str, Any]]:
         """The doctor's ``stalls``: every heartbeat later than 8 ms (the worst
@@ -142,6 +146,11 @@ class DoctorRun(QObject):
         self.window = window
         self.args = args
         self.heartbeat = Heartbeat(self)
+        self.heartbeat.beat.connect(self._on_beat)
+        #: Heartbeats while a reply streamed with the view neither at the bottom
+        #: nor gliding to it (the doctor never scrolls: the view lost the bottom).
+        self._off_bottom_beats = 0
+        self._streaming = False
         self.result: dict[str, Any] = {"ok": False, "error": ""}
         self.exit_code = 1
         self._stats: ReplyStats | None = None
@@ -297,6 +306,7 @@ class DoctorRun(QObject):
         self._enters += 1
         t0 = time.perf_counter()
         self.window.press_enter()
+        self._streaming = True
         self._send_ms.append(round((time.perf_counter() - t0) * 1000, 2))
         if self.window.chat.current_reply is None and not self.window.attachments.sending.preparing:
             status = self.window.statusBar()
@@ -350,7 +360,13 @@ class DoctorRun(QObject):
     def _on_prompt_progressed(self, _rid: int, _done: int, _total: int) -> None:
         self._prompt_reports += 1
 
+    def _on_beat(self) -> None:
+        view = self.window.view
+        if self._streaming and not view.at_bottom() and not view.gliding:
+            self._off_bottom_beats += 1
+
     def _on_reply_finished(self, stats: ReplyStats) -> None:
+        self._streaming = False
         if self._turns_sent < self.args.turns:
             self._turn_stats.append(stats)
             # Right after the reply ended (its final render goes on), as the
@@ -427,6 +443,8 @@ class DoctorRun(QObject):
             "view_slices": self.window.view.slices,
             # paint events of the conversation's viewport: of all of it, of a strip
             "viewport_paints": self.window.view.probe.viewport_paints,
+            # heartbeats while the reply streamed with the view neither at the bottom nor gliding there: 0
+            "off_bottom_beats": self._off_bottom_beats,
             "seq_errors": s.seq_errors,
             "stop_to_idle_ms": None,
             "worker_exit_ms": None,

@@ -16,7 +16,7 @@ KEYS = {
     "ok", "error", "finish_reason", "reply_text", "reply_links", "tokens", "ttft_ms",
     "tokens_per_s", "ui_lag_ms", "token_to_screen_ms", "buffer_max_depth", "ticks",
     "render_passes", "stop_to_idle_ms", "worker_exit_ms", "stalls", "render_process", "math",
-    "prompt_progress_reports",
+    "prompt_progress_reports", "off_bottom_beats",
 }
 
 
@@ -41,6 +41,7 @@ def test_doctor_scripted_prints_the_json() -> None:
     assert isinstance(out["stalls"], list)
     assert all(stall["late_ms"] > 8 and stall["doing"] for stall in out["stalls"])
     assert out["prompt_progress_reports"] == 0, "the scripted producer here reads no prompt"
+    assert out["off_bottom_beats"] == 0, "the view followed the reply down"
 
 
 def test_doctor_counts_the_formulas_of_the_reply(tmp_path: Path) -> None:

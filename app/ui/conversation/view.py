@@ -291,6 +291,11 @@ class ChatView(QAbstractScrollArea):
         self._glide.stop()
         self._scroll.to_bottom()
 
+    @property
+    def gliding(self) -> bool:
+        """True while the glide after a send moves the view down to the bottom."""
+        return self._glide.active
+
     def glide_to_bottom(self) -> None:
         """Scroll to the bottom smoothly (after a send; ``glide.BottomGlide``)."""
         self._glide.start()
